@@ -1,0 +1,5 @@
+import type { Migration } from '../migrate';
+import { createCore } from './0001-create-core';
+
+/** Every migration, in order. Append only: a shipped migration never changes. */
+export const migrations: readonly Migration[] = [createCore];

@@ -1,0 +1,203 @@
+import type { BaseQuestionFacets, BaseQuestionFilter, BaseQuestionQuery, BaseQuestionRow } from '../../shared/api';
+import type { DecompositionStyle } from '../../shared/domain';
+import { toFtsQuery } from '../../shared/search';
+import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+
+export interface NewBaseQuestion {
+  datasetId: number;
+  sourceId: string;
+  question: string;
+  hops: number | null;
+  answer: string | null;
+  aliases: string[];
+  answerable: boolean | null;
+  extra: Record<string, unknown>;
+}
+
+export function findBaseQuestionId(db: ReadableDB, datasetId: number, sourceId: string): number | undefined {
+  return get<{ id: number }>(
+    db,
+    sql`SELECT id FROM base_questions WHERE dataset_id = ${datasetId} AND source_id = ${sourceId}`,
+  )?.id;
+}
+
+export function insertBaseQuestion(db: WritableDB, bq: NewBaseQuestion): number {
+  const row = get<{ id: number }>(
+    db,
+    sql`INSERT INTO base_questions (dataset_id, source_id, question, hops, answer, aliases, answerable, extra)
+        VALUES (${bq.datasetId}, ${bq.sourceId}, ${bq.question}, ${bq.hops}, ${bq.answer},
+                ${JSON.stringify(bq.aliases)}, ${bq.answerable}, ${JSON.stringify(bq.extra)})
+        RETURNING id`,
+  );
+  return row!.id;
+}
+
+export function insertBaseQuestionPassage(
+  db: WritableDB,
+  baseQuestionId: number,
+  position: number,
+  passageId: number,
+  isSupporting: boolean,
+): void {
+  run(
+    db,
+    sql`INSERT INTO base_question_passages (base_question_id, position, passage_id, is_supporting)
+        VALUES (${baseQuestionId}, ${position}, ${passageId}, ${isSupporting})`,
+  );
+}
+
+export interface DecompositionStepRow {
+  position: number;
+  source_id: string | null;
+  question: string;
+  answer: string | null;
+  style: DecompositionStyle;
+  support_position: number | null;
+}
+
+export function insertDecompositionStep(db: WritableDB, baseQuestionId: number, step: DecompositionStepRow): void {
+  run(
+    db,
+    sql`INSERT INTO decomposition_steps (base_question_id, position, source_id, question, answer, style, support_position)
+        VALUES (${baseQuestionId}, ${step.position}, ${step.source_id}, ${step.question}, ${step.answer},
+                ${step.style}, ${step.support_position})`,
+  );
+}
+
+interface BaseQuestionDbRow {
+  id: number;
+  dataset_id: number;
+  dataset: string;
+  source_id: string;
+  question: string;
+  hops: number | null;
+  answer: string | null;
+  instance_count: number;
+}
+
+export function rowToBaseQuestion(row: BaseQuestionDbRow): BaseQuestionRow {
+  return {
+    id: row.id,
+    datasetId: row.dataset_id,
+    dataset: row.dataset,
+    sourceId: row.source_id,
+    question: row.question,
+    hops: row.hops,
+    answer: row.answer,
+    instanceCount: row.instance_count,
+  };
+}
+
+function hopsCondition(hops: readonly number[]): SqlFragment {
+  // 0 stands for "no hop count" (single-hop datasets).
+  const values = hops.filter((h) => h > 0);
+  const parts = [];
+  if (values.length) parts.push(sql`b.hops IN ${sql.list(values)}`);
+  if (hops.includes(0)) parts.push(sql`b.hops IS NULL`);
+  return sql`(${sql.join(parts, sql` OR `)})`;
+}
+
+function whereClause(filter: BaseQuestionFilter, except?: 'datasets' | 'hops'): { where: SqlFragment; fts: string | null } {
+  const conditions: SqlFragment[] = [];
+  if (filter.datasets.length && except !== 'datasets') conditions.push(sql`b.dataset_id IN ${sql.list(filter.datasets)}`);
+  if (filter.hops.length && except !== 'hops') conditions.push(hopsCondition(filter.hops));
+  const fts = toFtsQuery(filter.search, { prefixLast: true });
+  if (fts) conditions.push(sql`b.id IN (SELECT rowid FROM base_questions_fts WHERE base_questions_fts MATCH ${fts})`);
+  return { where: conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql.empty, fts };
+}
+
+const ORDER: Record<Exclude<BaseQuestionQuery['sort'], 'relevance'>, SqlFragment> = {
+  id: sql`b.id`,
+  question: sql`b.question`,
+  hops: sql`b.hops`,
+  dataset: sql`b.dataset_id`,
+};
+
+export function listBaseQuestions(db: ReadableDB, query: BaseQuestionQuery): BaseQuestionRow[] {
+  const { where, fts } = whereClause(query);
+  const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
+  const select = sql`SELECT b.id, b.dataset_id, d.name AS dataset, b.source_id, b.question, b.hops, b.answer,
+                            (SELECT count(*) FROM instances i WHERE i.base_question_id = b.id) AS instance_count
+                     FROM base_questions b JOIN datasets d ON d.id = b.dataset_id`;
+  const rows =
+    query.sort === 'relevance' && fts
+      ? all<BaseQuestionDbRow>(
+          db,
+          sql`${select} JOIN (SELECT rowid, rank FROM base_questions_fts WHERE base_questions_fts MATCH ${fts}) f ON f.rowid = b.id
+              ${where} ORDER BY f.rank ${direction}, b.id LIMIT ${query.limit} OFFSET ${query.offset}`,
+        )
+      : all<BaseQuestionDbRow>(
+          db,
+          sql`${select} ${where}
+              ORDER BY ${ORDER[query.sort === 'relevance' ? 'id' : query.sort]} ${direction}, b.id ${direction}
+              LIMIT ${query.limit} OFFSET ${query.offset}`,
+        );
+  return rows.map(rowToBaseQuestion);
+}
+
+export function baseQuestionFacets(db: ReadableDB, filter: BaseQuestionFilter): Omit<BaseQuestionFacets, 'datasets'> & {
+  datasets: { value: number; count: number }[];
+} {
+  const total = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM base_questions b ${whereClause(filter).where}`)!.n;
+  const datasets = all<{ value: number; count: number }>(
+    db,
+    sql`SELECT b.dataset_id AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'datasets').where}
+        GROUP BY b.dataset_id`,
+  );
+  const hops = all<{ value: number | null; count: number }>(
+    db,
+    sql`SELECT b.hops AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'hops').where}
+        GROUP BY b.hops ORDER BY b.hops`,
+  );
+  return {
+    total,
+    datasets,
+    hops: hops.map((h) => ({ ...h, label: h.value === null ? 'none' : `${h.value} hops` })),
+  };
+}
+
+export interface BaseQuestionFull extends BaseQuestionDbRow {
+  aliases: string;
+  answerable: number | null;
+  extra: string;
+  licence: string;
+  attribution: string;
+}
+
+export function getBaseQuestion(db: ReadableDB, id: number): BaseQuestionFull | undefined {
+  return get<BaseQuestionFull>(
+    db,
+    sql`SELECT b.*, d.name AS dataset, d.licence, d.attribution,
+               (SELECT count(*) FROM instances i WHERE i.base_question_id = b.id) AS instance_count
+        FROM base_questions b JOIN datasets d ON d.id = b.dataset_id WHERE b.id = ${id}`,
+  );
+}
+
+export function getDecomposition(db: ReadableDB, baseQuestionId: number): DecompositionStepRow[] {
+  return all<DecompositionStepRow>(
+    db,
+    sql`SELECT position, source_id, question, answer, style, support_position FROM decomposition_steps
+        WHERE base_question_id = ${baseQuestionId} ORDER BY position`,
+  );
+}
+
+export function getBaseQuestionPassages(
+  db: ReadableDB,
+  baseQuestionId: number,
+): { position: number; passage_id: number; is_supporting: number }[] {
+  return all(
+    db,
+    sql`SELECT position, passage_id, is_supporting FROM base_question_passages
+        WHERE base_question_id = ${baseQuestionId} ORDER BY position`,
+  );
+}
+
+/** Base questions of the given datasets (all when empty) that have no instance, in id order. */
+export function baseQuestionsWithoutInstances(db: ReadableDB, datasetIds: readonly number[]): Iterable<{ id: number }> {
+  const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list(datasetIds)}` : sql.empty;
+  return all<{ id: number }>(
+    db,
+    sql`SELECT b.id FROM base_questions b
+        WHERE NOT EXISTS (SELECT 1 FROM instances i WHERE i.base_question_id = b.id) ${scope} ORDER BY b.id`,
+  );
+}

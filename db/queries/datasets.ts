@@ -1,0 +1,43 @@
+import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+
+export interface DatasetRow {
+  id: number;
+  name: string;
+  source_format: string;
+  description: string;
+  licence: string;
+  attribution: string;
+  url: string;
+  created_at: string;
+}
+
+export interface DatasetSummary extends DatasetRow {
+  base_questions: number;
+  instances: number;
+}
+
+export type NewDataset = Omit<DatasetRow, 'id' | 'created_at'>;
+
+export function findDatasetByName(db: ReadableDB, name: string): DatasetRow | undefined {
+  return get<DatasetRow>(db, sql`SELECT * FROM datasets WHERE name = ${name}`);
+}
+
+export function insertDataset(db: WritableDB, dataset: NewDataset): number {
+  const result = run(
+    db,
+    sql`INSERT INTO datasets (name, source_format, description, licence, attribution, url)
+        VALUES (${dataset.name}, ${dataset.source_format}, ${dataset.description}, ${dataset.licence},
+                ${dataset.attribution}, ${dataset.url})`,
+  );
+  return Number(result.lastInsertRowid);
+}
+
+export function listDatasets(db: ReadableDB): DatasetSummary[] {
+  return all<DatasetSummary>(
+    db,
+    sql`SELECT d.*,
+          (SELECT count(*) FROM base_questions b WHERE b.dataset_id = d.id) AS base_questions,
+          (SELECT count(*) FROM instances i WHERE i.dataset_id = d.id) AS instances
+        FROM datasets d ORDER BY d.name`,
+  );
+}

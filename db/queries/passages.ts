@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { all, get, sql, type ReadableDB, type WritableDB } from '../sql';
+
+export interface PassageRow {
+  id: number;
+  corpus_id: number;
+  source_id: string | null;
+  title: string;
+  text: string;
+  origin: string;
+}
+
+export interface PassageWithCorpus extends PassageRow {
+  corpus: string;
+}
+
+/** Passages are deduplicated within a corpus by this hash of their title and text. */
+export function contentHash(title: string, text: string): Buffer {
+  return createHash('sha256').update(title).update('\u001f').update(text).digest().subarray(0, 16);
+}
+
+export interface NewPassage {
+  corpusId: number;
+  sourceId: string | null;
+  title: string;
+  text: string;
+  origin: string;
+}
+
+/** Inserts the passage unless the corpus already holds the same title and text; returns its id. */
+export function upsertPassage(db: WritableDB, passage: NewPassage): { id: number; created: boolean } {
+  const hash = contentHash(passage.title, passage.text);
+  const inserted = get<{ id: number }>(
+    db,
+    sql`INSERT INTO passages (corpus_id, source_id, title, text, content_hash, origin)
+        VALUES (${passage.corpusId}, ${passage.sourceId}, ${passage.title}, ${passage.text}, ${hash}, ${passage.origin})
+        ON CONFLICT (corpus_id, content_hash) DO NOTHING
+        RETURNING id`,
+  );
+  if (inserted) return { id: inserted.id, created: true };
+  const existing = get<{ id: number }>(
+    db,
+    sql`SELECT id FROM passages WHERE corpus_id = ${passage.corpusId} AND content_hash = ${hash}`,
+  );
+  if (!existing) throw new Error('passage vanished between insert and lookup');
+  return { id: existing.id, created: false };
+}
+
+export function getPassages(db: ReadableDB, ids: readonly number[]): Map<number, PassageWithCorpus> {
+  const rows =
+    ids.length === 0
+      ? []
+      : all<PassageWithCorpus>(
+          db,
+          sql`SELECT p.id, p.corpus_id, p.source_id, p.title, p.text, p.origin, c.name AS corpus
+              FROM passages p JOIN corpora c ON c.id = p.corpus_id
+              WHERE p.id IN ${sql.list([...new Set(ids)])}`,
+        );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+export function countPassages(db: ReadableDB): number {
+  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM passages`)?.n ?? 0;
+}

@@ -1,0 +1,24 @@
+import type { Stats } from '../../shared/api';
+import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
+import { get, sql, type ReadableDB } from '../sql';
+import { countInstancesBy } from './instances';
+
+export function getStats(db: ReadableDB): Stats {
+  const counts = get<Omit<Stats, 'instances_by_type' | 'instances_by_status'>>(
+    db,
+    sql`SELECT (SELECT count(*) FROM datasets) AS datasets,
+               (SELECT count(*) FROM base_questions) AS base_questions,
+               (SELECT count(*) FROM passages) AS passages,
+               (SELECT count(*) FROM corpora) AS corpora,
+               (SELECT count(*) FROM instances) AS instances,
+               (SELECT count(*) FROM interpretations) AS interpretations,
+               (SELECT count(*) FROM long_answers) AS long_answers`,
+  )!;
+  const byType = countInstancesBy(db, 'ambiguity_type');
+  const byStatus = countInstancesBy(db, 'status');
+  return {
+    ...counts,
+    instances_by_type: Object.fromEntries(AMBIGUITY_TYPES.map((t) => [t, byType[t] ?? 0])) as Stats['instances_by_type'],
+    instances_by_status: Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, byStatus[s] ?? 0])) as Stats['instances_by_status'],
+  };
+}

@@ -1,0 +1,146 @@
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * The one way SQL is written in this project: a tagged template that keeps values out of the
+ * query text. `sql\`SELECT * FROM t WHERE id = ${id}\`` becomes `SELECT * FROM t WHERE id = ?`
+ * with `[id]` as parameters. Fragments nest, identifiers go through `sql.id`, which checks them.
+ */
+
+export type SqlValue = string | number | bigint | Uint8Array | null;
+type SqlInput = SqlValue | boolean | undefined | SqlFragment;
+
+const FRAGMENT: unique symbol = Symbol('sql-fragment');
+
+export interface SqlFragment {
+  readonly [FRAGMENT]: true;
+  readonly text: string;
+  readonly params: readonly SqlValue[];
+}
+
+function fragment(text: string, params: readonly SqlValue[]): SqlFragment {
+  return { [FRAGMENT]: true, text, params };
+}
+
+function isFragment(value: unknown): value is SqlFragment {
+  return typeof value === 'object' && value !== null && FRAGMENT in value;
+}
+
+function toValue(value: Exclude<SqlInput, SqlFragment>): SqlValue {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}
+
+export function sql(strings: TemplateStringsArray, ...values: readonly SqlInput[]): SqlFragment {
+  let text = strings[0] ?? '';
+  const params: SqlValue[] = [];
+  values.forEach((value, i) => {
+    if (isFragment(value)) {
+      text += value.text;
+      params.push(...value.params);
+    } else {
+      text += '?';
+      params.push(toValue(value));
+    }
+    text += strings[i + 1] ?? '';
+  });
+  return fragment(text, params);
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A checked identifier (table or column name) for the rare query whose shape varies. */
+sql.id = function id(name: string): SqlFragment {
+  if (!IDENTIFIER.test(name)) throw new Error(`Not a valid SQL identifier: ${JSON.stringify(name)}`);
+  return fragment(`"${name}"`, []);
+};
+
+/** Joins fragments with a separator (default `, `). An empty list gives an empty fragment. */
+sql.join = function join(parts: readonly SqlFragment[], separator: SqlFragment = sql`, `): SqlFragment {
+  const params: SqlValue[] = [];
+  const texts: string[] = [];
+  parts.forEach((part, i) => {
+    if (i > 0) {
+      texts.push(separator.text);
+      params.push(...separator.params);
+    }
+    texts.push(part.text);
+    params.push(...part.params);
+  });
+  return fragment(texts.join(''), params);
+};
+
+/** `(?, ?, ?)` for a non-empty list of values; an empty list matches nothing. */
+sql.list = function list(values: readonly SqlValue[]): SqlFragment {
+  if (values.length === 0) return fragment('(NULL)', []);
+  return fragment(`(${values.map(() => '?').join(', ')})`, values);
+};
+
+sql.empty = fragment('', []);
+
+/** SQL keywords chosen by code, never by input (ASC/DESC and the like). */
+sql.keyword = function keyword(word: 'ASC' | 'DESC' | 'AND' | 'OR'): SqlFragment {
+  return fragment(word, []);
+};
+
+// ---- handles ---------------------------------------------------------------------------------
+
+declare const READ: unique symbol;
+declare const WRITE: unique symbol;
+
+/** A connection that queries may read from. */
+export type ReadableDB = BetterSqlite3.Database & { readonly [READ]: true };
+/** A connection that may also be written: every write function asks for this type. */
+export type WritableDB = ReadableDB & { readonly [WRITE]: true };
+
+const statementCache = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+const CACHE_LIMIT = 512;
+
+export function prepare(db: ReadableDB, query: SqlFragment): BetterSqlite3.Statement {
+  let cache = statementCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCache.set(db, cache);
+  }
+  let statement = cache.get(query.text);
+  if (!statement) {
+    statement = db.prepare(query.text);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(query.text, statement);
+  }
+  return statement;
+}
+
+export function all<Row>(db: ReadableDB, query: SqlFragment): Row[] {
+  return prepare(db, query).all(...query.params) as Row[];
+}
+
+export function get<Row>(db: ReadableDB, query: SqlFragment): Row | undefined {
+  return prepare(db, query).get(...query.params) as Row | undefined;
+}
+
+export function* iterate<Row>(db: ReadableDB, query: SqlFragment): Generator<Row> {
+  yield* prepare(db, query).iterate(...query.params) as IterableIterator<Row>;
+}
+
+export function run(db: WritableDB, query: SqlFragment): BetterSqlite3.RunResult {
+  return prepare(db, query).run(...query.params);
+}
+
+/** The single column of the first row, or undefined. */
+export function pluck<Value>(db: ReadableDB, query: SqlFragment): Value | undefined {
+  const row = get<Record<string, unknown>>(db, query);
+  if (row === undefined) return undefined;
+  return Object.values(row)[0] as Value;
+}
+
+/** Runs `fn` in a transaction (nested calls become savepoints). */
+export function transaction<T>(db: WritableDB, fn: () => T): T {
+  return db.transaction(fn)();
+}
+
+/** The plan SQLite would use, one detail line per step (for query-plan tests and the bench). */
+export function explain(db: ReadableDB, query: SqlFragment): string[] {
+  const rows = db.prepare(`EXPLAIN QUERY PLAN ${query.text}`).all(...query.params) as { detail: string }[];
+  return rows.map((row) => row.detail);
+}
