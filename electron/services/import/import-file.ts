@@ -1,0 +1,226 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import type { WritableDB } from '../../../db/sql';
+import { AppError, type ImportIssue, type ImportReport } from '../../../shared/api';
+import type { AwbDataset, AwbRecord } from '../../../shared/awb-format';
+import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
+import { WriteContext, writeRecord } from '../records';
+import { FORMATS, type SourceFormat } from './formats';
+import {
+  DEFAULT_MAX_RECORD_BYTES,
+  FileStructureError,
+  parseRecord,
+  readRecords,
+  type RawRecord,
+} from './record-reader';
+
+export interface ImportOptions {
+  file: string;
+  format: ImportFormat;
+  /** Dataset name; defaults to the file name without extension (awb: each record's own). */
+  dataset?: string;
+  /** Import the valid records and write the invalid ones to a rejects report. */
+  skipInvalid?: boolean;
+  rejectsFile?: string;
+  maxRecordBytes?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: { bytes: number; totalBytes: number; records: number }) => void;
+}
+
+/** How many problems a report lists; the rest are counted in `more_errors`. */
+const LISTED_ERRORS = 100;
+/** A file whose first records are all invalid is the wrong format: stop reading it early. */
+const GIVE_UP_AFTER = 1000;
+
+export function defaultDatasetName(file: string): string {
+  return path.basename(file).replace(/\.(jsonl|json|ndjson)(\.gz)?$/i, '') || 'dataset';
+}
+
+function fieldPath(issuePath: readonly PropertyKey[]): string {
+  return issuePath
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`))
+    .join('');
+}
+
+function zodIssues(error: z.ZodError, location: string): ImportIssue[] {
+  return error.issues.map((issue) => ({ location, field: fieldPath(issue.path), message: issue.message }));
+}
+
+/** When the first record fails, name the format it does fit, if any. */
+function formatHint(value: unknown, current: ImportFormat): string | null {
+  for (const name of IMPORT_FORMATS) {
+    if (name === current) continue;
+    if (FORMATS[name].schema.safeParse(value).success) {
+      return `this looks like a ${FORMATS[name].label} file; try --format ${name}`;
+    }
+  }
+  return null;
+}
+
+function friendlyDatabaseError(error: unknown, file: string): Error {
+  const code = (error as { code?: string }).code;
+  if (code === 'SQLITE_FULL') {
+    return new AppError('internal', `The disk is full, so SQLite could not write. Nothing from ${file} was imported; free some space and try again.`);
+  }
+  if (code === 'SQLITE_BUSY') {
+    return new AppError('conflict', `The database is busy with another write (another import or run). Nothing from ${file} was imported; try again when it finishes.`);
+  }
+  if ((error as Error).name === 'AbortError') return new AppError('cancelled', `Import of ${file} cancelled; nothing was imported.`);
+  return error as Error;
+}
+
+/**
+ * Imports one file, all or nothing: the records are validated and written inside one
+ * transaction, and any invalid record (unless `skipInvalid`) rolls the whole file back. A killed
+ * process leaves the database as it was, since the transaction never committed.
+ */
+export async function importFile(db: WritableDB, options: ImportOptions): Promise<ImportReport> {
+  const started = performance.now();
+  const file = options.file;
+  const shortName = path.basename(file);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new AppError('not_found', `No file at ${file}`);
+  }
+  if (!stat.isFile()) throw new AppError('invalid_input', `${file} is not a file`);
+  if (db.inTransaction) throw new AppError('conflict', 'Another write is in progress on this connection');
+
+  const format: SourceFormat<unknown> = FORMATS[options.format];
+  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const datasetName = options.dataset ?? (options.format === 'awb' ? null : defaultDatasetName(file));
+  const dataset: AwbDataset | null = datasetName
+    ? { name: datasetName, source_format: format.name, ...format.defaults }
+    : null;
+
+  const report: ImportReport = {
+    file,
+    format: format.name,
+    dataset: datasetName ?? '(from each record)',
+    read: 0,
+    imported: 0,
+    duplicates: 0,
+    rejected: 0,
+    committed: false,
+    errors: [],
+    more_errors: 0,
+    rejects_file: null,
+    passages_created: 0,
+    seconds: 0,
+  };
+  const addIssues = (issues: ImportIssue[]) => {
+    for (const issue of issues) {
+      if (report.errors.length < LISTED_ERRORS) report.errors.push(issue);
+      else report.more_errors++;
+    }
+  };
+
+  let rejectsFd: number | null = null;
+  const reject = (raw: RawRecord, issues: ImportIssue[]) => {
+    report.rejected++;
+    addIssues(issues);
+    if (!options.skipInvalid) return;
+    if (rejectsFd === null) {
+      report.rejects_file = options.rejectsFile ?? `${file}.rejects.jsonl`;
+      rejectsFd = fs.openSync(report.rejects_file, 'w');
+    }
+    const record = raw.bytes && raw.bytes.length <= 1024 * 1024 ? raw.bytes.toString('utf8') : null;
+    fs.writeSync(rejectsFd, `${JSON.stringify({ location: `${shortName}: ${raw.location}`, errors: issues, record })}\n`);
+  };
+
+  const context = new WriteContext(db, shortName);
+  const writeOne = db.transaction((record: AwbRecord) => writeRecord(context, record));
+  const seen = new Map<string, number>();
+  let valid = 0;
+
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const records = readRecords(file, {
+      maxRecordBytes,
+      ...(format.splits ? { splits: format.splits } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      onBytes: (bytes) => options.onProgress?.({ bytes, totalBytes: stat.size, records: report.read }),
+    });
+    for await (const raw of records) {
+      report.read++;
+      const location = `${shortName}: ${raw.location}`;
+      const parsed = parseRecord(raw, maxRecordBytes);
+      if (!parsed.ok) {
+        const message =
+          raw.index === 0 && raw.location.startsWith('line ') && parsed.message.startsWith('invalid JSON')
+            ? `${parsed.message} (the file should hold one JSON record per line, or one JSON array of records)`
+            : parsed.message;
+        reject(raw, [{ location: `${shortName}: line ${parsed.line}`, field: '', message }]);
+      } else {
+        const checked = format.schema.safeParse(parsed.value);
+        if (!checked.success) {
+          const issues = zodIssues(checked.error, location);
+          if (raw.index === 0) {
+            const hint = formatHint(parsed.value, format.name);
+            if (hint) issues.unshift({ location, field: '', message: hint });
+          }
+          reject(raw, issues);
+        } else {
+          const sourceId = format.sourceId(checked.data, raw);
+          const firstLine = seen.get(sourceId);
+          if (sourceId === '' || sourceId === '\u0000') {
+            reject(raw, [{ location, field: 'id', message: 'the record has no id' }]);
+          } else if (firstLine !== undefined) {
+            reject(raw, [{ location, field: 'id', message: `duplicate id ${JSON.stringify(sourceId.replace('\u0000', ' '))} in this file (first on line ${firstLine})` }]);
+          } else {
+            seen.set(sourceId, raw.line);
+            valid++;
+            if (report.rejected === 0 || options.skipInvalid) {
+              const record = format.toAwb(checked.data, {
+                dataset: dataset ?? (checked.data as AwbRecord).dataset,
+                corpus: datasetName ?? (checked.data as AwbRecord).dataset.name,
+                raw,
+              });
+              try {
+                const outcome = writeOne(record);
+                if (outcome === 'imported') report.imported++;
+                else report.duplicates++;
+              } catch (error) {
+                if (error instanceof AppError && error.code !== 'invalid_input') throw error;
+                if ((error as { code?: string }).code === 'SQLITE_FULL') throw error;
+                reject(raw, [{ location, field: '', message: `could not be stored: ${(error as Error).message}` }]);
+              }
+            }
+          }
+        }
+      }
+      if (valid === 0 && report.rejected >= GIVE_UP_AFTER) {
+        addIssues([{ location: shortName, field: '', message: `stopped reading after ${GIVE_UP_AFTER} invalid records and no valid one: is this a ${format.label} file?` }]);
+        break;
+      }
+    }
+    report.passages_created = context.passagesCreated;
+    if (report.rejected > 0 && !options.skipInvalid) {
+      db.exec('ROLLBACK');
+      report.imported = 0;
+      report.duplicates = 0;
+      report.passages_created = 0;
+    } else {
+      db.exec('COMMIT');
+      report.committed = true;
+    }
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    if (error instanceof FileStructureError) {
+      addIssues([{ location: `${shortName}: line ${error.line}`, field: '', message: error.message }]);
+      report.imported = 0;
+      report.duplicates = 0;
+      report.passages_created = 0;
+      report.rejected = Math.max(report.rejected, 1);
+    } else {
+      throw friendlyDatabaseError(error, file);
+    }
+  } finally {
+    if (rejectsFd !== null) fs.closeSync(rejectsFd);
+  }
+  if (report.committed && report.imported > 0) db.pragma('optimize');
+  report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));
+  return report;
+}

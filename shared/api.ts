@@ -1,0 +1,456 @@
+import { z } from 'zod';
+import {
+  AMBIGUITY_TYPES,
+  IMPORT_FORMATS,
+  INSTANCE_STATUSES,
+  type AmbiguityType,
+  type DecompositionStyle,
+  type InstanceStage,
+  type InstanceStatus,
+  type InterpretationStatus,
+  type ProvenanceSource,
+} from './domain';
+
+/**
+ * The one API of the workbench. Every operation is declared here once, as `domain:verb` with a
+ * runtime schema for its input and a type for its output. The services implement `Handlers`;
+ * Electron IPC and `awb serve` both expose it through `dispatch`, and the renderer calls it
+ * through one client, so the desktop app and the browser mode run the same code.
+ */
+
+// ---- results and errors ----------------------------------------------------------------------
+
+export type ErrorCode = 'invalid_input' | 'not_found' | 'conflict' | 'unknown_operation' | 'cancelled' | 'internal';
+
+export interface ApiError {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+/** An error a handler throws on purpose; it crosses the boundary with its code and message. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+// ---- shared shapes -------------------------------------------------------------------------------
+
+export interface Page<Row> {
+  rows: Row[];
+  offset: number;
+}
+
+export interface Provenance {
+  source: ProvenanceSource;
+  detail: string;
+  model: string | null;
+  promptVersion: string | null;
+  call: string | null;
+}
+
+export interface PassageView {
+  id: number;
+  corpus: string;
+  sourceId: string | null;
+  title: string;
+  text: string;
+}
+
+const id = z.number().int().positive();
+const sortDirection = z.enum(['asc', 'desc']);
+
+export const INSTANCE_SORT_COLUMNS = [
+  'id',
+  'question',
+  'ambiguity_type',
+  'status',
+  'hops',
+  'interpretation_count',
+  'dataset',
+  'updated_at',
+  'relevance',
+] as const;
+export type InstanceSortColumn = (typeof INSTANCE_SORT_COLUMNS)[number];
+
+export const InstanceFilter = z
+  .object({
+    datasets: z.array(id).max(100).default([]),
+    types: z.array(z.enum(AMBIGUITY_TYPES)).default([]),
+    statuses: z.array(z.enum(INSTANCE_STATUSES)).default([]),
+    hops: z.array(z.number().int().min(0).max(64)).max(64).default([]),
+    search: z.string().max(500).default(''),
+  })
+  .strict();
+export type InstanceFilter = z.output<typeof InstanceFilter>;
+
+const paging = {
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(500).default(100),
+};
+
+export const InstanceQuery = InstanceFilter.extend({
+  sort: z.enum(INSTANCE_SORT_COLUMNS).default('id'),
+  direction: sortDirection.default('asc'),
+  ...paging,
+}).strict();
+export type InstanceQuery = z.output<typeof InstanceQuery>;
+
+export interface InstanceRow {
+  id: number;
+  baseQuestionId: number;
+  datasetId: number;
+  dataset: string;
+  sourceId: string;
+  question: string;
+  ambiguityType: AmbiguityType;
+  status: InstanceStatus;
+  stage: InstanceStage;
+  hops: number | null;
+  interpretationCount: number;
+  removedReason: string | null;
+  updatedAt: string;
+}
+
+export const BASE_QUESTION_SORT_COLUMNS = ['id', 'question', 'hops', 'dataset', 'relevance'] as const;
+export type BaseQuestionSortColumn = (typeof BASE_QUESTION_SORT_COLUMNS)[number];
+
+export const BaseQuestionFilter = z
+  .object({
+    datasets: z.array(id).max(100).default([]),
+    hops: z.array(z.number().int().min(0).max(64)).max(64).default([]),
+    search: z.string().max(500).default(''),
+  })
+  .strict();
+export type BaseQuestionFilter = z.output<typeof BaseQuestionFilter>;
+
+export const BaseQuestionQuery = BaseQuestionFilter.extend({
+  sort: z.enum(BASE_QUESTION_SORT_COLUMNS).default('id'),
+  direction: sortDirection.default('asc'),
+  ...paging,
+}).strict();
+export type BaseQuestionQuery = z.output<typeof BaseQuestionQuery>;
+
+export interface BaseQuestionRow {
+  id: number;
+  datasetId: number;
+  dataset: string;
+  sourceId: string;
+  question: string;
+  hops: number | null;
+  answer: string | null;
+  instanceCount: number;
+}
+
+export interface FacetCount<V> {
+  value: V;
+  label: string;
+  count: number;
+}
+
+export interface InstanceFacets {
+  total: number;
+  datasets: FacetCount<number>[];
+  types: FacetCount<AmbiguityType>[];
+  statuses: FacetCount<InstanceStatus>[];
+  hops: FacetCount<number | null>[];
+}
+
+export interface BaseQuestionFacets {
+  total: number;
+  datasets: FacetCount<number>[];
+  hops: FacetCount<number | null>[];
+}
+
+export interface EvidenceView {
+  id: number;
+  rank: number;
+  score: number | null;
+  origin: string;
+  passage: PassageView;
+  provenance: Provenance | null;
+}
+
+export interface ShortAnswerView {
+  text: string;
+  aliases: string[];
+  passageId: number | null;
+  start: number | null;
+  end: number | null;
+  provenance: Provenance | null;
+}
+
+export interface InterpretationView {
+  id: number;
+  position: number;
+  clarifiedQuestion: string | null;
+  condition: string | null;
+  status: InterpretationStatus;
+  droppedReason: string | null;
+  provenance: Provenance | null;
+  conditionProvenance: Provenance | null;
+  subQuestions: { question: string; answer: string | null; provenance: Provenance | null }[];
+  evidence: EvidenceView[];
+  /** Ranks in the instance's frozen evidence list. */
+  citations: number[];
+  shortAnswer: ShortAnswerView | null;
+  /** The answer passage when it is not among the ranked evidence. */
+  answerPassage: PassageView | null;
+  extra: Record<string, unknown>;
+}
+
+export interface LongAnswerView {
+  id: number;
+  position: number;
+  text: string;
+  provenance: Provenance | null;
+  citations: { passage: PassageView; interpretationId: number | null; start: number | null; end: number | null }[];
+}
+
+export interface InstanceDetail {
+  id: number;
+  baseQuestion: BaseQuestionRow;
+  ambiguityType: AmbiguityType;
+  status: InstanceStatus;
+  stage: InstanceStage;
+  removedStage: string | null;
+  removedReason: string | null;
+  evidence: EvidenceView[];
+  interpretations: InterpretationView[];
+  longAnswers: LongAnswerView[];
+  filterVotes: { model: string; verdict: string; reason: string }[];
+  extra: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface BaseQuestionDetail extends BaseQuestionRow {
+  aliases: string[];
+  answerable: boolean | null;
+  decomposition: {
+    position: number;
+    sourceId: string | null;
+    question: string;
+    answer: string | null;
+    style: DecompositionStyle;
+    supportPosition: number | null;
+  }[];
+  paragraphs: { position: number; isSupporting: boolean; passage: PassageView }[];
+  instances: { id: number; ambiguityType: AmbiguityType; status: InstanceStatus }[];
+  extra: Record<string, unknown>;
+  licence: string;
+  attribution: string;
+}
+
+export interface DatasetSummary {
+  id: number;
+  name: string;
+  sourceFormat: string;
+  description: string;
+  licence: string;
+  attribution: string;
+  url: string;
+  baseQuestions: number;
+  instances: number;
+}
+
+export interface Stats {
+  datasets: number;
+  base_questions: number;
+  passages: number;
+  corpora: number;
+  instances: number;
+  instances_by_type: Record<AmbiguityType, number>;
+  instances_by_status: Record<InstanceStatus, number>;
+  interpretations: number;
+  long_answers: number;
+}
+
+export interface AppInfo {
+  name: string;
+  version: string;
+  mode: 'desktop' | 'browser';
+  databasePath: string;
+  schemaVersion: number;
+  sqlite: string;
+  sqliteVec: string;
+  node: string;
+}
+
+export interface ImportIssue {
+  /** File and place: `data.jsonl: line 12` or `data.json: line 40, element [3]`. */
+  location: string;
+  /** The field, as a path such as `paragraphs[2].title`; empty for whole-record problems. */
+  field: string;
+  message: string;
+}
+
+export interface ImportReport {
+  file: string;
+  format: string;
+  dataset: string;
+  read: number;
+  imported: number;
+  duplicates: number;
+  rejected: number;
+  /** Whether anything was written: false when invalid records made the whole file fail. */
+  committed: boolean;
+  errors: ImportIssue[];
+  /** How many problems were found beyond the ones listed in `errors`. */
+  more_errors: number;
+  rejects_file: string | null;
+  passages_created: number;
+  seconds: number;
+}
+
+export interface ExportReport {
+  file: string;
+  records: number;
+  instances: number;
+  base_questions: number;
+  seconds: number;
+}
+
+export const JOB_KINDS = ['import', 'export'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+export interface Job {
+  id: string;
+  kind: JobKind;
+  title: string;
+  state: 'running' | 'done' | 'failed' | 'cancelled';
+  done: number;
+  total: number | null;
+  unit: string;
+  startedAt: string;
+  etaSeconds: number | null;
+  result: unknown;
+  error: ApiError | null;
+}
+
+export interface Attribution {
+  name: string;
+  licence: string;
+  attribution: string;
+  url: string;
+  bundled: boolean;
+}
+
+// ---- the operations --------------------------------------------------------------------------
+
+interface Operation<Input extends z.ZodType, Output> {
+  input: Input;
+  /** Phantom: carries the output type. */
+  output?: Output;
+}
+
+function op<Output>() {
+  return <Input extends z.ZodType>(input: Input): Operation<Input, Output> => ({ input });
+}
+
+const none = z.object({}).strict().default({});
+const byId = z.object({ id }).strict();
+
+export const ImportRequest = z
+  .object({
+    path: z.string().min(1),
+    format: z.enum(IMPORT_FORMATS),
+    dataset: z.string().trim().min(1).max(200).optional(),
+    skipInvalid: z.boolean().default(false),
+  })
+  .strict();
+
+export const ExportRequest = z
+  .object({
+    path: z.string().min(1),
+    datasets: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+export const operations = {
+  'app:info': op<AppInfo>()(none),
+  'stats:get': op<Stats>()(none),
+  'datasets:list': op<DatasetSummary[]>()(none),
+  'about:attributions': op<Attribution[]>()(none),
+  'instances:list': op<Page<InstanceRow>>()(InstanceQuery),
+  'instances:facets': op<InstanceFacets>()(InstanceFilter),
+  'instances:get': op<InstanceDetail>()(byId),
+  'base-questions:list': op<Page<BaseQuestionRow>>()(BaseQuestionQuery),
+  'base-questions:facets': op<BaseQuestionFacets>()(BaseQuestionFilter),
+  'base-questions:get': op<BaseQuestionDetail>()(byId),
+  'import:start': op<{ jobId: string }>()(ImportRequest),
+  'export:start': op<{ jobId: string }>()(ExportRequest),
+  'jobs:list': op<Job[]>()(none),
+  'jobs:get': op<Job>()(z.object({ id: z.string() }).strict()),
+  'jobs:cancel': op<Job>()(z.object({ id: z.string() }).strict()),
+} as const;
+
+export type Operations = typeof operations;
+export type OperationName = keyof Operations;
+/** What a caller sends (defaults may be left out). */
+export type Input<K extends OperationName> = z.input<Operations[K]['input']>;
+/** What a handler receives (validated, defaults filled in). */
+export type ParsedInput<K extends OperationName> = z.output<Operations[K]['input']>;
+export type Output<K extends OperationName> = Operations[K] extends Operation<z.ZodType, infer O> ? O : never;
+
+export type Handlers = { [K in OperationName]: (input: ParsedInput<K>) => Output<K> | Promise<Output<K>> };
+
+export function isOperation(name: string): name is OperationName {
+  return Object.hasOwn(operations, name);
+}
+
+function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : 'input'}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * Validates the input, runs the handler and turns every outcome into data. Both transports call
+ * this, so an error looks the same over IPC and over HTTP.
+ */
+export async function dispatch(handlers: Handlers, name: string, input: unknown): Promise<Result<unknown>> {
+  if (!isOperation(name)) return { ok: false, error: { code: 'unknown_operation', message: `No operation named ${name}` } };
+  const parsed = operations[name].input.safeParse(input ?? {});
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'invalid_input', message: `${name}: ${describeZodError(parsed.error)}` } };
+  }
+  try {
+    const handler = handlers[name] as (input: unknown) => unknown;
+    return { ok: true, value: await handler(parsed.data) };
+  } catch (error) {
+    if (error instanceof AppError) {
+      return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
+    }
+    return { ok: false, error: { code: 'internal', message: (error as Error).message ?? String(error) } };
+  }
+}
+
+// ---- events ------------------------------------------------------------------------------------
+
+export interface Events {
+  'job:progress': Job;
+  'job:done': Job;
+  'data:changed': { reason: string };
+}
+export type EventName = keyof Events;
+export interface EventMessage<K extends EventName = EventName> {
+  name: K;
+  payload: Events[K];
+}
+
+/** What the preload exposes as `window.awb` in the desktop app. */
+export interface WindowApi {
+  invoke(name: string, input: unknown): Promise<Result<unknown>>;
+  subscribe(listener: (message: EventMessage) => void): () => void;
+  /** Opens a native file dialog; null when cancelled. */
+  pickFile(options: { save: boolean; title: string }): Promise<string | null>;
+}

@@ -1,0 +1,259 @@
+import { z } from 'zod';
+import {
+  AMBIGUITY_TYPES,
+  DECOMPOSITION_STYLES,
+  FILTER_VERDICTS,
+  INSTANCE_STAGES,
+  INSTANCE_STATUSES,
+  INTERPRETATION_STATUSES,
+  PROVENANCE_SOURCES,
+} from './domain';
+
+/**
+ * `awb-instance/1`: the workbench's own interchange format, one JSON object per line. Export
+ * writes it, import reads it, and every other importer converts its source records into it
+ * before they reach the database, so there is exactly one writer.
+ *
+ * A record carries one base question and at most one instance of it (a base question with no
+ * instance yet is written with `instance: null`). Passages are listed once per record under
+ * `passages` and referred to by their record-local `id`. The JSON Schema in
+ * `resources/schema/awb-instance-1.schema.json` is generated from these definitions.
+ */
+
+export const AWB_FORMAT = 'awb-instance/1';
+
+const text = z.string();
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+const passageRef = z.string().min(1).describe('The `id` of an entry in this record\'s `passages`.');
+const extra = z.record(z.string(), z.unknown()).default({}).describe('Source-specific fields kept as they came.');
+
+export const AwbProvenance = z
+  .object({
+    source: z.enum(PROVENANCE_SOURCES),
+    detail: z.string().default('').describe('Dataset name, rule name or annotator, depending on the source.'),
+    model: z.string().nullable().default(null),
+    prompt_version: z.string().nullable().default(null),
+    call: z.string().nullable().default(null).describe('Content hash of the LLM call that produced the field.'),
+  })
+  .strict();
+
+export const AwbPassage = z
+  .object({
+    id: nonEmpty,
+    corpus: nonEmpty.describe('The corpus the passage belongs to.'),
+    source_id: z.string().nullable().default(null),
+    title: text,
+    text: nonEmpty,
+  })
+  .strict();
+
+export const AwbDataset = z
+  .object({
+    name: nonEmpty.max(200),
+    source_format: nonEmpty,
+    description: z.string().default(''),
+    licence: z.string().default(''),
+    attribution: z.string().default(''),
+    url: z.string().default(''),
+  })
+  .strict();
+
+export const AwbDecompositionStep = z
+  .object({
+    source_id: z.string().nullable().default(null),
+    question: nonEmpty,
+    answer: z.string().nullable().default(null),
+    style: z.enum(DECOMPOSITION_STYLES),
+    support: z.number().int().min(0).nullable().default(null).describe('Index into base_question.paragraphs.'),
+  })
+  .strict();
+
+export const AwbBaseQuestion = z
+  .object({
+    source_id: nonEmpty,
+    question: nonEmpty,
+    hops: z.number().int().min(1).nullable().default(null),
+    answer: z.string().nullable().default(null),
+    aliases: z.array(z.string()).default([]),
+    answerable: z.boolean().nullable().default(null),
+    decomposition: z.array(AwbDecompositionStep).default([]),
+    paragraphs: z.array(z.object({ passage: passageRef, is_supporting: z.boolean() }).strict()).default([]),
+    extra,
+  })
+  .strict();
+
+export const AwbEvidence = z
+  .object({
+    passage: passageRef,
+    rank: z.number().int().min(1),
+    score: z.number().nullable().default(null),
+    origin: z.string().default(''),
+    provenance: AwbProvenance.nullable().default(null),
+  })
+  .strict();
+
+export const AwbShortAnswer = z
+  .object({
+    text: nonEmpty,
+    aliases: z.array(z.string()).default([]),
+    passage: passageRef.nullable().default(null),
+    start: z.number().int().min(0).nullable().default(null),
+    end: z.number().int().min(0).nullable().default(null),
+    provenance: AwbProvenance.nullable().default(null),
+  })
+  .strict()
+  .refine((a) => (a.start === null) === (a.end === null), { message: 'start and end must be given together' })
+  .refine((a) => a.start === null || a.passage !== null, { message: 'a span needs its passage' })
+  .refine((a) => a.start === null || a.end === null || a.end >= a.start, { message: 'end must not be before start' });
+
+export const AwbInterpretation = z
+  .object({
+    clarified_question: z.string().nullable().default(null),
+    condition: z.string().nullable().default(null),
+    status: z.enum(INTERPRETATION_STATUSES).default('active'),
+    dropped_reason: z.string().nullable().default(null),
+    provenance: AwbProvenance.nullable().default(null).describe('Of the clarified question.'),
+    condition_provenance: AwbProvenance.nullable().default(null),
+    sub_questions: z
+      .array(
+        z
+          .object({
+            question: nonEmpty,
+            answer: z.string().nullable().default(null),
+            provenance: AwbProvenance.nullable().default(null),
+          })
+          .strict(),
+      )
+      .default([]),
+    evidence: z.array(AwbEvidence).default([]),
+    citations: z
+      .array(z.number().int().min(1))
+      .default([])
+      .describe('Ranks in the instance-level evidence list that this interpretation cites.'),
+    short_answer: AwbShortAnswer.nullable().default(null),
+    extra,
+  })
+  .strict()
+  .refine((i) => (i.clarified_question ?? '').trim() !== '' || (i.condition ?? '').trim() !== '', {
+    message: 'needs a clarified_question or a condition',
+  })
+  .refine((i) => (i.status === 'dropped') === (i.dropped_reason !== null), {
+    message: 'dropped_reason is given exactly when status is dropped',
+  });
+
+export const AwbLongAnswer = z
+  .object({
+    text: nonEmpty,
+    citations: z
+      .array(
+        z
+          .object({
+            passage: passageRef,
+            interpretation: z.number().int().min(0).nullable().default(null).describe('Index into interpretations.'),
+            start: z.number().int().min(0).nullable().default(null),
+            end: z.number().int().min(0).nullable().default(null),
+          })
+          .strict(),
+      )
+      .default([]),
+    provenance: AwbProvenance.nullable().default(null),
+  })
+  .strict();
+
+export const AwbInstance = z
+  .object({
+    ambiguity_type: z.enum(AMBIGUITY_TYPES),
+    status: z.enum(INSTANCE_STATUSES),
+    stage: z.enum(INSTANCE_STAGES),
+    removed_stage: z.string().nullable().default(null),
+    removed_reason: z.string().nullable().default(null),
+    evidence: z.array(AwbEvidence).default([]).describe('The frozen evidence list of the whole instance.'),
+    interpretations: z.array(AwbInterpretation).default([]),
+    long_answers: z.array(AwbLongAnswer).default([]),
+    filter_votes: z
+      .array(
+        z
+          .object({
+            model: nonEmpty,
+            verdict: z.enum(FILTER_VERDICTS),
+            reason: z.string().default(''),
+            provenance: AwbProvenance.nullable().default(null),
+          })
+          .strict(),
+      )
+      .default([]),
+    extra,
+  })
+  .strict()
+  .refine((i) => (i.status === 'removed') === (i.removed_reason !== null), {
+    message: 'removed_reason is given exactly when status is removed',
+  });
+
+export const AwbRecord = z
+  .object({
+    format: z.literal(AWB_FORMAT),
+    dataset: AwbDataset,
+    base_question: AwbBaseQuestion,
+    instance: AwbInstance.nullable(),
+    passages: z.array(AwbPassage).default([]),
+  })
+  .strict()
+  .superRefine((record, ctx) => {
+    const ids = new Set<string>();
+    record.passages.forEach((passage, i) => {
+      if (ids.has(passage.id)) ctx.addIssue({ code: 'custom', path: ['passages', i, 'id'], message: `duplicate passage id "${passage.id}"` });
+      ids.add(passage.id);
+    });
+    const check = (ref: string | null, path: (string | number)[]) => {
+      if (ref !== null && !ids.has(ref)) ctx.addIssue({ code: 'custom', path, message: `no passage with id "${ref}" in passages` });
+    };
+    const bq = record.base_question;
+    bq.paragraphs.forEach((p, i) => check(p.passage, ['base_question', 'paragraphs', i, 'passage']));
+    bq.decomposition.forEach((step, i) => {
+      if (step.support !== null && step.support >= bq.paragraphs.length) {
+        ctx.addIssue({ code: 'custom', path: ['base_question', 'decomposition', i, 'support'], message: 'points past the last paragraph' });
+      }
+    });
+    const instance = record.instance;
+    if (!instance) return;
+    instance.evidence.forEach((e, i) => check(e.passage, ['instance', 'evidence', i, 'passage']));
+    const frozenRanks = new Set(instance.evidence.map((e) => e.rank));
+    if (frozenRanks.size !== instance.evidence.length) {
+      ctx.addIssue({ code: 'custom', path: ['instance', 'evidence'], message: 'ranks must be unique' });
+    }
+    instance.interpretations.forEach((interp, i) => {
+      const base = ['instance', 'interpretations', i];
+      interp.evidence.forEach((e, j) => check(e.passage, [...base, 'evidence', j, 'passage']));
+      if (new Set(interp.evidence.map((e) => e.rank)).size !== interp.evidence.length) {
+        ctx.addIssue({ code: 'custom', path: [...base, 'evidence'], message: 'ranks must be unique' });
+      }
+      interp.citations.forEach((rank, j) => {
+        if (!frozenRanks.has(rank)) ctx.addIssue({ code: 'custom', path: [...base, 'citations', j], message: `no instance evidence with rank ${rank}` });
+      });
+      const answer = interp.short_answer;
+      if (answer) {
+        check(answer.passage, [...base, 'short_answer', 'passage']);
+        const passage = record.passages.find((p) => p.id === answer.passage);
+        if (passage && answer.end !== null && answer.end > passage.text.length) {
+          ctx.addIssue({ code: 'custom', path: [...base, 'short_answer', 'end'], message: 'span ends past the end of its passage' });
+        }
+      }
+    });
+    instance.long_answers.forEach((answer, i) =>
+      answer.citations.forEach((citation, j) => {
+        const path = ['instance', 'long_answers', i, 'citations', j];
+        check(citation.passage, [...path, 'passage']);
+        if (citation.interpretation !== null && citation.interpretation >= instance.interpretations.length) {
+          ctx.addIssue({ code: 'custom', path: [...path, 'interpretation'], message: 'points past the last interpretation' });
+        }
+      }),
+    );
+  });
+
+export type AwbRecord = z.output<typeof AwbRecord>;
+export type AwbRecordInput = z.input<typeof AwbRecord>;
+export type AwbPassage = z.output<typeof AwbPassage>;
+export type AwbProvenance = z.output<typeof AwbProvenance>;
+export type AwbInstance = z.output<typeof AwbInstance>;
+export type AwbInterpretation = z.output<typeof AwbInterpretation>;
+export type AwbDataset = z.output<typeof AwbDataset>;

@@ -1,0 +1,55 @@
+/** Text helpers shared by importers, the pipeline, metrics and the UI. Pure functions. */
+
+export interface Span {
+  start: number;
+  end: number;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Where `needle` occurs in `haystack`: verbatim first, then ignoring case, then also treating
+ * any run of whitespace as equal. Returns null when it does not occur.
+ */
+export function findSpan(haystack: string, needle: string): Span | null {
+  const wanted = needle.trim();
+  if (wanted === '') return null;
+  const exact = haystack.indexOf(wanted);
+  if (exact !== -1) return { start: exact, end: exact + wanted.length };
+  const pattern = wanted.split(/\s+/).map(escapeRegExp).join('\\s+');
+  const match = new RegExp(pattern, 'iu').exec(haystack);
+  return match ? { start: match.index, end: match.index + match[0].length } : null;
+}
+
+/** SQuAD-style answer normalisation: lower case, no punctuation, no articles, single spaces. */
+export function normalizeAnswer(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]/gu, ' ')
+    .replace(/\b(a|an|the)\b/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Whitespace tokens, as used for "answers over 10 tokens". */
+export function countTokens(text: string): number {
+  const trimmed = text.trim();
+  return trimmed === '' ? 0 : trimmed.split(/\s+/).length;
+}
+
+/** Removes HTML tags and decodes the common entities (AmbigNQ snippets come as HTML). */
+export function htmlToText(html: string): string {
+  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+      const lower = name.toLowerCase();
+      if (lower in entities) return entities[lower]!;
+      if (lower.startsWith('#x')) return String.fromCodePoint(parseInt(lower.slice(2), 16));
+      if (lower.startsWith('#')) return String.fromCodePoint(parseInt(lower.slice(1), 10));
+      return whole;
+    });
+}
