@@ -1,0 +1,276 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { openDatabase } from '../db/connection';
+import { getStats } from '../db/queries/stats';
+import { AppError, type ImportReport } from '../shared/api';
+import { IMPORT_FORMATS, type ImportFormat } from '../shared/domain';
+import { appRoot, defaultDatabasePath, rendererDir, userDataDir } from './paths';
+import { seedDemoOnce } from './services/demo';
+import { exportJsonl } from './services/export';
+import { importFile } from './services/import/import-file';
+import { createHandlers, Workbench } from './services';
+import { createHttpServer, listen } from './transport/http';
+
+/**
+ * `awb`: every service reachable without a window. Each command takes `--db PATH` (default:
+ * the app's own database in the user data directory) and `--json` for machine-readable output.
+ * Exit codes: 0 success, 1 the work failed (invalid input, nothing imported), 2 bad usage.
+ */
+
+interface CommonOptions {
+  db?: string;
+  json?: boolean;
+}
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function databasePath(options: CommonOptions): string {
+  return options.db ?? defaultDatabasePath();
+}
+
+function withCommon(command: Command): Command {
+  return command
+    .option('--db <path>', 'workbench database file (default: the app database in the user data directory)')
+    .option('--json', 'print machine-readable JSON on stdout');
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A one-line progress bar with ETA on stderr, only when stderr is a terminal. */
+function progressLine(label: string) {
+  const started = Date.now();
+  let last = 0;
+  return {
+    update(done: number, total: number) {
+      if (!process.stderr.isTTY || Date.now() - last < 200) return;
+      last = Date.now();
+      const fraction = total > 0 ? Math.min(1, done / total) : 0;
+      const elapsed = (Date.now() - started) / 1000;
+      const eta = fraction > 0 && elapsed > 1 ? `ETA ${Math.ceil((elapsed / fraction) * (1 - fraction))} s` : '';
+      const width = 30;
+      const bar = '█'.repeat(Math.round(fraction * width)).padEnd(width, '░');
+      process.stderr.write(`\r${label} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}% ${eta}   `);
+    },
+    done() {
+      if (process.stderr.isTTY && last > 0) process.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+function printImportReport(report: ImportReport): void {
+  const lines = [
+    `${report.file} (${report.format}) into "${report.dataset}"`,
+    `  read ${report.read}, imported ${report.imported}, duplicates ${report.duplicates}, rejected ${report.rejected}` +
+      (report.passages_created ? `, new passages ${report.passages_created}` : '') +
+      ` in ${report.seconds} s`,
+  ];
+  for (const error of report.errors) lines.push(`  ${error.location}${error.field ? ` · ${error.field}` : ''}: ${error.message}`);
+  if (report.more_errors) lines.push(`  ... and ${report.more_errors} more problems`);
+  if (!report.committed) lines.push('  Nothing was imported: fix the problems above, or pass --skip-invalid to import the valid records.');
+  if (report.rejects_file) lines.push(`  Rejected records were written to ${report.rejects_file}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
+  return n;
+}
+
+function parseMegabytes(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of MB');
+  return n;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('awb')
+    .description('Ambiguity Workbench: build, validate and use benchmarks of ambiguous questions.')
+    .version(version(), '-V, --version')
+    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(text) });
+
+  withCommon(
+    program
+      .command('import')
+      .description('import a file of base questions or instances (all or nothing, unless --skip-invalid)')
+      .argument('<file>', 'the file to import (JSON array, JSON Lines, or the official ASQA splits object)')
+      .addOption(new Option('--format <format>', 'the file format').choices(IMPORT_FORMATS).makeOptionMandatory())
+      .option('--dataset <name>', 'dataset name (default: the file name; for awb files, each record\'s own)')
+      .option('--skip-invalid', 'import the valid records and write the invalid ones to a rejects report')
+      .option('--rejects <file>', 'where the rejects report goes (default: FILE.rejects.jsonl)')
+      .option('--max-record-mb <n>', 'largest record accepted, in MB', parseMegabytes, 16),
+  ).action(
+    async (
+      file: string,
+      options: CommonOptions & { format: ImportFormat; dataset?: string; skipInvalid?: boolean; rejects?: string; maxRecordMb: number },
+    ) => {
+      const db = openDatabase(databasePath(options));
+      const progress = progressLine(`Importing ${path.basename(file)}`);
+      const controller = new AbortController();
+      const onSignal = () => controller.abort();
+      process.once('SIGINT', onSignal);
+      try {
+        const report = await importFile(db, {
+          file,
+          format: options.format,
+          ...(options.dataset ? { dataset: options.dataset } : {}),
+          skipInvalid: options.skipInvalid ?? false,
+          ...(options.rejects ? { rejectsFile: options.rejects } : {}),
+          maxRecordBytes: Math.round(options.maxRecordMb * 1024 * 1024),
+          signal: controller.signal,
+          onProgress: ({ bytes, totalBytes }) => progress.update(bytes, totalBytes),
+        });
+        progress.done();
+        if (options.json) printJson(report);
+        else printImportReport(report);
+        if (!report.committed) process.exitCode = 1;
+      } finally {
+        process.off('SIGINT', onSignal);
+        db.close();
+      }
+    },
+  );
+
+  withCommon(program.command('stats').description('count datasets, base questions, passages, instances and interpretations')).action(
+    (options: CommonOptions) => {
+      const db = openDatabase(databasePath(options));
+      try {
+        const stats = getStats(db);
+        if (options.json) {
+          printJson(stats);
+          return;
+        }
+        const rows: [string, number][] = [
+          ['datasets', stats.datasets],
+          ['base questions', stats.base_questions],
+          ['passages', stats.passages],
+          ['corpora', stats.corpora],
+          ['instances', stats.instances],
+          ...Object.entries(stats.instances_by_type).map(([k, v]) => [`  type ${k}`, v] as [string, number]),
+          ...Object.entries(stats.instances_by_status).map(([k, v]) => [`  status ${k}`, v] as [string, number]),
+          ['interpretations', stats.interpretations],
+          ['long answers', stats.long_answers],
+        ];
+        process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(20)} ${v.toLocaleString('en-US')}`).join('\n')}\n`);
+      } finally {
+        db.close();
+      }
+    },
+  );
+
+  withCommon(
+    program
+      .command('export')
+      .description('export instances (and base questions without any) as awb-instance/1 JSON Lines')
+      .addOption(new Option('--format <format>', 'output format').choices(['jsonl']).default('jsonl'))
+      .requiredOption('--out <file>', 'where to write')
+      .option('--dataset <name...>', 'only these datasets (repeatable)'),
+  ).action(async (options: CommonOptions & { out: string; dataset?: string[] }) => {
+    const db = openDatabase(databasePath(options));
+    const progress = progressLine(`Exporting to ${path.basename(options.out)}`);
+    try {
+      const report = await exportJsonl(db, {
+        file: options.out,
+        datasets: options.dataset ?? [],
+        onProgress: (done, total) => progress.update(done, total),
+      });
+      progress.done();
+      if (options.json) printJson(report);
+      else process.stdout.write(`Wrote ${report.records} records (${report.instances} instances, ${report.base_questions} base questions) to ${report.file}\n`);
+    } finally {
+      db.close();
+    }
+  });
+
+  withCommon(program.command('seed-demo').description('import the bundled demo data into a new, empty database')).action(
+    async (options: CommonOptions) => {
+      const db = openDatabase(databasePath(options));
+      try {
+        const reports = await seedDemoOnce(db);
+        if (options.json) printJson(reports);
+        else process.stdout.write(reports.length ? reports.map((r) => `${r.dataset}: ${r.imported} records`).join('\n') + '\n' : 'Nothing to do: the database already holds data or was seeded before.\n');
+      } finally {
+        db.close();
+      }
+    },
+  );
+
+  withCommon(
+    program
+      .command('serve')
+      .description('serve the UI and the API over HTTP (browser mode)')
+      .option('--port <n>', 'port (0 picks a free one)', parsePositiveInt, 4310)
+      .option('--host <host>', 'interface to listen on', '127.0.0.1')
+      .option('--seed-demo', 'seed a new, empty database with the bundled demo data'),
+  ).action(async (options: CommonOptions & { port: number; host: string; seedDemo?: boolean }, command: Command) => {
+    const log = (message: string) => process.stderr.write(`${message}\n`);
+    const workbench = new Workbench({ databasePath: databasePath(options), mode: 'browser', version: version(), log });
+    if (options.seedDemo) {
+      const reports = await seedDemoOnce(workbench.db);
+      for (const r of reports) log(`Seeded ${r.dataset}: ${r.imported} records`);
+    }
+    const server = createHttpServer({
+      handlers: createHandlers(workbench),
+      events: workbench.events,
+      staticDir: rendererDir(),
+      uploadDir: path.join(userDataDir(), 'uploads'),
+      host: options.host,
+      port: options.port,
+    });
+    let url: string;
+    try {
+      try {
+        url = await listen(server, options.host, options.port);
+      } catch (error) {
+        // The default port is taken (another workbench?): take any free one instead.
+        const busy = (error as { code?: string }).code === 'EADDRINUSE';
+        if (!busy || command.getOptionValueSource('port') !== 'default') throw error;
+        url = await listen(server, options.host, 0);
+      }
+    } catch (error) {
+      workbench.close();
+      throw new AppError('conflict', `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+    }
+    if (options.json) printJson({ url, database: workbench.options.databasePath });
+    else process.stdout.write(`Ambiguity Workbench is running at ${url}\nDatabase: ${workbench.options.databasePath}\nPress Ctrl+C to stop.\n`);
+    const stop = () => {
+      server.close();
+      server.closeAllConnections();
+      workbench.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  const program = buildProgram();
+  program.exitOverride((error) => {
+    // Help and version are not failures; usage mistakes exit with 2.
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+  try {
+    await program.parseAsync(argv as string[]);
+  } catch (error) {
+    const json = argv.includes('--json');
+    const message = error instanceof Error ? error.message : String(error);
+    const code = error instanceof AppError ? error.code : 'internal';
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+    else process.stderr.write(`awb: ${message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,42 @@
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const APP_NAME = 'Ambiguity Workbench';
+
+/**
+ * The user data directory, computed the way Electron's `app.getPath('userData')` does for an app
+ * named "Ambiguity Workbench", so the CLI, `awb serve` and the desktop app share one database.
+ * `AWB_HOME` overrides it (tests and portable installs).
+ */
+export function userDataDir(): string {
+  if (process.env.AWB_HOME) return path.resolve(process.env.AWB_HOME);
+  const home = os.homedir();
+  switch (process.platform) {
+    case 'darwin':
+      return path.join(home, 'Library', 'Application Support', APP_NAME);
+    case 'win32':
+      return path.join(process.env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), APP_NAME);
+    default:
+      return path.join(process.env.XDG_CONFIG_HOME ?? path.join(home, '.config'), APP_NAME);
+  }
+}
+
+export function defaultDatabasePath(): string {
+  return path.join(userDataDir(), 'workbench.db');
+}
+
+/** The repository (or packaged app) root: two levels above this file, or above the bundle. */
+export function appRoot(): string {
+  if (process.env.AWB_APP_ROOT) return process.env.AWB_APP_ROOT;
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.resolve(here, '..');
+}
+
+export function resourcesDir(): string {
+  return path.join(appRoot(), 'resources');
+}
+
+export function rendererDir(): string {
+  return path.join(appRoot(), 'dist', 'renderer');
+}

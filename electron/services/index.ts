@@ -1,0 +1,123 @@
+import path from 'node:path';
+import { engineVersions, openDatabase } from '../../db/connection';
+import { schemaVersion } from '../../db/migrate';
+import { getStats } from '../../db/queries/stats';
+import type { WritableDB } from '../../db/sql';
+import { AppError, type AppInfo, type Attribution, type Handlers } from '../../shared/api';
+import {
+  baseQuestionDetail,
+  baseQuestionFacetsView,
+  baseQuestionPage,
+  instanceDetail,
+  instanceFacets,
+  instancePage,
+  listDatasetSummaries,
+} from './browse';
+import { bundledAttributions } from './demo';
+import { EventBus } from './events';
+import { exportJsonl } from './export';
+import { importFile } from './import/import-file';
+import { JobRunner } from './jobs';
+
+export interface ServiceOptions {
+  databasePath: string;
+  mode: AppInfo['mode'];
+  version: string;
+  log?: (message: string) => void;
+}
+
+/** Everything the handlers share: the database, events and the job runner. */
+export class Workbench {
+  readonly db: WritableDB;
+  readonly events = new EventBus();
+  readonly jobs = new JobRunner(this.events);
+
+  constructor(readonly options: ServiceOptions) {
+    this.db = openDatabase(options.databasePath, options.log ? { log: options.log } : {});
+  }
+
+  /**
+   * A separate connection for a long write (an import), so that its open transaction is not
+   * seen by the reads the UI keeps making meanwhile. In-memory databases cannot be shared, so
+   * they use the one connection.
+   */
+  writer(): { db: WritableDB; release(): void } {
+    if (this.options.databasePath === ':memory:') return { db: this.db, release: () => undefined };
+    const db = openDatabase(this.options.databasePath);
+    return { db, release: () => db.close() };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+export function createHandlers(workbench: Workbench): Handlers {
+  const db = workbench.db;
+  return {
+    'app:info': () => {
+      const versions = engineVersions(db);
+      return {
+        name: 'Ambiguity Workbench',
+        version: workbench.options.version,
+        mode: workbench.options.mode,
+        databasePath: workbench.options.databasePath,
+        schemaVersion: schemaVersion(db),
+        sqlite: versions.sqlite,
+        sqliteVec: versions.sqliteVec,
+        node: process.versions.node,
+      };
+    },
+    'stats:get': () => getStats(db),
+    'datasets:list': () => listDatasetSummaries(db),
+    'about:attributions': () => {
+      const bundled = bundledAttributions();
+      const imported: Attribution[] = listDatasetSummaries(db)
+        .filter((d) => !bundled.some((b) => b.name === d.name))
+        .map((d) => ({ name: d.name, licence: d.licence, attribution: d.attribution, url: d.url, bundled: false }));
+      return [...bundled, ...imported];
+    },
+    'instances:list': (query) => instancePage(db, query),
+    'instances:facets': (filter) => instanceFacets(db, filter),
+    'instances:get': ({ id }) => instanceDetail(db, id),
+    'base-questions:list': (query) => baseQuestionPage(db, query),
+    'base-questions:facets': (filter) => baseQuestionFacetsView(db, filter),
+    'base-questions:get': ({ id }) => baseQuestionDetail(db, id),
+    'import:start': (request) => {
+      const file = path.resolve(request.path);
+      const job = workbench.jobs.start('import', `Import ${path.basename(file)} (${request.format})`, 'bytes', async (control) => {
+        const writer = workbench.writer();
+        try {
+          return await importFile(writer.db, {
+            file,
+            format: request.format,
+            ...(request.dataset ? { dataset: request.dataset } : {}),
+            skipInvalid: request.skipInvalid,
+            signal: control.signal,
+            onProgress: ({ bytes, totalBytes }) => control.progress(bytes, totalBytes),
+          });
+        } finally {
+          writer.release();
+        }
+      });
+      return { jobId: job.id };
+    },
+    'export:start': (request) => {
+      const file = path.resolve(request.path);
+      const job = workbench.jobs.start('export', `Export to ${path.basename(file)}`, 'records', (control) =>
+        exportJsonl(db, {
+          file,
+          datasets: request.datasets,
+          signal: control.signal,
+          onProgress: (done, total) => control.progress(done, total),
+        }),
+      );
+      return { jobId: job.id };
+    },
+    'jobs:list': () => workbench.jobs.list(),
+    'jobs:get': ({ id }) => workbench.jobs.get(id),
+    'jobs:cancel': ({ id }) => workbench.jobs.cancel(id),
+  };
+}
+
+export { AppError };

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, type ApiError, type Job, type JobKind } from '../../shared/api';
+import type { EventBus } from './events';
+
+export interface JobControl {
+  signal: AbortSignal;
+  /** Reports progress; events are throttled to a few per second. */
+  progress(done: number, total: number | null): void;
+}
+
+const THROTTLE_MS = 200;
+const KEEP_FINISHED = 50;
+
+/**
+ * Long work (imports, exports, later pipeline runs) runs as a job: it returns an id at once,
+ * streams `job:progress` with an ETA, ends with `job:done`, and can be cancelled.
+ */
+export class JobRunner {
+  private readonly jobs = new Map<string, { job: Job; controller: AbortController; lastEmit: number }>();
+
+  constructor(private readonly events: EventBus) {}
+
+  start<T>(kind: JobKind, title: string, unit: string, work: (control: JobControl) => Promise<T>): Job {
+    const job: Job = {
+      id: randomUUID(),
+      kind,
+      title,
+      state: 'running',
+      done: 0,
+      total: null,
+      unit,
+      startedAt: new Date().toISOString(),
+      etaSeconds: null,
+      result: null,
+      error: null,
+    };
+    const entry = { job, controller: new AbortController(), lastEmit: 0 };
+    this.jobs.set(job.id, entry);
+    const started = Date.now();
+    const control: JobControl = {
+      signal: entry.controller.signal,
+      progress: (done, total) => {
+        job.done = done;
+        job.total = total;
+        const elapsed = (Date.now() - started) / 1000;
+        job.etaSeconds = total && done > 0 && elapsed > 0.5 ? Math.max(0, ((total - done) * elapsed) / done) : null;
+        const now = Date.now();
+        if (now - entry.lastEmit >= THROTTLE_MS) {
+          entry.lastEmit = now;
+          this.events.emit('job:progress', { ...job });
+        }
+      },
+    };
+    this.events.emit('job:progress', { ...job });
+    // Start on the next tick so the caller gets the id before any event about it.
+    setImmediate(() => {
+      work(control).then(
+        (result) => this.finish(job, 'done', result, null),
+        (error: unknown) => {
+          const cancelled = entry.controller.signal.aborted || (error instanceof AppError && error.code === 'cancelled');
+          const apiError: ApiError =
+            error instanceof AppError
+              ? { code: error.code, message: error.message }
+              : { code: 'internal', message: (error as Error).message ?? String(error) };
+          this.finish(job, cancelled ? 'cancelled' : 'failed', null, apiError);
+        },
+      );
+    });
+    return { ...job };
+  }
+
+  private finish(job: Job, state: Job['state'], result: unknown, error: ApiError | null): void {
+    job.state = state;
+    job.result = result;
+    job.error = error;
+    job.etaSeconds = null;
+    this.events.emit('job:done', { ...job });
+    if (state === 'done') this.events.emit('data:changed', { reason: job.kind });
+    const finished = [...this.jobs.values()].filter((e) => e.job.state !== 'running');
+    for (const stale of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(stale.job.id);
+  }
+
+  list(): Job[] {
+    return [...this.jobs.values()].map((e) => ({ ...e.job }));
+  }
+
+  get(id: string): Job {
+    const entry = this.jobs.get(id);
+    if (!entry) throw new AppError('not_found', `No job ${id}`);
+    return { ...entry.job };
+  }
+
+  cancel(id: string): Job {
+    const entry = this.jobs.get(id);
+    if (!entry) throw new AppError('not_found', `No job ${id}`);
+    if (entry.job.state === 'running') entry.controller.abort();
+    return { ...entry.job };
+  }
+
+  /** Resolves when the job ends (for the CLI and tests). */
+  wait(id: string): Promise<Job> {
+    const current = this.get(id);
+    if (current.state !== 'running') return Promise.resolve(current);
+    return new Promise((resolve) => {
+      const off = this.events.subscribe((message) => {
+        if (message.name === 'job:done' && (message.payload as Job).id === id) {
+          off();
+          resolve(message.payload as Job);
+        }
+      });
+    });
+  }
+}

@@ -1,0 +1,15 @@
+import type { EventMessage, Result } from '../../shared/api';
+
+export interface HostOptions {
+  databasePath: string;
+  version: string;
+  seedDemo: boolean;
+}
+
+export type HostRequest = { type: 'invoke'; id: number; name: string; input: unknown } | { type: 'close' };
+
+export type HostMessage =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; result: Result<unknown> }
+  | { type: 'event'; message: EventMessage }
+  | { type: 'log'; message: string };
