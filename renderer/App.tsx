@@ -1,0 +1,179 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { CommandPalette, ShortcutSheet, type Command } from './components/CommandPalette';
+import { formatCount } from './components/bits';
+import { useApi, useJobs, useKeys, useTheme, type Theme } from './hooks';
+import { AboutView } from './views/AboutView';
+import { BaseQuestionView } from './views/BaseQuestionView';
+import { BaseQuestionsView, InstancesView } from './views/BrowseView';
+import { ExportView, ImportView, JobLine } from './views/ImportView';
+import { InstanceView } from './views/InstanceView';
+
+const NEXT_THEME: Record<Theme, Theme> = { system: 'dark', dark: 'light', light: 'system' };
+const THEME_ICON: Record<Theme, string> = { system: '◐', dark: '☾', light: '☀' };
+
+function NavLink({ href, label, count }: { href: string; label: string; count?: number | undefined }) {
+  const [location] = useLocation();
+  const active = location === href || location.startsWith(`${href}/`);
+  return (
+    <Link href={href} className={active ? 'active' : ''}>
+      {label}
+      {count !== undefined ? <span className="count">{formatCount(count)}</span> : null}
+    </Link>
+  );
+}
+
+export function App() {
+  const [, navigate] = useLocation();
+  const [theme, setTheme] = useTheme();
+  const [palette, setPalette] = useState(false);
+  const [sheet, setSheet] = useState(false);
+  const stats = useApi('stats:get', {});
+  const info = useApi('app:info', {});
+  const jobs = useJobs();
+  const running = jobs.filter((j) => j.state === 'running');
+  const pendingG = useRef(0);
+
+  // The desktop menu navigates through the preload.
+  useEffect(() => {
+    const onNavigate = (event: Event) => navigate((event as CustomEvent<string>).detail);
+    window.addEventListener('awb:navigate', onNavigate);
+    return () => window.removeEventListener('awb:navigate', onNavigate);
+  }, [navigate]);
+
+  const commands: Command[] = useMemo(
+    () => [
+      { id: 'instances', title: 'Go to instances', hint: 'g i', run: () => navigate('/instances') },
+      { id: 'base-questions', title: 'Go to base questions', hint: 'g b', run: () => navigate('/base-questions') },
+      { id: 'import', title: 'Import a file…', hint: 'Ctrl I', run: () => navigate('/import') },
+      { id: 'export', title: 'Export instances…', hint: 'Ctrl E', run: () => navigate('/export') },
+      { id: 'about', title: 'About, versions and data attribution', run: () => navigate('/about') },
+      { id: 'theme-dark', title: 'Theme: dark', run: () => setTheme('dark') },
+      { id: 'theme-light', title: 'Theme: light', run: () => setTheme('light') },
+      { id: 'theme-system', title: 'Theme: follow the system', run: () => setTheme('system') },
+      { id: 'shortcuts', title: 'Keyboard shortcuts', hint: '?', run: () => setSheet(true) },
+      { id: 'semantic', title: 'Show semantic instances', run: () => navigate('/instances?type=semantic') },
+      { id: 'syntactic', title: 'Show syntactic instances', run: () => navigate('/instances?type=syntactic') },
+      { id: 'constraint', title: 'Show constraint instances', run: () => navigate('/instances?type=constraint') },
+      { id: 'removed', title: 'Show removed instances', run: () => navigate('/instances?status=removed') },
+    ],
+    [navigate, setTheme],
+  );
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setPalette((open) => !open);
+      } else if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'i') {
+        event.preventDefault();
+        navigate('/import');
+      } else if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'e') {
+        event.preventDefault();
+        navigate('/export');
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [navigate]);
+
+  useKeys(
+    (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === '?') {
+        setSheet(true);
+        return;
+      }
+      if (event.key === 'g') {
+        pendingG.current = Date.now();
+        return;
+      }
+      if (Date.now() - pendingG.current < 1000) {
+        pendingG.current = 0;
+        if (event.key === 'i') navigate('/instances');
+        else if (event.key === 'b') navigate('/base-questions');
+      }
+    },
+    !palette && !sheet,
+  );
+
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <div className="brand">
+          <span className="brand-mark">A</span> Ambiguity Workbench
+        </div>
+        <div className="spacer" />
+        <button type="button" className="palette-button" onClick={() => setPalette(true)} aria-label="Open the command palette">
+          Search commands… <span className="spacer" /> <kbd>Ctrl K</kbd>
+        </button>
+        <div className="spacer" />
+        <button type="button" className="button ghost" onClick={() => setSheet(true)} title="Keyboard shortcuts (?)">
+          <kbd>?</kbd>
+        </button>
+        <button
+          type="button"
+          className="button ghost"
+          data-testid="theme-toggle"
+          onClick={() => setTheme(NEXT_THEME[theme])}
+          title={`Theme: ${theme} (click to change)`}
+          aria-label={`Theme: ${theme}`}
+        >
+          {THEME_ICON[theme]} {theme}
+        </button>
+      </header>
+      <nav className="sidebar" aria-label="Views">
+        <h3 className="section">Data</h3>
+        <NavLink href="/instances" label="Instances" count={stats.data?.instances} />
+        <NavLink href="/base-questions" label="Base questions" count={stats.data?.base_questions} />
+        <h3 className="section">Files</h3>
+        <NavLink href="/import" label="Import" />
+        <NavLink href="/export" label="Export" />
+        <h3 className="section">Help</h3>
+        <NavLink href="/about" label="About & data" />
+      </nav>
+      <main className="main">
+        <Switch>
+          <Route path="/">
+            <Redirect to="/instances" replace />
+          </Route>
+          <Route path="/instances">
+            <InstancesView />
+          </Route>
+          <Route path="/instances/:id">{(params) => <InstanceView id={Number(params.id)} />}</Route>
+          <Route path="/base-questions">
+            <BaseQuestionsView />
+          </Route>
+          <Route path="/base-questions/:id">{(params) => <BaseQuestionView id={Number(params.id)} />}</Route>
+          <Route path="/import">
+            <ImportView />
+          </Route>
+          <Route path="/export">
+            <ExportView />
+          </Route>
+          <Route path="/about">
+            <AboutView />
+          </Route>
+          <Route>
+            <div className="empty">
+              Nothing here. <Link href="/instances">Go to the instances.</Link>
+            </div>
+          </Route>
+        </Switch>
+      </main>
+      <footer className="statusbar" data-testid="statusbar">
+        <span className="mono" title="Database file">{info.data?.databasePath ?? ''}</span>
+        <span>{formatCount(stats.data?.instances)} instances</span>
+        <span>{formatCount(stats.data?.base_questions)} base questions</span>
+        <span>{formatCount(stats.data?.passages)} passages</span>
+        <span className="spacer" />
+        {running.map((job) => (
+          <JobLine key={job.id} job={job} />
+        ))}
+        <span className="muted">{info.data?.mode === 'desktop' ? 'desktop' : 'browser mode'}</span>
+      </footer>
+      {palette ? <CommandPalette commands={commands} onClose={() => setPalette(false)} onOpenInstance={(id) => navigate(`/instances/${id}`)} /> : null}
+      {sheet ? <ShortcutSheet onClose={() => setSheet(false)} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,82 @@
+import type { EventMessage, Input, OperationName, Output, Result, WindowApi } from '../shared/api';
+
+/**
+ * The renderer's only way to the services. In the desktop app the preload provides
+ * `window.awb` (IPC); in browser mode the same operations go over HTTP to `awb serve`.
+ */
+
+declare global {
+  interface Window {
+    awb?: WindowApi;
+  }
+}
+
+export class ApiCallError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiCallError';
+  }
+}
+
+const bridge = typeof window !== 'undefined' ? window.awb : undefined;
+export const isDesktop = bridge !== undefined;
+
+async function invoke(name: string, input: unknown): Promise<Result<unknown>> {
+  if (bridge) return bridge.invoke(name, input);
+  const response = await fetch(`/api/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(input ?? {}),
+  });
+  try {
+    return (await response.json()) as Result<unknown>;
+  } catch {
+    return { ok: false, error: { code: 'internal', message: `The server answered ${response.status} without JSON` } };
+  }
+}
+
+export async function call<K extends OperationName>(name: K, input: Input<K>): Promise<Output<K>> {
+  const result = await invoke(name, input);
+  if (!result.ok) throw new ApiCallError(result.error.code, result.error.message);
+  return result.value as Output<K>;
+}
+
+type Listener = (message: EventMessage) => void;
+const listeners = new Set<Listener>();
+let connected = false;
+
+function connect(): void {
+  connected = true;
+  if (bridge) {
+    bridge.subscribe((message) => listeners.forEach((l) => l(message)));
+    return;
+  }
+  const source = new EventSource('/api/events');
+  for (const name of ['job:progress', 'job:done', 'data:changed'] as const) {
+    source.addEventListener(name, (event) => {
+      const payload = JSON.parse((event as MessageEvent<string>).data) as EventMessage['payload'];
+      listeners.forEach((l) => l({ name, payload } as EventMessage));
+    });
+  }
+}
+
+export function subscribe(listener: Listener): () => void {
+  if (!connected) connect();
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Browser mode: sends a local file to the server, which keeps it for import; returns its path. */
+export async function upload(file: File): Promise<string> {
+  const response = await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, { method: 'POST', body: file });
+  const result = (await response.json()) as Result<{ path: string }>;
+  if (!result.ok) throw new ApiCallError(result.error.code, result.error.message);
+  return result.value.path;
+}
+
+export function pickFile(options: { save: boolean; title: string }): Promise<string | null> {
+  return bridge ? bridge.pickFile(options) : Promise.resolve(null);
+}

@@ -1,0 +1,30 @@
+import type { CSSProperties, ReactNode } from 'react';
+
+export interface Mark {
+  start: number;
+  end: number;
+  /** CSS class of the mark (default `hl`). */
+  className?: string;
+  /** CSS custom property values (e.g. the reading colour `--c`). */
+  style?: CSSProperties;
+  title?: string;
+}
+
+/** Renders `text` with the given ranges marked; overlapping ranges keep the earlier one. */
+export function Highlight({ text, marks }: { text: string; marks: readonly Mark[] }) {
+  const sorted = [...marks].filter((m) => m.end > m.start && m.start >= 0 && m.end <= text.length).sort((a, b) => a.start - b.start);
+  const parts: ReactNode[] = [];
+  let at = 0;
+  for (const mark of sorted) {
+    if (mark.start < at) continue;
+    if (mark.start > at) parts.push(text.slice(at, mark.start));
+    parts.push(
+      <mark key={`${mark.start}-${mark.end}`} className={mark.className ?? 'hl'} style={mark.style} title={mark.title}>
+        {text.slice(mark.start, mark.end)}
+      </mark>,
+    );
+    at = mark.end;
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return <>{parts}</>;
+}

@@ -1,0 +1,229 @@
+import { useEffect, useState } from 'react';
+import type { ExportReport, ImportReport, Job } from '../../shared/api';
+import { IMPORT_FORMATS, type ImportFormat } from '../../shared/domain';
+import { call, isDesktop, pickFile, upload } from '../api';
+import { ErrorNotice, formatEta, ProgressBar } from '../components/bits';
+import { useApi, useJobs } from '../hooks';
+
+const FORMAT_LABELS: Record<ImportFormat, string> = {
+  musique: 'MuSiQue v1.0 (JSON array or JSONL)',
+  asqa: 'ASQA (official splits file or flattened array)',
+  ambignq: 'AmbigNQ (light or full)',
+  condambigqa: 'CondAmbigQA',
+  awb: 'Workbench JSONL (awb-instance/1)',
+};
+
+function guessFormat(name: string): ImportFormat | null {
+  const lower = name.toLowerCase();
+  return IMPORT_FORMATS.find((f) => lower.includes(f === 'condambigqa' ? 'condambig' : f)) ?? null;
+}
+
+export function JobLine({ job }: { job: Job }) {
+  const fraction = job.total ? job.done / job.total : null;
+  return (
+    <div className="job" data-testid="job">
+      <span>{job.title}</span>
+      {job.state === 'running' ? (
+        <>
+          <ProgressBar fraction={fraction} />
+          <span>{fraction !== null ? `${Math.floor(fraction * 100)}%` : ''}</span>
+          <span className="muted">{formatEta(job.etaSeconds)}</span>
+        </>
+      ) : (
+        <span className={job.state === 'done' ? 'flag-ok' : 'flag-bad'}>{job.state}</span>
+      )}
+    </div>
+  );
+}
+
+function ImportResult({ report }: { report: ImportReport }) {
+  return (
+    <div className="card" data-testid="import-report">
+      <div className={`notice ${report.committed ? (report.rejected ? 'warn' : 'ok') : 'bad'}`}>
+        {report.committed
+          ? `Imported ${report.imported.toLocaleString('en-US')} records into “${report.dataset}” (${report.duplicates} already there, ${report.rejected} rejected) in ${report.seconds} s.`
+          : `Nothing was imported: ${report.rejected} record${report.rejected === 1 ? '' : 's'} had problems. Fix them, or tick “skip invalid records”.`}
+      </div>
+      <table className="plain">
+        <tbody>
+          <tr><th>read</th><td className="num">{report.read}</td><th>imported</th><td className="num">{report.imported}</td></tr>
+          <tr><th>duplicates</th><td className="num">{report.duplicates}</td><th>rejected</th><td className="num">{report.rejected}</td></tr>
+          <tr><th>new passages</th><td className="num">{report.passages_created}</td><th>rejects report</th><td>{report.rejects_file ?? '–'}</td></tr>
+        </tbody>
+      </table>
+      {report.errors.length ? (
+        <table className="plain" data-testid="import-errors">
+          <thead>
+            <tr><th>Where</th><th>Field</th><th>Problem</th></tr>
+          </thead>
+          <tbody>
+            {report.errors.map((e, i) => (
+              <tr key={i}>
+                <td className="mono">{e.location}</td>
+                <td className="mono">{e.field || '–'}</td>
+                <td>{e.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {report.more_errors ? <div className="muted">… and {report.more_errors} more problems.</div> : null}
+    </div>
+  );
+}
+
+export function ImportView() {
+  const [path, setPath] = useState('');
+  const [format, setFormat] = useState<ImportFormat>('musique');
+  const [dataset, setDataset] = useState('');
+  const [skipInvalid, setSkipInvalid] = useState(false);
+  const [jobId, setJobId] = useState<string | null>(null);
+  const [error, setError] = useState<Error | undefined>();
+  const [uploading, setUploading] = useState(false);
+  const jobs = useJobs();
+  const job = jobs.find((j) => j.id === jobId);
+
+  const choose = (name: string) => {
+    const guess = guessFormat(name);
+    if (guess) setFormat(guess);
+  };
+
+  const start = async () => {
+    setError(undefined);
+    try {
+      const { jobId: id } = await call('import:start', { path, format, skipInvalid, ...(dataset.trim() ? { dataset: dataset.trim() } : {}) });
+      setJobId(id);
+    } catch (e) {
+      setError(e as Error);
+    }
+  };
+
+  return (
+    <div className="page">
+      <div className="page-inner">
+        <h1>Import</h1>
+        <p className="muted">
+          Each file is imported all or nothing: one invalid record and nothing from the file is kept, unless you choose to skip invalid records
+          (they are then written to a rejects report beside the file). Importing the same file again adds nothing.
+        </p>
+        <div className="form">
+          <label htmlFor="import-path">File</label>
+          <div style={{ display: 'flex', gap: 8 }}>
+            <input id="import-path" className="input" style={{ flex: 1 }} value={path} onChange={(e) => { setPath(e.target.value); choose(e.target.value); }} placeholder="/path/to/file.json" />
+            {isDesktop ? (
+              <button type="button" className="button" onClick={() => void pickFile({ save: false, title: 'Import a file' }).then((p) => { if (p) { setPath(p); choose(p); } })}>
+                Choose…
+              </button>
+            ) : (
+              <label className="button">
+                {uploading ? 'Uploading…' : 'Upload…'}
+                <input
+                  type="file"
+                  hidden
+                  accept=".json,.jsonl,.ndjson"
+                  onChange={(e) => {
+                    const file = e.target.files?.[0];
+                    if (!file) return;
+                    setUploading(true);
+                    choose(file.name);
+                    upload(file).then(
+                      (p) => { setPath(p); setUploading(false); },
+                      (err: Error) => { setError(err); setUploading(false); },
+                    );
+                  }}
+                />
+              </label>
+            )}
+          </div>
+          <label htmlFor="import-format">Format</label>
+          <select id="import-format" className="input" value={format} onChange={(e) => setFormat(e.target.value as ImportFormat)}>
+            {IMPORT_FORMATS.map((f) => (
+              <option key={f} value={f}>{FORMAT_LABELS[f]}</option>
+            ))}
+          </select>
+          <label htmlFor="import-dataset">Dataset name</label>
+          <input id="import-dataset" className="input" value={dataset} onChange={(e) => setDataset(e.target.value)} placeholder={format === 'awb' ? "each record's own" : 'the file name'} />
+          <span />
+          <label className="check">
+            <input type="checkbox" checked={skipInvalid} onChange={(e) => setSkipInvalid(e.target.checked)} /> Skip invalid records (write them to a rejects report)
+          </label>
+          <span />
+          <div>
+            <button type="button" className="button primary" disabled={!path || job?.state === 'running'} onClick={() => void start()}>
+              Import
+            </button>
+          </div>
+        </div>
+        <ErrorNotice error={error} />
+        {job ? <JobLine job={job} /> : null}
+        {job?.state === 'done' ? <ImportResult report={job.result as ImportReport} /> : null}
+        {job && job.state !== 'done' && job.state !== 'running' ? <div className="notice bad">{job.error?.message}</div> : null}
+      </div>
+    </div>
+  );
+}
+
+export function ExportView() {
+  const datasets = useApi('datasets:list', {});
+  const [selected, setSelected] = useState<string[]>([]);
+  const [path, setPath] = useState('');
+  const [jobId, setJobId] = useState<string | null>(null);
+  const [error, setError] = useState<Error | undefined>();
+  const info = useApi('app:info', {});
+  const jobs = useJobs();
+  const job = jobs.find((j) => j.id === jobId);
+  useEffect(() => {
+    if (!path && info.data) setPath(info.data.databasePath.replace(/[^/\\]+$/, 'export.awb.jsonl'));
+  }, [info.data, path]);
+  const start = async () => {
+    setError(undefined);
+    try {
+      setJobId((await call('export:start', { path, datasets: selected })).jobId);
+    } catch (e) {
+      setError(e as Error);
+    }
+  };
+  return (
+    <div className="page">
+      <div className="page-inner">
+        <h1>Export</h1>
+        <p className="muted">Writes awb-instance/1 JSON Lines: every instance with its readings, evidence, answers and provenance, and every base question that has no instance yet. Importing the file elsewhere gives back the same data.</p>
+        <div className="form">
+          <span>Datasets</span>
+          <div>
+            {(datasets.data ?? []).map((d) => (
+              <label key={d.id} className="check">
+                <input type="checkbox" checked={selected.includes(d.name)} onChange={(e) => setSelected(e.target.checked ? [...selected, d.name] : selected.filter((n) => n !== d.name))} />
+                {d.name} <span className="muted small">({d.instances} instances, {d.baseQuestions} base questions)</span>
+              </label>
+            ))}
+            <div className="muted small">{selected.length ? '' : 'None ticked: all datasets.'}</div>
+          </div>
+          <label htmlFor="export-path">Write to</label>
+          <div style={{ display: 'flex', gap: 8 }}>
+            <input id="export-path" className="input" style={{ flex: 1 }} value={path} onChange={(e) => setPath(e.target.value)} />
+            {isDesktop ? (
+              <button type="button" className="button" onClick={() => void pickFile({ save: true, title: 'Export to' }).then((p) => p && setPath(p))}>
+                Choose…
+              </button>
+            ) : null}
+          </div>
+          <span />
+          <div>
+            <button type="button" className="button primary" disabled={!path || job?.state === 'running'} onClick={() => void start()}>
+              Export
+            </button>
+          </div>
+        </div>
+        <ErrorNotice error={error} />
+        {job ? <JobLine job={job} /> : null}
+        {job?.state === 'done' ? (
+          <div className="notice ok">
+            Wrote {(job.result as ExportReport).records} records to <span className="mono">{(job.result as ExportReport).file}</span>.
+          </div>
+        ) : null}
+        {job && job.error ? <div className="notice bad">{job.error.message}</div> : null}
+      </div>
+    </div>
+  );
+}

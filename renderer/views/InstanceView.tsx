@@ -1,0 +1,390 @@
+import { useMemo, useState, type CSSProperties } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import type { EvidenceView, InstanceDetail, InterpretationView, LongAnswerView, PassageView } from '../../shared/api';
+import { checkSpan, locateAnswer, sentenceAround } from '../../shared/checks';
+import { AMBIGUITY_TYPE_DEFINITIONS } from '../../shared/domain';
+import { listStateToSearch, parseInstanceParams } from '../list-params';
+import { call } from '../api';
+import { ErrorNotice, ProvenanceMark, StatusWord, TypeTag } from '../components/bits';
+import { Highlight, type Mark } from '../components/Highlight';
+import { useApi, useKeys } from '../hooks';
+
+const CIRCLED = ['①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧', '⑨', '⑩'];
+
+/** One colour per reading, used for its column, its spans and its answer in the long answer. */
+export function readingStyle(position: number): CSSProperties {
+  return { '--c': `var(--reading-${(position % 8) + 1})` } as CSSProperties;
+}
+
+function readingLabel(position: number): string {
+  return CIRCLED[position] ?? `(${position + 1})`;
+}
+
+/** A passage with marks; long ones collapse to the sentence around the first mark. */
+export function PassageText({ passage, marks }: { passage: PassageView; marks: Mark[] }) {
+  const [open, setOpen] = useState(false);
+  const text = passage.text;
+  if (open || text.length <= 420) {
+    return (
+      <div className="passage-text">
+        <Highlight text={text} marks={marks} />
+        {open ? (
+          <>
+            {' '}
+            <button type="button" className="more" onClick={() => setOpen(false)}>
+              less
+            </button>
+          </>
+        ) : null}
+      </div>
+    );
+  }
+  const focus = marks[0] ? sentenceAround(text, marks[0]) : { start: 0, end: 300 };
+  const shown = text.slice(focus.start, focus.end);
+  const shifted = marks
+    .filter((m) => m.start >= focus.start && m.end <= focus.end)
+    .map((m) => ({ ...m, start: m.start - focus.start, end: m.end - focus.start }));
+  return (
+    <div className="passage-text">
+      {focus.start > 0 ? '… ' : ''}
+      <Highlight text={shown} marks={shifted} />
+      {focus.end < text.length ? ' … ' : ' '}
+      <button type="button" className="more" onClick={() => setOpen(true)}>
+        show all
+      </button>
+    </div>
+  );
+}
+
+function answerMarks(reading: InterpretationView, passage: PassageView): { marks: Mark[]; isSource: boolean } {
+  const answer = reading.shortAnswer;
+  if (!answer) return { marks: [], isSource: false };
+  if (answer.passageId === passage.id && answer.start !== null && answer.end !== null) {
+    return { marks: [{ start: answer.start, end: answer.end, title: 'The short answer’s recorded span' }], isSource: true };
+  }
+  const found = locateAnswer(passage.text, answer);
+  return {
+    marks: found ? [{ start: found.start, end: found.end, className: 'hl', title: found.alias ? `Alias “${found.alias}”` : 'The short answer' }] : [],
+    isSource: false,
+  };
+}
+
+function EvidenceList({ reading, evidence }: { reading: InterpretationView; evidence: EvidenceView[] }) {
+  return (
+    <>
+      {evidence.map((e) => {
+        const { marks, isSource } = answerMarks(reading, e.passage);
+        return (
+          <div key={e.id} className={`passage${isSource ? ' answer-source' : ''}`} data-testid="evidence">
+            <div className="passage-head">
+              <span className="rank">#{e.rank}</span>
+              <span className="title" title={e.passage.title}>
+                {e.passage.title || 'untitled'}
+              </span>
+              <span className="src" title={`${e.origin ? `${e.origin} · ` : ''}corpus ${e.passage.corpus}`}>
+                {e.score !== null ? `${e.score.toFixed(3)} · ` : ''}
+                {e.origin || e.passage.corpus}
+              </span>
+            </div>
+            <PassageText passage={e.passage} marks={marks} />
+          </div>
+        );
+      })}
+    </>
+  );
+}
+
+function ShortAnswer({ reading, evidence }: { reading: InterpretationView; evidence: EvidenceView[] }) {
+  const answer = reading.shortAnswer;
+  if (!answer) return <div className="muted">No short answer.</div>;
+  const passage = reading.answerPassage ?? evidence.find((e) => e.passage.id === answer.passageId)?.passage ?? null;
+  let check: { level: 'ok' | 'warn' | 'bad' | 'none'; text: string };
+  if (answer.passageId === null) {
+    check = { level: 'none', text: 'no source passage recorded' };
+  } else if (!passage) {
+    check = { level: 'bad', text: 'its passage is missing' };
+  } else if (answer.start === null || answer.end === null) {
+    check = locateAnswer(passage.text, answer)
+      ? { level: 'ok', text: 'found in its passage (no span recorded)' }
+      : { level: 'bad', text: 'not found in its passage' };
+  } else {
+    const result = checkSpan(passage.text, answer.start, answer.end, answer.text);
+    check =
+      result === 'verbatim'
+        ? { level: 'ok', text: 'verbatim span of its passage' }
+        : result === 'normalised'
+          ? { level: 'ok', text: 'span matches after normalising' }
+          : {
+              level: 'bad',
+              text:
+                result === 'out_of_range'
+                  ? 'the recorded span lies outside its passage'
+                  : `the recorded span reads “${passage.text.slice(answer.start, answer.end)}”, not the answer`,
+            };
+  }
+  return (
+    <div className="answer" data-testid="short-answer">
+      <span className="answer-text">{answer.text}</span>
+      <ProvenanceMark provenance={answer.provenance} />
+      {answer.aliases.length ? <span className="aliases">also: {answer.aliases.join(' · ')}</span> : null}
+      <span className={`small ${check.level === 'none' ? 'muted' : `flag-${check.level}`}`}>
+        {{ ok: '✓', warn: '⚠', bad: '✗', none: '·' }[check.level]} {check.text}
+      </span>
+    </div>
+  );
+}
+
+function ReadingColumn({ reading, frozen }: { reading: InterpretationView; frozen: EvidenceView[] }) {
+  const cited = frozen.filter((e) => reading.citations.includes(e.rank));
+  return (
+    <article className={`reading${reading.status === 'dropped' ? ' dropped' : ''}`} style={readingStyle(reading.position)} data-testid="reading">
+      <header className="reading-head">
+        <div className="reading-title">
+          <span className="reading-badge" aria-label={`Reading ${reading.position + 1}`}>
+            {reading.position + 1}
+          </span>
+          <div>
+            {reading.clarifiedQuestion ? <div data-testid="clarified-question">{reading.clarifiedQuestion}</div> : null}
+            {reading.condition ? (
+              <div className="muted" data-testid="condition">
+                <strong>Condition:</strong> {reading.condition}
+              </div>
+            ) : null}
+          </div>
+        </div>
+        <div className="meta">
+          <ProvenanceMark provenance={reading.provenance ?? reading.conditionProvenance} />
+          {typeof reading.extra.wikipage === 'string' ? <span className="small">Wikipedia: {reading.extra.wikipage}</span> : null}
+          {reading.status === 'dropped' ? <span className="flag-bad small">dropped: {reading.droppedReason}</span> : null}
+        </div>
+      </header>
+      {reading.subQuestions.length ? (
+        <section className="reading-section">
+          <h3>Sub-questions</h3>
+          <ol className="subq">
+            {reading.subQuestions.map((s, i) => (
+              <li key={i}>
+                {s.question} {s.answer ? <span className="arrow">→ {s.answer}</span> : null}
+              </li>
+            ))}
+          </ol>
+        </section>
+      ) : null}
+      {reading.evidence.length || cited.length ? (
+        <section className="reading-section">
+          <h3>Evidence{reading.evidence.length ? ' (ranked)' : ' (cited)'}</h3>
+          <EvidenceList reading={reading} evidence={reading.evidence.length ? reading.evidence : cited} />
+        </section>
+      ) : null}
+      {reading.answerPassage ? (
+        <section className="reading-section">
+          <h3>Answer passage</h3>
+          <div className="passage answer-source">
+            <div className="passage-head">
+              <span className="title">{reading.answerPassage.title}</span>
+            </div>
+            <PassageText passage={reading.answerPassage} marks={answerMarks(reading, reading.answerPassage).marks} />
+          </div>
+        </section>
+      ) : null}
+      <section className="reading-section">
+        <h3>Short answer</h3>
+        <ShortAnswer reading={reading} evidence={[...reading.evidence, ...frozen]} />
+      </section>
+    </article>
+  );
+}
+
+function LongAnswer({ answer, readings, index, count }: { answer: LongAnswerView; readings: InterpretationView[]; index: number; count: number }) {
+  const marks: Mark[] = [];
+  const missing: InterpretationView[] = [];
+  for (const reading of readings) {
+    if (!reading.shortAnswer) continue;
+    const found = locateAnswer(answer.text, reading.shortAnswer);
+    if (found) marks.push({ start: found.start, end: found.end, style: readingStyle(reading.position), title: `Reading ${reading.position + 1}` });
+    else missing.push(reading);
+  }
+  const withAnswers = readings.filter((r) => r.shortAnswer).length;
+  return (
+    <section className="long-answer" data-testid="long-answer">
+      <div className="meta">
+        <h2>Long answer{count > 1 ? ` ${index + 1} of ${count}` : ''}</h2>
+        <ProvenanceMark provenance={answer.provenance} />
+      </div>
+      <div className="long-answer-text">
+        <Highlight text={answer.text} marks={marks} />
+      </div>
+      <div className="checks" data-testid="long-answer-checks">
+        {missing.length === 0 && withAnswers > 0 ? (
+          <span className="flag-ok">✓ all {withAnswers} short answers appear in it</span>
+        ) : null}
+        {missing.map((reading) => (
+          <span key={reading.id} className="flag-bad" data-testid="missing-answer">
+            ✗ {readingLabel(reading.position)} “{reading.shortAnswer!.text}” does not appear in this long answer
+          </span>
+        ))}
+      </div>
+      {answer.citations.length ? (
+        <details>
+          <summary className="small muted">{answer.citations.length} cited passages</summary>
+          <div className="reading-section">
+            {answer.citations.map((c, i) => (
+              <div key={i} className="passage">
+                <div className="passage-head">
+                  <span className="rank">[{i + 1}]</span>
+                  <span className="title">{c.passage.title || 'untitled'}</span>
+                </div>
+                <PassageText passage={c.passage} marks={[]} />
+              </div>
+            ))}
+          </div>
+        </details>
+      ) : null}
+    </section>
+  );
+}
+
+function FrozenEvidence({ detail }: { detail: InstanceDetail }) {
+  if (detail.evidence.length === 0) return null;
+  return (
+    <section className="card" data-testid="frozen-evidence">
+      <h2>Evidence list ({detail.evidence.length} passages, frozen with the instance)</h2>
+      {detail.evidence.map((e) => {
+        const citing = detail.interpretations.filter((r) => r.citations.includes(e.rank));
+        return (
+          <div key={e.id} className="passage">
+            <div className="passage-head">
+              <span className="rank">#{e.rank}</span>
+              <span className="title">{e.passage.title || 'untitled'}</span>
+              <span className="cite-dots" title={citing.length ? `Cited by reading ${citing.map((r) => r.position + 1).join(', ')}` : 'Not cited'}>
+                {citing.map((r) => (
+                  <span key={r.id} className="cite-dot" style={readingStyle(r.position)}>
+                    {r.position + 1}
+                  </span>
+                ))}
+              </span>
+              <span className="src">
+                {e.score !== null ? e.score.toFixed(3) : ''} {e.origin}
+              </span>
+            </div>
+            <PassageText passage={e.passage} marks={[]} />
+          </div>
+        );
+      })}
+    </section>
+  );
+}
+
+export function InstanceView({ id }: { id: number }) {
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const detail = useApi('instances:get', { id });
+  const listState = useMemo(() => parseInstanceParams(search), [search]);
+  const at = Number(new URLSearchParams(search).get('at') ?? NaN);
+  const listSearch = listStateToSearch(listState);
+  const back = () => navigate(`/instances${listSearch ? `${listSearch}&` : '?'}row=${Number.isInteger(at) ? at : 0}`);
+
+  const step = async (delta: number) => {
+    if (!Number.isInteger(at)) return;
+    const next = at + delta;
+    if (next < 0) return;
+    const page = await call('instances:list', { ...listState, offset: next, limit: 1 });
+    const row = page.rows[0];
+    if (row) navigate(`/instances/${row.id}${listSearch ? `${listSearch}&` : '?'}at=${next}`, { replace: true });
+  };
+
+  useKeys((event) => {
+    if (event.metaKey || event.ctrlKey || event.altKey) return;
+    if (event.key === 'Escape') back();
+    else if (event.key === 'j' || event.key === 'ArrowDown' || event.key === 'ArrowRight') void step(1);
+    else if (event.key === 'k' || event.key === 'ArrowUp' || event.key === 'ArrowLeft') void step(-1);
+    else if (event.key === 'b' && detail.data) navigate(`/base-questions/${detail.data.baseQuestion.id}`);
+    else return;
+    event.preventDefault();
+  });
+
+  const d = detail.data;
+  return (
+    <div className="page">
+      <div className="page-inner">
+        <div className="crumbs">
+          <button type="button" className="button small ghost" onClick={back}>
+            ← Instances <kbd>Esc</kbd>
+          </button>
+          {Number.isInteger(at) ? (
+            <>
+              <span>row {at + 1}</span>
+              <button type="button" className="button small" onClick={() => void step(-1)} disabled={at <= 0}>
+                ↑ previous <kbd>k</kbd>
+              </button>
+              <button type="button" className="button small" onClick={() => void step(1)}>
+                ↓ next <kbd>j</kbd>
+              </button>
+            </>
+          ) : null}
+        </div>
+        <ErrorNotice error={detail.error} />
+        {d ? (
+          <>
+            <header className="question-head" data-testid="instance-head">
+              <div className="question-text" data-testid="original-question">
+                {d.baseQuestion.question}
+              </div>
+              <div className="meta">
+                <TypeTag type={d.ambiguityType} />
+                <span className="definition">{AMBIGUITY_TYPE_DEFINITIONS[d.ambiguityType]}</span>
+              </div>
+              <div className="meta">
+                <StatusWord status={d.status} />
+                {d.removedReason ? (
+                  <span className="flag-bad">
+                    removed at {d.removedStage ?? 'a stage'}: {d.removedReason}
+                  </span>
+                ) : null}
+                <span>{d.baseQuestion.hops ? `${d.baseQuestion.hops} hops` : 'no hop count'}</span>
+                <span>{d.interpretations.length} readings</span>
+                <span>
+                  {d.baseQuestion.dataset} ·{' '}
+                  <Link href={`/base-questions/${d.baseQuestion.id}`} className="mono" title="Open the base question (b)">
+                    {d.baseQuestion.sourceId}
+                  </Link>
+                </span>
+                <span className="muted">instance #{d.id} · stage {d.stage}</span>
+              </div>
+            </header>
+            {d.interpretations.length ? (
+              <div className="readings" data-testid="readings">
+                {d.interpretations.map((reading) => (
+                  <ReadingColumn key={reading.id} reading={reading} frozen={d.evidence} />
+                ))}
+              </div>
+            ) : (
+              <div className="notice">This instance has no readings yet.</div>
+            )}
+            {d.longAnswers.map((answer, i) => (
+              <LongAnswer key={answer.id} answer={answer} readings={d.interpretations} index={i} count={d.longAnswers.length} />
+            ))}
+            {d.longAnswers.length === 0 ? <div className="muted small">No long answer.</div> : null}
+            <FrozenEvidence detail={d} />
+            {d.filterVotes.length ? (
+              <section className="card">
+                <h2>Filter votes</h2>
+                <table className="plain">
+                  <tbody>
+                    {d.filterVotes.map((v) => (
+                      <tr key={v.model}>
+                        <td className="mono">{v.model}</td>
+                        <td className={v.verdict === 'aligned' ? 'flag-ok' : 'flag-bad'}>{v.verdict}</td>
+                        <td>{v.reason}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </section>
+            ) : null}
+          </>
+        ) : null}
+      </div>
+    </div>
+  );
+}
