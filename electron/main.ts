@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, shell, type IpcMainInvokeEvent } from 'electron';
+import type { EventMessage } from '../shared/api';
+import { APP_NAME, defaultDatabasePath } from './paths';
+import { CONTENT_SECURITY_POLICY } from '../shared/security';
+import { ServiceHost } from './transport/worker-client';
+
+/**
+ * The desktop app: one window on the `app://` scheme, services in a worker thread, the API
+ * over IPC. Only this file and preload.ts import 'electron'; everything else runs under Node.
+ */
+
+app.setName(APP_NAME);
+// Services find resources/ and the built renderer from here, in development and when packaged.
+process.env.AWB_APP_ROOT = app.getAppPath();
+
+protocol.registerSchemesAsPrivileged([
+  { scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } },
+]);
+
+const rendererRoot = path.join(app.getAppPath(), 'dist', 'renderer');
+let host: ServiceHost | null = null;
+let mainWindow: BrowserWindow | null = null;
+
+function fromOurPage(event: IpcMainInvokeEvent): boolean {
+  return (event.senderFrame?.url ?? '').startsWith('app://workbench/');
+}
+
+function serveRenderer(request: Request): Response {
+  const url = new URL(request.url);
+  let file = path.normalize(path.join(rendererRoot, decodeURIComponent(url.pathname)));
+  if (!file.startsWith(rendererRoot)) return new Response('forbidden', { status: 403 });
+  // Client-side routes have no extension: they all get the app's page.
+  if (!path.extname(file) || !fs.existsSync(file)) file = path.join(rendererRoot, 'index.html');
+  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
+  return new Response(fs.readFileSync(file), {
+    headers: { 'content-type': types[path.extname(file)] ?? 'application/octet-stream', 'content-security-policy': CONTENT_SECURITY_POLICY },
+  });
+}
+
+function createWindow(): BrowserWindow {
+  const window = new BrowserWindow({
+    width: 1440,
+    height: 900,
+    minWidth: 960,
+    minHeight: 600,
+    title: APP_NAME,
+    show: false,
+    webPreferences: {
+      preload: path.join(__dirname, 'preload.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    },
+  });
+  window.once('ready-to-show', () => window.show());
+  // New windows never open inside the app; web links go to the system browser.
+  window.webContents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  window.webContents.on('will-navigate', (event, url) => {
+    if (url.startsWith('app://workbench/')) return;
+    event.preventDefault();
+    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+  });
+  void window.loadURL('app://workbench/');
+  return window;
+}
+
+function buildMenu(): void {
+  const send = (route: string) => mainWindow?.webContents.send('awb:navigate', route);
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate([
+      {
+        label: 'File',
+        submenu: [
+          { label: 'Import…', accelerator: 'CmdOrCtrl+I', click: () => send('/import') },
+          { label: 'Export…', accelerator: 'CmdOrCtrl+E', click: () => send('/export') },
+          { type: 'separator' },
+          { role: 'quit' },
+        ],
+      },
+      { role: 'editMenu' },
+      { role: 'viewMenu' },
+      { label: 'Help', submenu: [{ label: `About ${APP_NAME}`, click: () => send('/about') }] },
+    ]),
+  );
+}
+
+app.whenReady().then(async () => {
+  protocol.handle('app', serveRenderer);
+  host = new ServiceHost(
+    path.join(__dirname, 'worker.cjs'),
+    { databasePath: process.env.AWB_DB ?? defaultDatabasePath(), version: app.getVersion(), seedDemo: true },
+    {},
+    (message) => console.log(message),
+  );
+  await host.ready;
+
+  ipcMain.handle('awb:invoke', (event, name: string, input: unknown) => {
+    if (!fromOurPage(event)) return { ok: false, error: { code: 'invalid_input', message: 'Unknown caller' } };
+    return host!.invoke(name, input);
+  });
+  ipcMain.handle('awb:pick-file', async (event, options: { save: boolean; title: string }) => {
+    if (!fromOurPage(event) || !mainWindow) return null;
+    if (options.save) {
+      const result = await dialog.showSaveDialog(mainWindow, { title: options.title });
+      return result.canceled ? null : (result.filePath ?? null);
+    }
+    const result = await dialog.showOpenDialog(mainWindow, { title: options.title, properties: ['openFile'] });
+    return result.canceled ? null : (result.filePaths[0] ?? null);
+  });
+  host.subscribe((message: EventMessage) => mainWindow?.webContents.send('awb:event', message));
+
+  buildMenu();
+  mainWindow = createWindow();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow();
+  });
+});
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+
+app.on('will-quit', () => {
+  void host?.close();
+});

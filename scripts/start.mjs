@@ -1,0 +1,90 @@
+// `npm start`: the desktop app when Electron's binary is installed; otherwise browser mode
+// (`awb serve` on the same default database, printing its URL). Either way on the database in
+// the user data directory, seeded once with the bundled demo data.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const args = process.argv.slice(2);
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function run(command, commandArgs, options = {}) {
+  const result = spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit', ...options });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+function buildRendererIfStale() {
+  const built = path.join(root, 'dist', 'renderer', 'index.html');
+  const stale =
+    !fs.existsSync(built) ||
+    fs.statSync(built).mtimeMs < Math.max(newestMtime(path.join(root, 'renderer')), newestMtime(path.join(root, 'shared')));
+  if (stale) {
+    console.log('Building the UI (once, and again after its sources change)…');
+    run(process.execPath, [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn']);
+  }
+}
+
+/** The Electron binary's path, or null when the package or its binary is missing. */
+function electronBinary() {
+  try {
+    const binary = require('electron');
+    return typeof binary === 'string' && fs.existsSync(binary) ? binary : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * better-sqlite3 in node_modules is built for Node (the CLI and the tests use it). Electron needs
+ * a build for its own ABI: make one once, in a scratch copy, and point the app at it, so the
+ * Node build stays intact.
+ */
+function electronSqliteBinding() {
+  const version = require('electron/package.json').version;
+  const target = path.join(root, 'dist', 'native', `electron-${version}`, 'better_sqlite3.node');
+  if (fs.existsSync(target)) return target;
+  console.log(`Building better-sqlite3 for Electron ${version} (once)…`);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-native-'));
+  fs.cpSync(path.join(root, 'node_modules', 'better-sqlite3'), path.join(scratch, 'node_modules', 'better-sqlite3'), { recursive: true });
+  fs.writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0', dependencies: { 'better-sqlite3': '*' } }));
+  run(process.execPath, [require.resolve('@electron/rebuild/lib/cli.js'), '--version', version, '--module-dir', scratch, '--only', 'better-sqlite3', '--force']);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.copyFileSync(path.join(scratch, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'), target);
+  fs.rmSync(scratch, { recursive: true, force: true });
+  return target;
+}
+
+buildRendererIfStale();
+const electron = electronBinary();
+if (electron) {
+  run(process.execPath, [path.join(root, 'scripts', 'build-electron.mjs')]);
+  const child = spawn(electron, ['.', ...args], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, AWB_SQLITE_BINDING: electronSqliteBinding() },
+  });
+  child.on('exit', (code) => process.exit(code ?? 0));
+} else {
+  console.log('No Electron binary is installed here, so the workbench starts in browser mode.');
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'awb.mjs'), 'serve', '--seed-demo', ...args], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  const forward = (signal) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
