@@ -22,8 +22,13 @@ import {
 
 export const AWB_FORMAT = 'awb-instance/1';
 
+/** A string with something besides white space in it, kept exactly as given (never trimmed). */
+export function nonBlank() {
+  return z.string().refine((s) => s.trim() !== '', { message: 'must not be empty' });
+}
+
 const text = z.string();
-const nonEmpty = z.string().trim().min(1, 'must not be empty');
+const nonEmpty = nonBlank();
 const passageRef = z.string().min(1).describe('The `id` of an entry in this record\'s `passages`.');
 const extra = z.record(z.string(), z.unknown()).default({}).describe('Source-specific fields kept as they came.');
 

@@ -30,10 +30,15 @@ export async function exportJsonl(db: ReadableDB, options: ExportOptions): Promi
   const instances = instanceIdsForExport(db, datasetIds);
   const orphans = [...baseQuestionsWithoutInstances(db, datasetIds)];
   const total = instances.length + orphans.length;
+  if (options.signal?.aborted) throw new AppError('cancelled', 'Export cancelled; no file was written.');
   const temporary = `${options.file}.partial-${process.pid}`;
   const out = fs.createWriteStream(temporary, { encoding: 'utf8' });
-  const write = (line: string) =>
-    out.write(line) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  let streamError: Error | null = null;
+  out.on('error', (error) => (streamError = error));
+  const write = (line: string) => {
+    if (streamError) throw streamError;
+    return out.write(line) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  };
   let done = 0;
   const bqs = new Set<number>();
   try {

@@ -52,7 +52,7 @@ function formatHint(value: unknown, current: ImportFormat): string | null {
   for (const name of IMPORT_FORMATS) {
     if (name === current) continue;
     if (FORMATS[name].schema.safeParse(value).success) {
-      return `this looks like a ${FORMATS[name].label} file; try --format ${name}`;
+      return `this looks like ${FORMATS[name].label} data, not ${FORMATS[current].label}; try --format ${name}`;
     }
   }
   return null;
@@ -165,10 +165,10 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
         } else {
           const sourceId = format.sourceId(checked.data, raw);
           const firstLine = seen.get(sourceId);
-          if (sourceId === '' || sourceId === '\u0000') {
+          if (sourceId.replaceAll('\u0000', '') === '') {
             reject(raw, [{ location, field: 'id', message: 'the record has no id' }]);
           } else if (firstLine !== undefined) {
-            reject(raw, [{ location, field: 'id', message: `duplicate id ${JSON.stringify(sourceId.replace('\u0000', ' '))} in this file (first on line ${firstLine})` }]);
+            reject(raw, [{ location, field: 'id', message: `duplicate id ${JSON.stringify(sourceId.replaceAll('\u0000', ' / ').replace(/ \/ $/, ''))} in this file (first on line ${firstLine})` }]);
           } else {
             seen.set(sourceId, raw.line);
             valid++;

@@ -362,10 +362,11 @@ class StructureSplitter implements Sink {
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const HEAD_BYTES = 4096;
 
 /** Decides the layout from the first bytes of the file. */
 export function detectLayout(head: Buffer, splits: readonly string[] | undefined): Layout | null {
-  const text = head.subarray(0, 4096).toString('utf8');
+  const text = head.subarray(0, HEAD_BYTES).toString('utf8');
   const first = /\S/.exec(text);
   if (!first) return null;
   if (first[0] === '[') return 'array';
@@ -384,6 +385,14 @@ export async function* readRecords(file: string, options: ReadOptions): AsyncGen
   let head: Buffer = Buffer.alloc(0);
   let bytesRead = 0;
   let first = true;
+  const start = (): Sink | null => {
+    const detected = detectLayout(head, options.splits);
+    if (!detected) return null;
+    layout = detected;
+    return layout === 'jsonl'
+      ? new LineSplitter(options.maxRecordBytes)
+      : new StructureSplitter(layout === 'array' ? 1 : 2, options.maxRecordBytes);
+  };
   try {
     for await (const data of stream) {
       options.signal?.throwIfAborted();
@@ -394,16 +403,11 @@ export async function* readRecords(file: string, options: ReadOptions): AsyncGen
         if (chunk.subarray(0, 3).equals(BOM)) chunk = chunk.subarray(3);
       }
       if (!sink) {
-        // Gather enough of the start to tell the layout apart.
+        // Gather the first few KiB to tell the layout apart.
         head = Buffer.concat([head, chunk]);
-        if (head.length < 4096 && !/\S/.test(head.toString('utf8'))) continue;
-        const detected = detectLayout(head, options.splits);
-        if (!detected) continue;
-        layout = detected;
-        sink =
-          layout === 'jsonl'
-            ? new LineSplitter(options.maxRecordBytes)
-            : new StructureSplitter(layout === 'array' ? 1 : 2, options.maxRecordBytes);
+        if (head.length < HEAD_BYTES) continue;
+        sink = start();
+        if (!sink) continue;
         chunk = head;
       }
       sink.push(chunk);
@@ -416,7 +420,11 @@ export async function* readRecords(file: string, options: ReadOptions): AsyncGen
   } finally {
     stream.destroy();
   }
-  if (!sink) throw new FileStructureError(bytesRead === 0 ? 'the file is empty' : 'the file holds only whitespace', 1);
+  if (!sink) {
+    sink = start();
+    if (!sink) throw new FileStructureError(bytesRead === 0 ? 'the file is empty' : 'the file holds only whitespace', 1);
+    sink.push(head);
+  }
   sink.end();
   yield* sink.records;
   return layout;
@@ -455,14 +463,119 @@ export function parseRecord(record: RawRecord, maxRecordBytes: number): ParsedRe
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message);
-    const offset = position ? Number(position[1]) : 0;
-    return {
-      ok: false,
-      line: record.line + countNewlines(text, offset),
-      message: `invalid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`,
-    };
+    const found = jsonSyntaxError(text);
+    const offset = found?.offset ?? 0;
+    const message = found?.message ?? (error as Error).message.split('\n')[0]!;
+    return { ok: false, line: record.line + countNewlines(text, offset), message: `invalid JSON: ${message}` };
+  }
+}
+
+/**
+ * Where JSON text first goes wrong, and how. V8's own messages do not always give a position,
+ * so on the (rare) error path this small checker walks the grammar to find it.
+ */
+export function jsonSyntaxError(text: string): { offset: number; message: string } | null {
+  let i = 0;
+  const fail = (message: string): never => {
+    throw Object.assign(new Error(message), { offset: i });
+  };
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const show = () => (i >= text.length ? 'the end of the record' : JSON.stringify(text[i]));
+  const literal = (word: string) => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail(`unexpected ${show()}`);
+  };
+  const string = () => {
+    i++;
+    while (i < text.length) {
+      const c = text[i]!;
+      if (c === '"') {
+        i++;
+        return;
+      }
+      if (c === '\\') {
+        const next = text[i + 1];
+        if (next === 'u' ? !/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)) : !'"\\/bfnrt'.includes(next ?? 'x')) fail('bad escape in a string');
+        i += next === 'u' ? 6 : 2;
+        continue;
+      }
+      if (c < ' ') fail('unescaped control character (such as a line break) in a string');
+      i++;
+    }
+    fail('a string is not closed');
+  };
+  const value = (depth: number): void => {
+    if (depth > 512) fail('nesting is too deep');
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail(`expected a property name in double quotes, found ${show()}`);
+        string();
+        ws();
+        if (text[i] !== ':') fail(`expected ':' after a property name, found ${show()}`);
+        i++;
+        value(depth + 1);
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return;
+        }
+        fail(`expected ',' or '}' in an object, found ${show()}`);
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (;;) {
+        value(depth + 1);
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return;
+        }
+        fail(`expected ',' or ']' in an array, found ${show()}`);
+      }
+    }
+    if (c === '"') return string();
+    if (c === 't') return literal('true');
+    if (c === 'f') return literal('false');
+    if (c === 'n') return literal('null');
+    const number = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 64));
+    if (number) {
+      i += number[0].length;
+      return;
+    }
+    fail(`unexpected ${show()}`);
+  };
+  try {
+    value(0);
+    ws();
+    if (i < text.length) fail(`unexpected ${show()} after the value`);
+    return null;
+  } catch (error) {
+    return { offset: (error as { offset?: number }).offset ?? 0, message: (error as Error).message };
   }
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AwbRecord } from '../../../../shared/awb-format';
+import { nonBlank, type AwbRecord } from '../../../../shared/awb-format';
 import { datasetProvenance, extraKeys, type SourceFormat } from './format';
 
 const answers = z.array(z.string());
@@ -8,7 +8,7 @@ const SingleAnswer = z.looseObject({ type: z.literal('singleAnswer'), answer: an
 const MultipleQAs = z.looseObject({
   type: z.literal('multipleQAs'),
   qaPairs: z
-    .array(z.looseObject({ question: z.string().trim().min(1, 'must not be empty'), answer: answers }))
+    .array(z.looseObject({ question: nonBlank(), answer: answers }))
     .min(1, 'must list at least one pair'),
 });
 
@@ -16,7 +16,7 @@ const KNOWN = ['id', 'question'];
 
 const AmbignqRecord = z.looseObject({
   id: z.union([z.string(), z.number()]).transform(String),
-  question: z.string().trim().min(1, 'must not be empty'),
+  question: nonBlank(),
   annotations: z.array(z.discriminatedUnion('type', [SingleAnswer, MultipleQAs])).default([]),
   nq_answer: answers.optional(),
 });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { AwbRecord } from '../../../../shared/awb-format';
+import { nonBlank, type AwbRecord } from '../../../../shared/awb-format';
 import { findSpan } from '../../../../shared/text';
 import { PassageList, datasetProvenance, extraKeys, type SourceFormat } from './format';
 
 const QaPair = z.looseObject({
-  question: z.string().trim().min(1, 'must not be empty'),
+  question: nonBlank(),
   short_answers: z.array(z.string()).default([]),
   wikipage: z.string().nullable().optional(),
   /** Official files only: the paragraph the pair was written from. */
@@ -107,7 +107,7 @@ export const asqa: SourceFormat<AsqaRecord> = {
       dataset: context.dataset,
       base_question: {
         source_id: sourceId,
-        question: (record.question ?? record.ambiguous_question ?? '').trim(),
+        question: record.question ?? record.ambiguous_question ?? '',
         hops: null,
         answer: null,
         aliases: [],

@@ -7,7 +7,8 @@ export const awb: SourceFormat<AwbRecord> = {
   label: 'Ambiguity Workbench JSONL (awb-instance/1)',
   schema: AwbRecord,
   defaults: { description: '', licence: '', attribution: '', url: '' },
-  sourceId: (record) => `${record.base_question.source_id}\u0000${record.instance?.ambiguity_type ?? ''}`,
+  // A record is one (dataset, base question, type); the same base question may appear once per type.
+  sourceId: (record) => [record.dataset.name, record.base_question.source_id, record.instance?.ambiguity_type ?? ''].join('\u0000'),
   toAwb(record, context) {
     if (record.dataset.name === context.dataset.name) return record;
     // Renamed on import: the dataset's own passages move to the corpus of the new name.

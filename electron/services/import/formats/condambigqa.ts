@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import type { AwbRecord } from '../../../../shared/awb-format';
+import { nonBlank, type AwbRecord } from '../../../../shared/awb-format';
 import { PassageList, datasetProvenance, extraKeys, type SourceFormat } from './format';
 
-const Fragment = z.looseObject({ title: z.string().default(''), text: z.string().trim().min(1, 'must not be empty') });
+const Fragment = z.looseObject({ title: z.string().default(''), text: nonBlank() });
 
 const CondAmbigRecord = z.looseObject({
   id: z.union([z.string(), z.number()]).transform(String),
-  question: z.string().trim().min(1, 'must not be empty'),
+  question: nonBlank(),
   properties: z
     .array(
       z.looseObject({
-        condition: z.string().trim().min(1, 'must not be empty'),
+        condition: nonBlank(),
         groundtruth: z.union([z.string(), z.array(z.string())]).nullable().optional(),
         citations: z.array(Fragment).default([]),
       }),

@@ -1,17 +1,18 @@
 import { z } from 'zod';
+import { nonBlank } from '../../../../shared/awb-format';
 import { decompositionStyle } from '../../../../shared/domain';
 import { PassageList, extraKeys, type SourceFormat } from './format';
 
 const Paragraph = z.object({
   idx: z.number().int().min(0),
   title: z.string(),
-  paragraph_text: z.string().trim().min(1, 'must not be empty'),
+  paragraph_text: nonBlank(),
   is_supporting: z.boolean().default(false),
 });
 
 const Step = z.object({
   id: z.union([z.number().int(), z.string()]).nullable().optional(),
-  question: z.string().trim().min(1, 'must not be empty'),
+  question: nonBlank(),
   answer: z.string().nullable().optional(),
   paragraph_support_idx: z.number().int().nullable().optional(),
 });
@@ -20,9 +21,9 @@ const KNOWN = ['id', 'paragraphs', 'question', 'question_decomposition', 'answer
 
 const MusiqueRecord = z
   .looseObject({
-    id: z.string().trim().min(1, 'must not be empty'),
+    id: nonBlank(),
     paragraphs: z.array(Paragraph).min(1, 'must list at least one paragraph'),
-    question: z.string().trim().min(1, 'must not be empty'),
+    question: nonBlank(),
     question_decomposition: z.array(Step).default([]),
     answer: z.string().nullable().optional(),
     answer_aliases: z.array(z.string()).default([]),
