@@ -98,7 +98,10 @@ export function buildProgram(): Command {
     .description('Ambiguity Workbench: build, validate and use benchmarks of ambiguous questions.')
     .version(version(), '-V, --version')
     .showHelpAfterError()
-    .configureOutput({ outputError: (text, write) => write(text) });
+    .configureOutput({ outputError: (text, write) => write(text) })
+    // Set before the commands are added, so that they inherit it: help and version are not
+    // failures; usage mistakes exit with 2.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
 
   withCommon(
     program
@@ -259,10 +262,6 @@ export function buildProgram(): Command {
 
 export async function main(argv: readonly string[]): Promise<void> {
   const program = buildProgram();
-  program.exitOverride((error) => {
-    // Help and version are not failures; usage mistakes exit with 2.
-    process.exit(error.exitCode === 0 ? 0 : 2);
-  });
   try {
     await program.parseAsync(argv as string[]);
   } catch (error) {

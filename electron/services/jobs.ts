@@ -74,8 +74,8 @@ export class JobRunner {
     job.result = result;
     job.error = error;
     job.etaSeconds = null;
-    this.events.emit('job:done', { ...job });
     if (state === 'done') this.events.emit('data:changed', { reason: job.kind });
+    this.events.emit('job:done', { ...job });
     const finished = [...this.jobs.values()].filter((e) => e.job.state !== 'running');
     for (const stale of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(stale.job.id);
   }

@@ -13,7 +13,11 @@ export class ServiceHost {
   constructor(file: string | URL, options: HostOptions, workerOptions: WorkerOptions = {}, log: (m: string) => void = () => undefined) {
     this.worker = new Worker(file, { ...workerOptions, workerData: options });
     let markReady: () => void = () => undefined;
-    this.ready = new Promise((resolve) => (markReady = resolve));
+    let fail: (error: Error) => void = () => undefined;
+    this.ready = new Promise((resolve, reject) => {
+      markReady = resolve;
+      fail = reject;
+    });
     this.worker.on('message', (message: HostMessage) => {
       switch (message.type) {
         case 'ready':
@@ -31,7 +35,9 @@ export class ServiceHost {
           break;
       }
     });
+    this.worker.on('exit', (code) => fail(new Error(`The services worker exited (code ${code}) before it was ready`)));
     this.worker.on('error', (error) => {
+      fail(error);
       log(`Services worker failed: ${error.message}`);
       for (const resolve of this.pending.values()) resolve({ ok: false, error: { code: 'internal', message: error.message } });
       this.pending.clear();

@@ -47,8 +47,13 @@ function zodIssues(error: z.ZodError, location: string): ImportIssue[] {
   return error.issues.map((issue) => ({ location, field: fieldPath(issue.path), message: issue.message }));
 }
 
-/** When the first record fails, name the format it does fit, if any. */
+/**
+ * When the first record fails and carries none of the named format's own keys, name the format
+ * it does fit, if any. A record that has the keys is a bad record, not a wrong format.
+ */
 function formatHint(value: unknown, current: ImportFormat): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  if (FORMATS[current].signature.some((key) => key in value)) return null;
   for (const name of IMPORT_FORMATS) {
     if (name === current) continue;
     if (FORMATS[name].schema.safeParse(value).success) {

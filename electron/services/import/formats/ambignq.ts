@@ -17,7 +17,7 @@ const KNOWN = ['id', 'question'];
 const AmbignqRecord = z.looseObject({
   id: z.union([z.string(), z.number()]).transform(String),
   question: nonBlank(),
-  annotations: z.array(z.discriminatedUnion('type', [SingleAnswer, MultipleQAs])).default([]),
+  annotations: z.array(z.discriminatedUnion('type', [SingleAnswer, MultipleQAs])),
   nq_answer: answers.optional(),
 });
 type AmbignqRecord = z.output<typeof AmbignqRecord>;
@@ -49,6 +49,7 @@ export const ambignq: SourceFormat<AmbignqRecord> = {
   name: 'ambignq',
   label: 'AmbigNQ (light or full)',
   schema: AmbignqRecord,
+  signature: ['annotations'],
   defaults: {
     description: 'AmbigNQ: open-domain NQ questions annotated with their plausible readings.',
     licence: 'CC BY-SA 3.0',

@@ -1,0 +1,69 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from './db';
+
+export const AWB = path.join(ROOT, 'bin', 'awb.mjs');
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `awb ...args` as a user would, in its own process. */
+export function awb(args: string[], env: Record<string, string> = {}): CliResult {
+  const result = spawnSync(process.execPath, [AWB, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+export function awbJson<T>(args: string[], env: Record<string, string> = {}): { status: number | null; json: T; stderr: string } {
+  const result = awb([...args, '--json'], env);
+  let json: T;
+  try {
+    json = JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`awb ${args.join(' ')} did not print JSON (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
+  }
+  return { status: result.status, json, stderr: result.stderr };
+}
+
+/** Starts `awb serve --port 0` and resolves with its URL once it listens. */
+export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ url: string; process: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [AWB, 'serve', '--port', '0', '--json', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`awb serve did not start:\n${stderr}`)), 30_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const match = /"url":\s*"([^"]+)"/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1]!.replace(/\/$/, ''),
+          process: child,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`awb serve exited with ${code}:\n${stderr}`));
+    });
+  });
+}

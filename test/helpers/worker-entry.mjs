@@ -1,0 +1,6 @@
+// Runs the desktop services worker (TypeScript) in a worker thread under plain Node, for tests:
+// tsx compiles it on the fly, as bin/awb.mjs does for the CLI.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../../electron/transport/worker.ts');
