@@ -13,7 +13,7 @@ const nodeOnlyPackages = ['better-sqlite3', 'sqlite-vec', 'openai', 'commander',
 const layer = (message, ...groups) => ({ group: groups, message });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', 'bench-results/**', 'resources/**'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', 'bench-results/**', 'resources/**', 'scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

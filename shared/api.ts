@@ -71,8 +71,10 @@ const sortDirection = z.enum(['asc', 'desc']);
 export const INSTANCE_SORT_COLUMNS = [
   'id',
   'question',
+  'source_id',
   'ambiguity_type',
   'status',
+  'stage',
   'hops',
   'interpretation_count',
   'dataset',
@@ -120,7 +122,7 @@ export interface InstanceRow {
   updatedAt: string;
 }
 
-export const BASE_QUESTION_SORT_COLUMNS = ['id', 'question', 'hops', 'dataset', 'relevance'] as const;
+export const BASE_QUESTION_SORT_COLUMNS = ['id', 'question', 'source_id', 'answer', 'hops', 'dataset', 'relevance'] as const;
 export type BaseQuestionSortColumn = (typeof BASE_QUESTION_SORT_COLUMNS)[number];
 
 export const BaseQuestionFilter = z

@@ -109,6 +109,8 @@ function whereClause(filter: BaseQuestionFilter, except?: 'datasets' | 'hops'): 
 const ORDER: Record<Exclude<BaseQuestionQuery['sort'], 'relevance'>, SqlFragment> = {
   id: sql`b.id`,
   question: sql`b.question`,
+  source_id: sql`b.source_id`,
+  answer: sql`b.answer`,
   hops: sql`b.hops`,
   dataset: sql`b.dataset_id`,
 };

@@ -77,22 +77,39 @@ function rowToInstance(row: InstanceDbRow): InstanceRow {
 
 type FacetName = 'datasets' | 'types' | 'statuses' | 'hops';
 
-function hopsCondition(hops: readonly number[]): SqlFragment {
+function hopsCondition(hops: readonly number[], column: SqlFragment): SqlFragment {
+  // 0 stands for "no hop count" (datasets that are not multi-hop).
   const values = hops.filter((h) => h > 0);
   const parts: SqlFragment[] = [];
-  if (values.length) parts.push(sql`i.hops IN ${sql.list(values)}`);
-  if (hops.includes(0)) parts.push(sql`i.hops IS NULL`);
+  if (values.length) parts.push(sql`${column} IN ${sql.list(values)}`);
+  if (hops.includes(0)) parts.push(sql`${column} IS NULL`);
   return sql`(${sql.join(parts, sql` OR `)})`;
 }
 
-function conditions(filter: InstanceFilter, except?: FacetName): SqlFragment[] {
+/**
+ * The filter conditions on `instances i` (`except` leaves one facet out, for its own counts).
+ * `tested` writes them as `+column`, which SQLite tests on each row instead of using an index:
+ * what a walk along the sort index wants.
+ */
+function conditions(filter: InstanceFilter, except?: FacetName, tested = false): SqlFragment[] {
   const list: SqlFragment[] = [];
-  if (filter.datasets.length && except !== 'datasets') list.push(sql`i.dataset_id IN ${sql.list(filter.datasets)}`);
-  if (filter.types.length && except !== 'types') list.push(sql`i.ambiguity_type IN ${sql.list(filter.types)}`);
-  if (filter.statuses.length && except !== 'statuses') list.push(sql`i.status IN ${sql.list(filter.statuses)}`);
-  if (filter.hops.length && except !== 'hops') list.push(hopsCondition(filter.hops));
+  const plus = tested ? sql`+` : sql.empty;
+  if (filter.datasets.length && except !== 'datasets') list.push(sql`${plus}i.dataset_id IN ${sql.list(filter.datasets)}`);
+  if (filter.types.length && except !== 'types') list.push(sql`${plus}i.ambiguity_type IN ${sql.list(filter.types)}`);
+  if (filter.statuses.length && except !== 'statuses') list.push(sql`${plus}i.status IN ${sql.list(filter.statuses)}`);
+  if (filter.hops.length && except !== 'hops') list.push(hopsCondition(filter.hops, sql`${plus}i.hops`));
   const fts = toFtsQuery(filter.search, { prefixLast: true });
   if (fts) list.push(sql`i.id IN (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts})`);
+  return list;
+}
+
+/** The same filters on the counts table (which stores a missing hop count as 0). */
+function countConditions(filter: InstanceFilter, except?: FacetName): SqlFragment[] {
+  const list: SqlFragment[] = [];
+  if (filter.datasets.length && except !== 'datasets') list.push(sql`c.dataset_id IN ${sql.list(filter.datasets)}`);
+  if (filter.types.length && except !== 'types') list.push(sql`c.ambiguity_type IN ${sql.list(filter.types)}`);
+  if (filter.statuses.length && except !== 'statuses') list.push(sql`c.status IN ${sql.list(filter.statuses)}`);
+  if (filter.hops.length && except !== 'hops') list.push(sql`c.hops IN ${sql.list(filter.hops)}`);
   return list;
 }
 
@@ -100,63 +117,128 @@ function where(list: SqlFragment[]): SqlFragment {
   return list.length ? sql`WHERE ${sql.join(list, sql` AND `)}` : sql.empty;
 }
 
-const ORDER: Record<Exclude<InstanceQuery['sort'], 'relevance'>, SqlFragment> = {
-  id: sql`i.id`,
-  question: sql`b.question`,
-  ambiguity_type: sql`i.ambiguity_type`,
-  status: sql`i.status`,
-  hops: sql`i.hops`,
-  interpretation_count: sql`i.interpretation_count`,
-  dataset: sql`i.dataset_id`,
-  updated_at: sql`i.updated_at`,
-};
+const hasSearch = (filter: InstanceFilter) => toFtsQuery(filter.search) !== null;
+const EVERYTHING: InstanceFilter = { datasets: [], types: [], statuses: [], hops: [], search: '' };
 
-const SELECT_ROW = sql`SELECT i.id, i.base_question_id, i.dataset_id, d.name AS dataset, b.source_id, b.question,
-                              i.ambiguity_type, i.status, i.stage, i.hops, i.interpretation_count, i.removed_reason,
-                              i.updated_at
-                       FROM instances i
-                       JOIN base_questions b ON b.id = i.base_question_id
-                       JOIN datasets d ON d.id = i.dataset_id`;
-
-/** One page of the instance table: filtering, sorting and paging all happen in SQL. */
-export function listInstancesQuery(query: InstanceQuery): SqlFragment {
-  const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
-  const list = conditions(query);
-  const fts = toFtsQuery(query.search, { prefixLast: true });
-  if (query.sort === 'relevance' && fts) {
-    return sql`${SELECT_ROW}
-               JOIN (SELECT rowid, rank FROM instances_fts WHERE instances_fts MATCH ${fts}) f ON f.rowid = i.id
-               ${where(list)} ORDER BY f.rank ${direction}, i.id LIMIT ${query.limit} OFFSET ${query.offset}`;
-  }
-  const column = ORDER[query.sort === 'relevance' ? 'id' : query.sort];
-  const tiebreak = query.sort === 'id' || query.sort === 'relevance' ? sql.empty : sql`, i.id ${direction}`;
-  return sql`${SELECT_ROW} ${where(list)} ORDER BY ${column} ${direction}${tiebreak}
-             LIMIT ${query.limit} OFFSET ${query.offset}`;
-}
-
-export function listInstances(db: ReadableDB, query: InstanceQuery): InstanceRow[] {
-  return all<InstanceDbRow>(db, listInstancesQuery(query)).map(rowToInstance);
-}
-
+/** How many instances match: from the counts table, unless a search is part of the filter. */
 export function countInstances(db: ReadableDB, filter: InstanceFilter): number {
-  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM instances i ${where(conditions(filter))}`)!.n;
+  if (hasSearch(filter)) return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM instances i ${where(conditions(filter))}`)!.n;
+  return get<{ n: number }>(db, sql`SELECT coalesce(sum(n), 0) AS n FROM instance_counts c ${where(countConditions(filter))}`)!.n;
 }
 
 /** Counts per value of each facet, each under every other active filter (as facet UIs expect). */
 export function instanceFacetCounts(db: ReadableDB, filter: InstanceFilter) {
-  const facet = <V>(column: SqlFragment, name: FacetName) =>
-    all<{ value: V; count: number }>(
-      db,
-      sql`SELECT ${column} AS value, count(*) AS count FROM instances i ${where(conditions(filter, name))}
-          GROUP BY ${column} ORDER BY ${column}`,
-    );
+  const search = hasSearch(filter);
+  const facet = <V>(column: string, name: FacetName) => {
+    const rows = search
+      ? all<{ value: V; count: number }>(
+          db,
+          sql`SELECT i.${sql.id(column)} AS value, count(*) AS count FROM instances i ${where(conditions(filter, name))}
+              GROUP BY value ORDER BY value`,
+        )
+      : all<{ value: V; count: number }>(
+          db,
+          sql`SELECT c.${sql.id(column)} AS value, sum(n) AS count FROM instance_counts c ${where(countConditions(filter, name))}
+              GROUP BY value HAVING sum(n) > 0 ORDER BY value`,
+        );
+    return rows;
+  };
+  const hops = facet<number | null>('hops', 'hops').map((h) => ({ ...h, value: h.value === 0 ? null : h.value }));
   return {
     total: countInstances(db, filter),
-    datasets: facet<number>(sql`i.dataset_id`, 'datasets'),
-    types: facet<AmbiguityType>(sql`i.ambiguity_type`, 'types'),
-    statuses: facet<InstanceStatus>(sql`i.status`, 'statuses'),
-    hops: facet<number | null>(sql`i.hops`, 'hops'),
+    datasets: facet<number>('dataset_id', 'datasets'),
+    types: facet<AmbiguityType>('ambiguity_type', 'types'),
+    statuses: facet<InstanceStatus>('status', 'statuses'),
+    hops,
   };
+}
+
+/**
+ * How a page of the table is read. Each sortable column has an index that starts with it and
+ * carries the four filter columns, so there are two ways to a page:
+ *
+ * - walk the sort index in order, testing the filters on the index entries, until the page is
+ *   filled: cheap when many rows match (the page is found early), whatever the table's size;
+ * - take the matching rows through the filters and sort them: cheap when few rows match.
+ *
+ * The exact number of matching rows comes from the counts table, so the choice is made on
+ * numbers rather than left to the planner, which would always take the second way.
+ */
+const SORT_INDEX: Partial<Record<InstanceQuery['sort'], { index: string; order: SqlFragment[] }>> = {
+  ambiguity_type: { index: 'instances_by_type', order: [sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] },
+  status: { index: 'instances_by_status', order: [sql`i.status`, sql`i.ambiguity_type`, sql`i.dataset_id`, sql`i.hops`] },
+  dataset: { index: 'instances_by_dataset', order: [sql`i.dataset_id`, sql`i.ambiguity_type`, sql`i.status`, sql`i.hops`] },
+  hops: { index: 'instances_by_hops', order: [sql`i.hops`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`] },
+  interpretation_count: {
+    index: 'instances_by_interpretations',
+    order: [sql`i.interpretation_count`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`],
+  },
+  stage: { index: 'instances_by_stage', order: [sql`i.stage`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] },
+  updated_at: {
+    index: 'instances_by_updated',
+    order: [sql`i.updated_at`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`],
+  },
+};
+
+export type PagePlan = 'walk-index' | 'filter-then-sort' | 'search';
+
+/** Costs in rough microseconds per row, measured on the bench machine. */
+export function choosePlan(query: InstanceQuery, matching: number, total: number): PagePlan {
+  if (hasSearch(query)) return 'search';
+  if (matching === 0 || total === 0) return 'filter-then-sort';
+  const wanted = query.offset + query.limit;
+  const walked = Math.min(total, (wanted * total) / matching);
+  const walkCost = walked * 0.15;
+  const sortCost = matching * 0.6 + matching * Math.log2(matching + 1) * 0.02;
+  return walkCost <= sortCost ? 'walk-index' : 'filter-then-sort';
+}
+
+/** The query for the ids of one page, in order. */
+export function pageIdsQuery(query: InstanceQuery, plan: PagePlan): SqlFragment {
+  const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
+  const by = (terms: SqlFragment[]) => sql.join(terms.map((t) => sql`${t} ${direction}`));
+  const list = conditions(query, undefined, plan === 'walk-index');
+  const page = sql`LIMIT ${query.limit} OFFSET ${query.offset}`;
+  const fts = toFtsQuery(query.search, { prefixLast: true });
+  if (plan === 'search' && fts && query.sort === 'relevance') {
+    return sql`SELECT i.id FROM instances_fts f JOIN instances i ON i.id = f.rowid
+               ${where([sql`instances_fts MATCH ${fts}`, ...conditions({ ...query, search: '' })])}
+               ORDER BY f.rank ${direction}, i.id ${page}`;
+  }
+  if (query.sort === 'question' || query.sort === 'source_id') {
+    // Sorted by a base question column: walk that column's index on base_questions.
+    const column = query.sort === 'question' ? sql`b.question` : sql`b.source_id`;
+    const order = by([column, sql`b.id`, sql`i.id`]);
+    const index = query.sort === 'question' ? sql`base_questions_question` : sql`base_questions_source`;
+    const walk = plan === 'walk-index' ? sql`INDEXED BY ${index}` : sql.empty;
+    return sql`SELECT i.id FROM base_questions b ${walk} JOIN instances i ON i.base_question_id = b.id
+               ${where(list)} ORDER BY ${order} ${page}`;
+  }
+  if (query.sort === 'id' || query.sort === 'relevance') {
+    return sql`SELECT i.id FROM instances i ${where(list)} ORDER BY i.id ${direction} ${page}`;
+  }
+  const sort = SORT_INDEX[query.sort]!;
+  const order = by([...sort.order, sql`i.id`]);
+  const hint = plan === 'walk-index' ? sql`INDEXED BY ${sql.id(sort.index)}` : sql.empty;
+  return sql`SELECT i.id FROM instances i ${hint} ${where(list)} ORDER BY ${order} ${page}`;
+}
+
+const SELECT_ROWS = sql`SELECT i.id, i.base_question_id, i.dataset_id, d.name AS dataset, b.source_id, b.question,
+                               i.ambiguity_type, i.status, i.stage, i.hops, i.interpretation_count, i.removed_reason,
+                               i.updated_at
+                        FROM instances i
+                        JOIN base_questions b ON b.id = i.base_question_id
+                        JOIN datasets d ON d.id = i.dataset_id`;
+
+/** One page of the instance table: filtering, sorting and paging all happen in SQL. */
+export function listInstances(db: ReadableDB, query: InstanceQuery): InstanceRow[] {
+  const plan = hasSearch(query) ? 'search' : choosePlan(query, countInstances(db, query), countInstances(db, EVERYTHING));
+  const ids = all<{ id: number }>(db, pageIdsQuery(query, plan)).map((r) => r.id);
+  if (ids.length === 0) return [];
+  const rows = new Map(
+    all<InstanceDbRow>(db, sql`${SELECT_ROWS} WHERE i.id IN ${sql.list(ids)}`).map((row) => [row.id, rowToInstance(row)]),
+  );
+  return ids.map((id) => rows.get(id)!);
 }
 
 export interface InstanceFull {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { all, get, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 export interface PassageRow {
   id: number;
@@ -25,9 +25,14 @@ export interface NewPassage {
   title: string;
   text: string;
   origin: string;
+  /** Leave full-text indexing to `indexPassagesFrom` (bulk imports do it once, at the end). */
+  deferIndex?: boolean;
 }
 
-/** Inserts the passage unless the corpus already holds the same title and text; returns its id. */
+/**
+ * Inserts the passage (and indexes it for full-text search) unless the corpus already holds the
+ * same title and text; returns its id.
+ */
 export function upsertPassage(db: WritableDB, passage: NewPassage): { id: number; created: boolean } {
   const hash = contentHash(passage.title, passage.text);
   const inserted = get<{ id: number }>(
@@ -37,13 +42,30 @@ export function upsertPassage(db: WritableDB, passage: NewPassage): { id: number
         ON CONFLICT (corpus_id, content_hash) DO NOTHING
         RETURNING id`,
   );
-  if (inserted) return { id: inserted.id, created: true };
+  if (inserted) {
+    if (!passage.deferIndex) {
+      run(db, sql`INSERT INTO passages_fts (rowid, title, text) VALUES (${inserted.id}, ${passage.title}, ${passage.text})`);
+    }
+    return { id: inserted.id, created: true };
+  }
   const existing = get<{ id: number }>(
     db,
     sql`SELECT id FROM passages WHERE corpus_id = ${passage.corpusId} AND content_hash = ${hash}`,
   );
   if (!existing) throw new Error('passage vanished between insert and lookup');
   return { id: existing.id, created: false };
+}
+
+export function maxPassageId(db: ReadableDB): number {
+  return get<{ id: number | null }>(db, sql`SELECT max(id) AS id FROM passages`)?.id ?? 0;
+}
+
+/**
+ * Indexes, in one statement, every passage with an id above `afterId`. FTS5 builds its index
+ * far faster from one large insert than from many small ones interleaved with other writes.
+ */
+export function indexPassagesAfter(db: WritableDB, afterId: number): void {
+  run(db, sql`INSERT INTO passages_fts (rowid, title, text) SELECT id, title, text FROM passages WHERE id > ${afterId} ORDER BY id`);
 }
 
 export function getPassages(db: ReadableDB, ids: readonly number[]): Map<number, PassageWithCorpus> {

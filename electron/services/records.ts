@@ -50,6 +50,8 @@ export class WriteContext {
   constructor(
     readonly db: WritableDB,
     readonly origin: string,
+    /** Bulk imports index new passages once, at the end (see indexPassagesAfter). */
+    readonly deferIndex = false,
   ) {}
 
   dataset(record: AwbRecord): DatasetRow {
@@ -120,6 +122,7 @@ export function writeRecord(context: WriteContext, record: AwbRecord): WriteOutc
       title: passage.title,
       text: passage.text,
       origin: context.origin,
+      deferIndex: context.deferIndex,
     });
     if (result.created) context.passagesCreated++;
     passageIds.set(passage.id, result.id);

@@ -147,13 +147,15 @@ function serveEvents(req: http.IncomingMessage, res: http.ServerResponse, events
 async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse, uploadDir: string): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const name = path.basename(url.searchParams.get('name') ?? 'upload.json').replace(/[^\w.-]+/g, '_');
-  fs.mkdirSync(uploadDir, { recursive: true });
-  const target = path.join(uploadDir, `${randomUUID().slice(0, 8)}-${name}`);
+  // Each upload gets its own folder, so the file keeps its name (which error reports show).
+  const folder = path.join(uploadDir, randomUUID().slice(0, 8));
+  fs.mkdirSync(folder, { recursive: true });
+  const target = path.join(folder, name);
   try {
     await pipeline(req, fs.createWriteStream(target));
     sendResult(res, { ok: true, value: { path: target } });
   } catch (error) {
-    fs.rmSync(target, { force: true });
+    fs.rmSync(folder, { recursive: true, force: true });
     sendResult(res, errorResult('internal', `Upload failed: ${(error as Error).message}`));
   }
 }

@@ -8,6 +8,8 @@ export interface Mark {
   /** CSS custom property values (e.g. the reading colour `--c`). */
   style?: CSSProperties;
   title?: string;
+  /** Shown right after the marked text (for example the badges of the readings it belongs to). */
+  after?: ReactNode;
 }
 
 /** Renders `text` with the given ranges marked; overlapping ranges keep the earlier one. */
@@ -23,6 +25,7 @@ export function Highlight({ text, marks }: { text: string; marks: readonly Mark[
         {text.slice(mark.start, mark.end)}
       </mark>,
     );
+    if (mark.after) parts.push(<span key={`${mark.start}-${mark.end}-after`}>{mark.after}</span>);
     at = mark.end;
   }
   if (at < text.length) parts.push(text.slice(at));

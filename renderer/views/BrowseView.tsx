@@ -60,9 +60,9 @@ function instanceColumns(search: string): Column<InstanceRow>[] {
       id: 'source',
       header: 'Source ID',
       cell: ({ row }) => <span className="mono">{row.original.sourceId}</span>,
-      meta: { width: '170px', label: 'source ID' },
+      meta: { width: '170px', sortKey: 'source_id', label: 'source ID' },
     },
-    { id: 'stage', header: 'Stage', accessorKey: 'stage', meta: { width: '90px', label: 'stage' } },
+    { id: 'stage', header: 'Stage', accessorKey: 'stage', meta: { width: '90px', sortKey: 'stage', label: 'stage' } },
     {
       id: 'updated',
       header: 'Updated',
@@ -85,7 +85,7 @@ function baseQuestionColumns(search: string): Column<BaseQuestionRow>[] {
       id: 'answer',
       header: 'Answer',
       cell: ({ row }) => row.original.answer ?? <span className="muted">–</span>,
-      meta: { width: '200px', label: 'answer' },
+      meta: { width: '200px', sortKey: 'answer', label: 'answer' },
     },
     {
       id: 'hops',
@@ -99,7 +99,7 @@ function baseQuestionColumns(search: string): Column<BaseQuestionRow>[] {
       id: 'source',
       header: 'Source ID',
       cell: ({ row }) => <span className="mono">{row.original.sourceId}</span>,
-      meta: { width: '190px', label: 'source ID' },
+      meta: { width: '190px', sortKey: 'source_id', label: 'source ID' },
     },
   ];
 }

@@ -44,7 +44,7 @@ function ImportResult({ report }: { report: ImportReport }) {
           ? `Imported ${report.imported.toLocaleString('en-US')} records into “${report.dataset}” (${report.duplicates} already there, ${report.rejected} rejected) in ${report.seconds} s.`
           : `Nothing was imported: ${report.rejected} record${report.rejected === 1 ? '' : 's'} had problems. Fix them, or tick “skip invalid records”.`}
       </div>
-      <table className="plain">
+      <table className="plain compact">
         <tbody>
           <tr><th>read</th><td className="num">{report.read}</td><th>imported</th><td className="num">{report.imported}</td></tr>
           <tr><th>duplicates</th><td className="num">{report.duplicates}</td><th>rejected</th><td className="num">{report.rejected}</td></tr>

@@ -196,14 +196,36 @@ function ReadingColumn({ reading, frozen }: { reading: InterpretationView; froze
 }
 
 function LongAnswer({ answer, readings, index, count }: { answer: LongAnswerView; readings: InterpretationView[]; index: number; count: number }) {
-  const marks: Mark[] = [];
+  // Readings whose answers land on the same words share one mark, with a badge per reading.
+  const spans = new Map<string, { start: number; end: number; readings: InterpretationView[] }>();
   const missing: InterpretationView[] = [];
   for (const reading of readings) {
     if (!reading.shortAnswer) continue;
     const found = locateAnswer(answer.text, reading.shortAnswer);
-    if (found) marks.push({ start: found.start, end: found.end, style: readingStyle(reading.position), title: `Reading ${reading.position + 1}` });
-    else missing.push(reading);
+    if (!found) {
+      missing.push(reading);
+      continue;
+    }
+    const key = `${found.start}:${found.end}`;
+    const span = spans.get(key) ?? { start: found.start, end: found.end, readings: [] };
+    span.readings.push(reading);
+    spans.set(key, span);
   }
+  const marks: Mark[] = [...spans.values()].map((span) => ({
+    start: span.start,
+    end: span.end,
+    style: readingStyle(span.readings[0]!.position),
+    title: `Reading ${span.readings.map((r) => r.position + 1).join(', ')}`,
+    after: (
+      <span className="mark-badges" aria-hidden>
+        {span.readings.map((r) => (
+          <span key={r.id} className="cite-dot" style={readingStyle(r.position)}>
+            {r.position + 1}
+          </span>
+        ))}
+      </span>
+    ),
+  }));
   const withAnswers = readings.filter((r) => r.shortAnswer).length;
   return (
     <section className="long-answer" data-testid="long-answer">

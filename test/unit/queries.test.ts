@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findBaseQuestionId, listBaseQuestions } from '../../db/queries/base-questions';
 import { listEvidence } from '../../db/queries/evidence';
-import { countInstances, getInstance, instanceFacetCounts, listInstances, listInstancesQuery } from '../../db/queries/instances';
+import { choosePlan, countInstances, getInstance, instanceFacetCounts, listInstances, pageIdsQuery, type PagePlan } from '../../db/queries/instances';
 import { listInterpretations } from '../../db/queries/interpretations';
 import { contentHash, upsertPassage } from '../../db/queries/passages';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
@@ -37,13 +37,25 @@ beforeAll(() => {
 });
 
 const query = (input: Partial<InstanceQuery>) => InstanceQuery.parse(input);
-const plan = (input: Partial<InstanceQuery>) => explain(db, listInstancesQuery(query(input))).join(' | ');
+const plan = (input: Partial<InstanceQuery>, how?: PagePlan) => {
+  const q = query(input);
+  return explain(db, pageIdsQuery(q, how ?? choosePlan(q, countInstances(db, q), N))).join(' | ');
+};
 
 describe('instance listing', () => {
   it('filters, sorts and pages in SQL, agreeing with a plain computation', () => {
     const expected = rows
       .filter((r) => r.ambiguity_type === 'semantic' && r.status !== 'building' && r.hops === 3)
-      .sort((a, b) => b.interpretation_count - a.interpretation_count || b.id - a.id);
+      // Ties are broken by the index's columns (type, status, dataset, hops), then by id.
+      .sort(
+        (a, b) =>
+          b.interpretation_count - a.interpretation_count ||
+          b.ambiguity_type.localeCompare(a.ambiguity_type) ||
+          b.status.localeCompare(a.status) ||
+          b.dataset_id - a.dataset_id ||
+          (b.hops ?? -1) - (a.hops ?? -1) ||
+          b.id - a.id,
+      );
     const input = { types: ['semantic' as const], statuses: ['ready' as const, 'removed' as const], hops: [3], sort: 'interpretation_count' as const, direction: 'desc' as const };
     const page1 = listInstances(db, query({ ...input, limit: 25 }));
     const page2 = listInstances(db, query({ ...input, limit: 25, offset: 25 }));
@@ -87,16 +99,43 @@ describe('query plans of the hot queries use indexes', () => {
     expect(plan({})).not.toMatch(/TEMP B-TREE/);
   });
 
-  it('sorting by an indexed column needs no sort step', () => {
-    for (const sort of ['hops', 'ambiguity_type', 'status', 'interpretation_count', 'updated_at', 'dataset'] as const) {
-      expect(plan({ sort }), sort).toMatch(/USING (COVERING )?INDEX instances_/);
-      expect(plan({ sort }), sort).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+  it('a page sorted by any indexed column walks that column\'s index, with no sort step', () => {
+    for (const sort of ['hops', 'ambiguity_type', 'status', 'stage', 'interpretation_count', 'updated_at', 'dataset'] as const) {
+      const walked = plan({ sort, types: ['semantic'], statuses: ['ready'] }, 'walk-index');
+      expect(walked, sort).toMatch(/(SCAN|SEARCH) i USING COVERING INDEX instances_by_/);
+      expect(walked, sort).not.toMatch(/TEMP B-TREE/);
     }
   });
 
-  it('a filter uses its index', () => {
-    expect(plan({ types: ['syntactic'] })).toMatch(/INDEX instances_type/);
-    expect(plan({ datasets: [2] })).toMatch(/INDEX instances_dataset/);
+  it('chooses to walk the sort index when many rows match, and to filter then sort when few do', () => {
+    const q = query({ sort: 'hops', offset: 0, limit: 100 });
+    expect(choosePlan(q, 400_000, 1_000_000)).toBe('walk-index');
+    expect(choosePlan(q, 500, 1_000_000)).toBe('filter-then-sort');
+    expect(choosePlan(query({ sort: 'hops', offset: 40_000 }), 50_000, 1_000_000)).toBe('filter-then-sort');
+    expect(choosePlan(query({ search: 'x' }), 10, 100)).toBe('search');
+    // Filtering first uses a filter column's index.
+    expect(plan({ sort: 'updated_at', types: ['syntactic'], datasets: [2] }, 'filter-then-sort')).toMatch(/SEARCH i USING (COVERING )?INDEX instances_by_(type|dataset)/);
+  });
+
+  it('every plan returns the same page', () => {
+    const input = { sort: 'interpretation_count' as const, direction: 'desc' as const, types: ['semantic' as const], offset: 40, limit: 30 };
+    const ids = (how: PagePlan) => all<{ id: number }>(db, pageIdsQuery(query(input), how)).map((r) => r.id);
+    expect(ids('walk-index')).toEqual(ids('filter-then-sort'));
+    expect(ids('walk-index')).toHaveLength(30);
+    const bq = { sort: 'question' as const, statuses: ['ready' as const], offset: 10, limit: 20 };
+    expect(all(db, pageIdsQuery(query(bq), 'walk-index'))).toEqual(all(db, pageIdsQuery(query(bq), 'filter-then-sort')));
+  });
+
+  it('totals and facet counts come from the counts table, which the triggers keep exact', () => {
+    const total = all<{ n: number }>(db, sql`SELECT sum(n) AS n FROM instance_counts`)[0]!.n;
+    expect(total).toBe(rows.length);
+    expect(explain(db, sql`SELECT coalesce(sum(n), 0) FROM instance_counts c WHERE c.ambiguity_type IN ('semantic')`).join()).not.toMatch(/instances\b/);
+    db.exec("UPDATE instances SET status = 'removed', removed_reason = 'test', removed_stage = 'filter' WHERE id = 1 AND status != 'removed'");
+    db.exec('DELETE FROM instances WHERE id = 2');
+    const recount = all<{ status: string; n: number }>(db, sql`SELECT status, count(*) AS n FROM instances GROUP BY status ORDER BY status`);
+    const fromCounts = all<{ status: string; n: number }>(db, sql`SELECT status, sum(n) AS n FROM instance_counts GROUP BY status ORDER BY status`);
+    expect(fromCounts).toEqual(recount);
+    rows = rows.filter((r) => r.id !== 2).map((r) => (r.id === 1 ? { ...r, status: 'removed' } : r));
   });
 
   it('lookups by key use their unique indexes', () => {
@@ -133,5 +172,14 @@ describe('writes', () => {
     expect(listInterpretations(db, 1)).toEqual([]);
     expect(listEvidence(db, 1)).toEqual([]);
     expect(listBaseQuestions(db, { datasets: [2], hops: [], search: '', sort: 'id', direction: 'asc', offset: 0, limit: 5 }).every((r) => r.datasetId === 2)).toBe(true);
+  });
+});
+
+describe('the JSON Schema of awb-instance/1', () => {
+  it('is generated from the zod definitions (run `npm run schema` after changing them)', async () => {
+    const fs = await import('node:fs');
+    const { awbJsonSchema } = await import('../../shared/awb-schema');
+    const committed = fs.readFileSync(new URL('../../resources/schema/awb-instance-1.schema.json', import.meta.url), 'utf8');
+    expect(committed).toBe(`${JSON.stringify(awbJsonSchema(), null, 2)}\n`);
   });
 });

@@ -5,6 +5,7 @@ import type { WritableDB } from '../../../db/sql';
 import { AppError, type ImportIssue, type ImportReport } from '../../../shared/api';
 import type { AwbDataset, AwbRecord } from '../../../shared/awb-format';
 import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
+import { indexPassagesAfter, maxPassageId } from '../../../db/queries/passages';
 import { WriteContext, writeRecord } from '../records';
 import { FORMATS, type SourceFormat } from './formats';
 import {
@@ -135,12 +136,12 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
     fs.writeSync(rejectsFd, `${JSON.stringify({ location: `${shortName}: ${raw.location}`, errors: issues, record })}\n`);
   };
 
-  const context = new WriteContext(db, shortName);
-  const writeOne = db.transaction((record: AwbRecord) => writeRecord(context, record));
+  const context = new WriteContext(db, shortName, true);
   const seen = new Map<string, number>();
   let valid = 0;
 
   db.exec('BEGIN IMMEDIATE');
+  const lastPassageBefore = maxPassageId(db);
   try {
     const records = readRecords(file, {
       maxRecordBytes,
@@ -183,15 +184,20 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
                 corpus: datasetName ?? (checked.data as AwbRecord).dataset.name,
                 raw,
               });
+              // No savepoint per record: FTS5 flushes its pending index at every savepoint,
+              // which made imports several times slower. A record that passed validation and
+              // still fails to store is a fault, and the whole file is rolled back.
+              let outcome: 'imported' | 'duplicate';
               try {
-                const outcome = writeOne(record);
-                if (outcome === 'imported') report.imported++;
-                else report.duplicates++;
+                outcome = writeRecord(context, record);
               } catch (error) {
-                if (error instanceof AppError && error.code !== 'invalid_input') throw error;
-                if ((error as { code?: string }).code === 'SQLITE_FULL') throw error;
-                reject(raw, [{ location, field: '', message: `could not be stored: ${(error as Error).message}` }]);
+                if (error instanceof AppError) throw error;
+                throw Object.assign(new Error(`${location}: could not be stored: ${(error as Error).message}`), {
+                  code: (error as { code?: string }).code,
+                });
               }
+              if (outcome === 'imported') report.imported++;
+              else report.duplicates++;
             }
           }
         }
@@ -208,6 +214,8 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
       report.duplicates = 0;
       report.passages_created = 0;
     } else {
+      options.onProgress?.({ bytes: stat.size, totalBytes: stat.size, records: report.read });
+      indexPassagesAfter(db, lastPassageBefore);
       db.exec('COMMIT');
       report.committed = true;
     }

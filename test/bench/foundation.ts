@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { openDatabase } from '../../db/connection';
+import { countInstances, listInstances } from '../../db/queries/instances';
+import { instanceDetail, instanceFacets } from '../../electron/services/browse';
+import { importFile } from '../../electron/services/import/import-file';
+import { InstanceQuery, INSTANCE_SORT_COLUMNS, type InstanceFilter } from '../../shared/api';
+import type { AwbRecord } from '../../shared/awb-format';
+import { fillInstances, musiqueRecord, rng, words } from '../helpers/synthetic';
+import { percentile, type BenchContext, type Measurement } from './harness';
+
+/** Foundation targets (issue 2): import throughput, the table's page query, the detail view. */
+export async function benchFoundation(ctx: BenchContext): Promise<Measurement[]> {
+  const results: Measurement[] = [];
+  results.push(...(await benchImport(ctx)));
+  for (const size of ctx.quick ? [20_000] : [100_000, 1_000_000]) results.push(...benchPageQuery(ctx, size));
+  results.push(...(await benchDetail(ctx)));
+  return results;
+}
+
+async function benchImport(ctx: BenchContext): Promise<Measurement[]> {
+  const records = ctx.quick ? 2000 : 20_000;
+  const file = path.join(ctx.dir, 'musique-synthetic.jsonl');
+  const random = rng(11);
+  const out = fs.openSync(file, 'w');
+  let paragraphs = 0;
+  for (let i = 0; i < records; i++) {
+    const record = musiqueRecord(i, random);
+    paragraphs += record.paragraphs.length;
+    fs.writeSync(out, `${JSON.stringify(record)}\n`);
+  }
+  fs.closeSync(out);
+  const db = openDatabase(path.join(ctx.dir, 'import.db'));
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50);
+  const started = performance.now();
+  const report = await importFile(db, { file, format: 'musique' });
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  db.close();
+  if (report.imported !== records) throw new Error(`import bench imported ${report.imported} of ${records}`);
+  const size = (fs.statSync(file).size / 1e6).toFixed(0);
+  return [
+    { name: `import ${records.toLocaleString('en-US')} MuSiQue records (${paragraphs.toLocaleString('en-US')} paragraphs, ${size} MB)`, value: seconds, unit: 's', target: records === 20_000 ? { max: 30 } : undefined },
+    { name: 'import throughput: records', value: records / seconds, unit: 'records/s' },
+    { name: `import throughput: paragraphs read (${report.passages_created.toLocaleString('en-US')} unique stored)`, value: paragraphs / seconds, unit: 'passages/s' },
+    // Streaming: memory grows with SQLite's page cache and the record at hand, not with the file.
+    { name: `import peak memory growth (resident set, file of ${size} MB)`, value: (rssPeak - rssBefore) / 2 ** 20, unit: 'MiB' },
+  ];
+}
+
+function benchPageQuery(ctx: BenchContext, size: number): Measurement[] {
+  const label = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  const db = openDatabase(path.join(ctx.dir, `instances-${label}.db`));
+  const fillStarted = performance.now();
+  fillInstances(db, size);
+  ctx.log(`  filled ${size.toLocaleString('en-US')} instances in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s`);
+
+  const random = rng(5);
+  const filters: Partial<InstanceFilter>[] = [
+    {},
+    { types: ['semantic'] },
+    { statuses: ['ready'] },
+    { datasets: [2] },
+    { hops: [3] },
+    { types: ['constraint'], statuses: ['removed'] },
+    { types: ['syntactic'], hops: [2, 4] },
+  ];
+  const sorts = INSTANCE_SORT_COLUMNS.filter((s) => s !== 'relevance');
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const queries = Array.from({ length: 600 }, () =>
+    InstanceQuery.parse({
+      ...pick(filters),
+      sort: pick(sorts),
+      direction: random() < 0.5 ? 'asc' : 'desc',
+      // Scrolling: pages within the first 10,000 rows of the result.
+      offset: Math.floor(random() * 100) * 100,
+      limit: 100,
+    }),
+  );
+  const time = (fn: () => void) => {
+    const t = performance.now();
+    fn();
+    return performance.now() - t;
+  };
+  for (const q of queries.slice(0, 50)) listInstances(db, q);
+  const page = queries.map((q) => time(() => listInstances(db, q)));
+  const deep = queries.slice(0, 100).map((q) => {
+    const total = countInstances(db, q);
+    return time(() => listInstances(db, { ...q, offset: Math.floor(random() * Math.max(0, total - 100)) }));
+  });
+  const facets = queries.slice(0, 60).map((q) => time(() => instanceFacets(db, q)));
+  const searchWord = words(rng(1), 1);
+  const search = Array.from({ length: 50 }, (_, i) =>
+    time(() => listInstances(db, InstanceQuery.parse({ search: `${searchWord} ${words(rng(i + 9), 1)}`.slice(0, 12), sort: 'relevance', limit: 100 }))),
+  );
+  db.close();
+  return [
+    { name: `page query p50 at ${label} instances (sort + filter + page of 100, offsets < 10k)`, value: percentile(page, 50), unit: 'ms', target: size >= 1_000_000 ? { max: 20 } : undefined },
+    { name: `page query p95 at ${label} instances`, value: percentile(page, 95), unit: 'ms' },
+    { name: `page query p50 at ${label}, random offsets anywhere in the result`, value: percentile(deep, 50), unit: 'ms' },
+    { name: `facet counts + total p50 at ${label}`, value: percentile(facets, 50), unit: 'ms' },
+    { name: `full-text search page p50 at ${label}`, value: percentile(search, 50), unit: 'ms' },
+  ];
+}
+
+/** Instances shaped like MARCH's: 2-4 readings, 10 ranked passages each, a long answer. */
+function detailRecord(i: number, random: () => number): AwbRecord {
+  const passages: AwbRecord['passages'] = [];
+  const passage = () => {
+    const id = `p${passages.length + 1}`;
+    passages.push({ id, corpus: 'bench', source_id: null, title: words(random, 2), text: `${words(random, 90)}.` });
+    return id;
+  };
+  const readings = 2 + Math.floor(random() * 3);
+  const llm = { source: 'llm' as const, detail: '', model: 'bench-model', prompt_version: 'v1', call: null };
+  return {
+    format: 'awb-instance/1',
+    dataset: { name: 'bench detail', source_format: 'awb', description: '', licence: '', attribution: '', url: '' },
+    base_question: { source_id: `d${i}`, question: `What ${words(random, 10)}?`, hops: 3, answer: 'x', aliases: [], answerable: true, decomposition: [], paragraphs: [], extra: {} },
+    instance: {
+      ambiguity_type: 'semantic',
+      status: 'ready',
+      stage: 'filter',
+      removed_stage: null,
+      removed_reason: null,
+      evidence: [],
+      interpretations: Array.from({ length: readings }, () => {
+        const evidence = Array.from({ length: 10 }, (_, rank) => ({ passage: passage(), rank: rank + 1, score: 1 - rank / 10, origin: 'sub-question 1', provenance: llm }));
+        return {
+          clarified_question: `Which ${words(random, 9)}?`,
+          condition: null,
+          status: 'active' as const,
+          dropped_reason: null,
+          provenance: llm,
+          condition_provenance: null,
+          sub_questions: Array.from({ length: 3 }, () => ({ question: `Who ${words(random, 6)}?`, answer: words(random, 2), provenance: llm })),
+          evidence,
+          citations: [],
+          short_answer: { text: words(random, 2), aliases: [], passage: evidence[0]!.passage, start: 0, end: 5, provenance: llm },
+          extra: {},
+        };
+      }),
+      long_answers: [{ text: words(random, 60), citations: [], provenance: llm }],
+      filter_votes: [],
+      extra: {},
+    },
+    passages,
+  };
+}
+
+async function benchDetail(ctx: BenchContext): Promise<Measurement[]> {
+  const count = ctx.quick ? 300 : 3000;
+  const file = path.join(ctx.dir, 'detail.awb.jsonl');
+  const random = rng(21);
+  fs.writeFileSync(file, Array.from({ length: count }, (_, i) => JSON.stringify(detailRecord(i, random))).join('\n'));
+  const db = openDatabase(path.join(ctx.dir, 'detail.db'));
+  await importFile(db, { file, format: 'awb' });
+  const ids = Array.from({ length: 400 }, () => 1 + Math.floor(random() * count));
+  for (const id of ids.slice(0, 20)) instanceDetail(db, id);
+  const times = ids.map((id) => {
+    const t = performance.now();
+    instanceDetail(db, id);
+    return performance.now() - t;
+  });
+  db.close();
+  return [
+    { name: 'instance detail load p50 (3 readings x 10 passages, sub-questions, long answer)', value: percentile(times, 50), unit: 'ms', target: { max: 20 } },
+    { name: 'instance detail load p95', value: percentile(times, 95), unit: 'ms' },
+  ];
+}

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { benchFoundation } from './foundation';
+import { formatValue, machine, verdict, type BenchContext, type Measurement } from './harness';
+
+/**
+ * `npm run bench`: measures the speed targets of the issues on this machine and prints them,
+ * with the machine. `--quick` runs small sizes (to check the bench itself); `--only NAME` runs
+ * one suite. Results also go to bench-results/latest.json.
+ */
+
+const suites: Record<string, (ctx: BenchContext) => Promise<Measurement[]>> = {
+  foundation: benchFoundation,
+};
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyIndex = args.indexOf('--only');
+const only = onlyIndex === -1 ? null : args[onlyIndex + 1];
+if (only && !suites[only]) {
+  console.error(`Unknown suite ${only}; choose from ${Object.keys(suites).join(', ')}`);
+  process.exit(2);
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-bench-'));
+const context: BenchContext = { dir, quick, log: (m) => console.log(m) };
+const info = machine();
+console.log('Ambiguity Workbench benchmark', quick ? '(quick sizes)' : '');
+for (const [key, value] of Object.entries(info)) console.log(`  ${key.padEnd(11)} ${value}`);
+console.log('');
+
+const all: { suite: string; measurements: Measurement[] }[] = [];
+let missed = 0;
+try {
+  for (const [name, run] of Object.entries(suites)) {
+    if (only && only !== name) continue;
+    console.log(`# ${name}`);
+    const measurements = await run(context);
+    for (const m of measurements) {
+      const v = verdict(m);
+      if (v.startsWith('MISSES')) missed++;
+      console.log(`  ${m.name.padEnd(96)} ${formatValue(m).padStart(16)}  ${v}`);
+    }
+    all.push({ suite: name, measurements });
+    console.log('');
+  }
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+fs.mkdirSync('bench-results', { recursive: true });
+fs.writeFileSync(path.join('bench-results', 'latest.json'), JSON.stringify({ date: new Date().toISOString(), quick, machine: info, results: all }, null, 2));
+console.log(missed ? `${missed} target(s) missed.` : 'Every target met.');

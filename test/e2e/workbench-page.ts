@@ -1,0 +1,67 @@
+/// <reference lib="dom" />
+// Functions passed to page.evaluate and waitForFunction run in the browser.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { ROOT } from '../helpers/db';
+
+export const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
+
+/** A page object for the workbench UI: tests speak in its terms, not in selectors. */
+export class WorkbenchPage {
+  constructor(
+    readonly page: Page,
+    readonly base: string,
+  ) {}
+
+  async goto(route: string): Promise<void> {
+    await this.page.goto(`${this.base}${route}`);
+  }
+
+  get grid(): Locator {
+    return this.page.getByTestId('grid');
+  }
+
+  rows(): Locator {
+    return this.grid.locator('.grid-row');
+  }
+
+  /** The row count shown above the table, once loaded. */
+  async rowCount(): Promise<number> {
+    const text = await this.page.getByTestId('row-count').innerText();
+    return Number(text.replace(/[^\d]/g, ''));
+  }
+
+  async waitForRowCount(expected: number): Promise<void> {
+    await this.page.waitForFunction(
+      (n) => Number((document.querySelector('[data-testid="row-count"]')?.textContent ?? '').replace(/[^\d]/g, '')) === n,
+      expected,
+    );
+  }
+
+  /** Waits until the first visible row holds data (not a loading skeleton). */
+  async waitForRows(): Promise<void> {
+    await this.grid.locator('.grid-row [role="gridcell"]').first().waitFor();
+  }
+
+  async toggleFacet(section: string, label: RegExp | string): Promise<void> {
+    await this.page.getByRole('region', { name: section }).locator('label').filter({ hasText: label }).locator('input').click();
+  }
+
+  async search(text: string): Promise<void> {
+    await this.page.keyboard.press('/');
+    await this.page.keyboard.type(text);
+    await this.page.keyboard.press('Enter');
+  }
+
+  cellText(rowIndex: number, column: number): Promise<string> {
+    return this.grid.locator(`.grid-row[data-index="${rowIndex}"] [role="gridcell"]`).nth(column).innerText();
+  }
+
+  async screenshot(name: string): Promise<string> {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    const file = path.join(SCREENSHOTS, `${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+}
