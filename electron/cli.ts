@@ -3,13 +3,20 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { openDatabase } from '../db/connection';
 import { getStats } from '../db/queries/stats';
-import { AppError, type ImportReport } from '../shared/api';
+import { AppError, SEARCH_MODES, type ImportReport, type SearchMode } from '../shared/api';
 import { IMPORT_FORMATS, type ImportFormat } from '../shared/domain';
 import { appRoot, defaultDatabasePath, rendererDir, userDataDir } from './paths';
 import { seedDemoOnce } from './services/demo';
 import { exportJsonl } from './services/export';
 import { importFile } from './services/import/import-file';
 import { createHandlers, Workbench } from './services';
+import { CORPUS_FORMATS, importCorpus, type CorpusFormat } from './services/corpus/import-corpus';
+import { ambiguityCues } from './services/retrieval/cues';
+import { collectEvidence } from './services/retrieval/evidence';
+import { evaluateRetrieval } from './services/retrieval/evaluate';
+import { embedCorpus } from './services/retrieval/models';
+import { EmbeddedRetriever } from './services/retrieval/search';
+import { listCorpusSummaries } from './services/retrieval/corpora';
 import { createHttpServer, listen } from './transport/http';
 
 /**
@@ -255,6 +262,226 @@ export function buildProgram(): Command {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+  });
+
+  const corpus = program.command('corpus').description('passage corpora: import, embed, list');
+  withCommon(
+    corpus
+      .command('import')
+      .description('import passages into a corpus (checked first, written in resumable batches)')
+      .argument('<file>', 'the file to import')
+      .addOption(new Option('--format <format>', 'the file format').choices(CORPUS_FORMATS).makeOptionMandatory())
+      .option('--corpus <name>', 'corpus name (default: the file name)')
+      .option('--skip-invalid', 'leave out broken records instead of refusing the file')
+      .option('--target-words <n>', 'passage length for wikipedia-jsonl', (v) => parsePositiveInt(v), 100),
+  ).action(async (file: string, options: CommonOptions & { format: CorpusFormat; corpus?: string; skipInvalid?: boolean; targetWords: number }) => {
+    const db = openDatabase(databasePath(options));
+    const progress = progressLine(`Importing ${path.basename(file)}`);
+    try {
+      const report = await importCorpus(db, {
+        file,
+        format: options.format,
+        ...(options.corpus ? { corpus: options.corpus } : {}),
+        skipInvalid: options.skipInvalid ?? false,
+        targetWords: options.targetWords,
+        onProgress: (done, total) => progress.update(done, total),
+      });
+      progress.done();
+      if (options.json) printJson(report);
+      else {
+        process.stdout.write(
+          `${report.file} into corpus "${report.corpus}": ${report.records} records, ${report.passages_created} new passages, ${report.duplicates} already there` +
+            (report.resumed_from ? ` (resumed after record ${report.resumed_from})` : '') +
+            ` in ${report.seconds} s\n`,
+        );
+        for (const e of report.errors) process.stdout.write(`  ${e.location}${e.field ? ` · ${e.field}` : ''}: ${e.message}\n`);
+        if (!report.committed) process.stdout.write('  Nothing was imported: fix the file, or pass --skip-invalid.\n');
+      }
+      if (!report.committed) process.exitCode = 1;
+    } finally {
+      db.close();
+    }
+  });
+
+  withCommon(
+    corpus
+      .command('embed')
+      .description('compute vectors for every passage of a corpus (resumable)')
+      .requiredOption('--corpus <name>', 'the corpus')
+      .addOption(new Option('--provider <provider>', 'offline (built in, lexical) or openai (any OpenAI-compatible endpoint)').choices(['offline', 'openai']).default('offline'))
+      .option('--model <model>', 'remote model name (openai provider)')
+      .option('--base-url <url>', 'endpoint base URL, e.g. http://localhost:11434/v1 (default: OpenAI; AWB_BASE_URL overrides)')
+      .option('--api-key-env <name>', 'environment variable holding the API key', 'OPENAI_API_KEY')
+      .option('--dimensions <n>', 'vector dimension (offline default 768)', (v) => parsePositiveInt(v))
+      .option('--refit', 'offline: recount document frequencies and re-embed every passage'),
+  ).action(
+    async (
+      options: CommonOptions & { corpus: string; provider: 'offline' | 'openai'; model?: string; baseUrl?: string; apiKeyEnv: string; dimensions?: number; refit?: boolean },
+    ) => {
+      const db = openDatabase(databasePath(options));
+      const progress = progressLine(`Embedding ${options.corpus}`);
+      const controller = new AbortController();
+      const onSignal = () => controller.abort();
+      process.once('SIGINT', onSignal);
+      try {
+        const report = await embedCorpus(db, {
+          corpus: options.corpus,
+          provider: options.provider,
+          ...(options.model ? { model: options.model } : {}),
+          ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+          apiKeyEnv: options.apiKeyEnv,
+          ...(options.dimensions ? { dimensions: options.dimensions } : {}),
+          refit: options.refit ?? false,
+          signal: controller.signal,
+          onProgress: (done, total) => progress.update(done, total),
+        });
+        progress.done();
+        if (options.json) printJson(report);
+        else process.stdout.write(`${report.model}: embedded ${report.embedded} passages of "${report.corpus}" (${report.already} already had vectors) in ${report.seconds} s\n`);
+      } finally {
+        process.off('SIGINT', onSignal);
+        db.close();
+      }
+    },
+  );
+
+  withCommon(corpus.command('list').description('corpora with their passages and vectors')).action((options: CommonOptions) => {
+    const db = openDatabase(databasePath(options));
+    try {
+      const list = listCorpusSummaries(db);
+      if (options.json) printJson(list);
+      else
+        for (const c of list) {
+          process.stdout.write(`${c.name}: ${c.passages} passages${c.models.map((m) => `; ${m.name} ${m.vectors} vectors`).join('')}\n`);
+        }
+    } finally {
+      db.close();
+    }
+  });
+
+  withCommon(
+    program
+      .command('search')
+      .description('search passages with BM25, dense vectors, or both fused (reciprocal rank fusion)')
+      .requiredOption('--query <text>', 'the question or keywords')
+      .addOption(new Option('--mode <mode>', 'ranking').choices(SEARCH_MODES).default('hybrid'))
+      .option('--k <n>', 'how many passages', (v) => parsePositiveInt(v), 10)
+      .option('--corpus <name>', 'search one corpus (default: all)')
+      .option('--model <name>', 'embedding model (default: the one covering the corpus)')
+      .option('--hyde <passage>', 'HyDE: a hypothetical answer passage to use as the dense query')
+      .option('--rrf-k <n>', 'reciprocal rank fusion constant', (v) => parsePositiveInt(v), 60),
+  ).action(async (options: CommonOptions & { query: string; mode: SearchMode; k: number; corpus?: string; model?: string; hyde?: string; rrfK: number }) => {
+    const db = openDatabase(databasePath(options));
+    try {
+      const result = await new EmbeddedRetriever(db).search({
+        query: options.query,
+        mode: options.mode,
+        k: options.k,
+        corpus: options.corpus,
+        model: options.model,
+        hyde: options.hyde,
+        rrfK: options.rrfK,
+      });
+      if (options.json) printJson(result);
+      else {
+        for (const hit of result.hits) {
+          const parts = [hit.bm25 ? `bm25 #${hit.bm25.rank} ${hit.bm25.score.toFixed(2)}` : '', hit.dense ? `dense #${hit.dense.rank} ${hit.dense.score.toFixed(3)}` : '']
+            .filter(Boolean)
+            .join(', ');
+          process.stdout.write(`${String(hit.rank).padStart(3)}. ${hit.passage.title} [${parts}]\n     ${hit.passage.text.slice(0, 160).replace(/\s+/g, ' ')}…\n`);
+        }
+        for (const note of result.notes) process.stdout.write(`note: ${note}\n`);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  withCommon(
+    program
+      .command('cues')
+      .description('ambiguity cues of a question: hits, KL divergence, relax-delta ratio, retrieval geometry')
+      .requiredOption('--query <text>', 'the question')
+      .option('--corpus <name>', 'corpus (default: all)')
+      .option('--model <name>', 'embedding model for the geometry cues')
+      .option('--k <n>', 'top-k passages', (v) => parsePositiveInt(v), 10)
+      .option('--variance-threshold <x>', 'ADF τ_var', Number, 0.25)
+      .option('--separation-threshold <x>', 'ADF τ_sep', Number, 0.1),
+  ).action(async (options: CommonOptions & { query: string; corpus?: string; model?: string; k: number; varianceThreshold: number; separationThreshold: number }) => {
+    const db = openDatabase(databasePath(options));
+    try {
+      const cues = await ambiguityCues(db, new EmbeddedRetriever(db), {
+        query: options.query,
+        corpus: options.corpus,
+        model: options.model,
+        k: options.k,
+        varianceThreshold: options.varianceThreshold,
+        separationThreshold: options.separationThreshold,
+      });
+      printJson(cues);
+    } finally {
+      db.close();
+    }
+  });
+
+  withCommon(
+    program
+      .command('evidence')
+      .description("MARCH evidence collection: pool each sub-question's passages, back-fill, re-rank by the clarified question")
+      .requiredOption('--question <text>', 'the clarified question')
+      .option('--sub <text...>', 'its sub-questions, in order')
+      .option('--k <n>', 'passages per retrieval', (v) => parsePositiveInt(v), 10)
+      .addOption(new Option('--mode <mode>', 'ranking').choices(SEARCH_MODES).default('hybrid'))
+      .option('--corpus <name>', 'corpus (default: all)'),
+  ).action(async (options: CommonOptions & { question: string; sub?: string[]; k: number; mode: SearchMode; corpus?: string }) => {
+    const db = openDatabase(databasePath(options));
+    try {
+      const passages = await collectEvidence(new EmbeddedRetriever(db), {
+        clarifiedQuestion: options.question,
+        subQuestions: options.sub ?? [],
+        k: options.k,
+        mode: options.mode,
+        ...(options.corpus ? { corpus: options.corpus } : {}),
+      });
+      if (options.json) printJson(passages);
+      else for (const p of passages) process.stdout.write(`${String(p.rank).padStart(3)}. ${p.score.toFixed(3)} ${p.passage.title} (${p.origins.join(', ')})\n`);
+    } finally {
+      db.close();
+    }
+  });
+
+  withCommon(
+    program
+      .command('retrieval-eval')
+      .description('recall@k and nDCG@k of the gold supporting paragraphs of MuSiQue questions (and sub-questions)')
+      .requiredOption('--questions <file>', 'MuSiQue questions (JSON array or JSONL)')
+      .addOption(new Option('--mode <mode>', 'ranking').choices(SEARCH_MODES).default('hybrid'))
+      .option('--k <n>', 'cut-off', (v) => parsePositiveInt(v), 10)
+      .option('--corpus <name>', 'corpus holding the paragraphs (default: "eval: <file name>")')
+      .option('--model <name>', 'embedding model')
+      .option('--build-corpus', "import the questions' paragraphs into the corpus first (and embed them offline if needed)"),
+  ).action(async (options: CommonOptions & { questions: string; mode: SearchMode; k: number; corpus?: string; model?: string; buildCorpus?: boolean }) => {
+    const db = openDatabase(databasePath(options));
+    const progress = progressLine('Evaluating');
+    try {
+      const report = await evaluateRetrieval(db, new EmbeddedRetriever(db), {
+        questions: options.questions,
+        mode: options.mode,
+        k: options.k,
+        ...(options.corpus ? { corpus: options.corpus } : {}),
+        ...(options.model ? { model: options.model } : {}),
+        buildCorpus: options.buildCorpus ?? false,
+        onProgress: (done, total) => progress.update(done, total),
+      });
+      progress.done();
+      if (options.json) printJson(report);
+      else
+        process.stdout.write(
+          `${report.mode} k=${report.k} over "${report.corpus}": ${report.questions} questions, recall@k ${report.recall_at_k}, nDCG@k ${report.ndcg_at_k}; ${report.subquestions} sub-questions, recall@k ${report.subquestion_recall_at_k}\n`,
+        );
+    } finally {
+      db.close();
+    }
   });
 
   return program;

@@ -8,6 +8,7 @@ import { BaseQuestionView } from './views/BaseQuestionView';
 import { BaseQuestionsView, InstancesView } from './views/BrowseView';
 import { ExportView, ImportView, JobLine } from './views/ImportView';
 import { InstanceView } from './views/InstanceView';
+import { SearchView } from './views/SearchView';
 
 const NEXT_THEME: Record<Theme, Theme> = { system: 'dark', dark: 'light', light: 'system' };
 const THEME_ICON: Record<Theme, string> = { system: '◐', dark: '☾', light: '☀' };
@@ -45,6 +46,7 @@ export function App() {
     () => [
       { id: 'instances', title: 'Go to instances', hint: 'g i', run: () => navigate('/instances') },
       { id: 'base-questions', title: 'Go to base questions', hint: 'g b', run: () => navigate('/base-questions') },
+      { id: 'search', title: 'Search passages (BM25, dense, hybrid)', hint: 'g s', run: () => navigate('/search') },
       { id: 'import', title: 'Import a file…', hint: 'Ctrl I', run: () => navigate('/import') },
       { id: 'export', title: 'Export instances…', hint: 'Ctrl E', run: () => navigate('/export') },
       { id: 'about', title: 'About, versions and data attribution', run: () => navigate('/about') },
@@ -92,6 +94,7 @@ export function App() {
         pendingG.current = 0;
         if (event.key === 'i') navigate('/instances');
         else if (event.key === 'b') navigate('/base-questions');
+        else if (event.key === 's') navigate('/search');
       }
     },
     !palette && !sheet,
@@ -126,6 +129,7 @@ export function App() {
         <h3 className="section">Data</h3>
         <NavLink href="/instances" label="Instances" count={stats.data?.instances} />
         <NavLink href="/base-questions" label="Base questions" count={stats.data?.base_questions} />
+        <NavLink href="/search" label="Passages" count={stats.data?.passages} />
         <h3 className="section">Files</h3>
         <NavLink href="/import" label="Import" />
         <NavLink href="/export" label="Export" />
@@ -145,6 +149,9 @@ export function App() {
             <BaseQuestionsView />
           </Route>
           <Route path="/base-questions/:id">{(params) => <BaseQuestionView id={Number(params.id)} />}</Route>
+          <Route path="/search">
+            <SearchView />
+          </Route>
           <Route path="/import">
             <ImportView />
           </Route>

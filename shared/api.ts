@@ -321,7 +321,104 @@ export interface ExportReport {
   seconds: number;
 }
 
-export const JOB_KINDS = ['import', 'export'] as const;
+// ---- retrieval --------------------------------------------------------------------------------
+
+export const SEARCH_MODES = ['bm25', 'dense', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+export interface SearchHit {
+  rank: number;
+  /** BM25 score, cosine similarity, or RRF score, by mode. */
+  score: number;
+  passage: PassageView;
+  bm25: { rank: number; score: number } | null;
+  dense: { rank: number; score: number } | null;
+}
+
+export interface SearchResult {
+  query: string;
+  mode: SearchMode;
+  k: number;
+  corpus: string | null;
+  model: string | null;
+  /** True when the dense model is the offline lexical embedder, not a semantic one. */
+  lexicalModel: boolean | null;
+  /** The words the BM25 query used. */
+  terms: string[];
+  hits: SearchHit[];
+  notes: string[];
+  milliseconds: number;
+}
+
+export const SearchRequestSchema = z
+  .object({
+    query: z.string().max(4000),
+    mode: z.enum(SEARCH_MODES).default('hybrid'),
+    k: z.number().int().min(1).max(200).default(10),
+    corpus: z.string().optional(),
+    model: z.string().optional(),
+    hyde: z.string().max(8000).optional(),
+    rrfK: z.number().positive().max(10_000).default(60),
+  })
+  .strict();
+
+export interface CorpusSummary {
+  id: number;
+  name: string;
+  passages: number;
+  models: { name: string; dimensions: number; lexical: boolean; vectors: number }[];
+}
+
+export interface ConstraintCues {
+  query: string;
+  literal: string | null;
+  total_hits: number;
+  kl_divergence: number | null;
+  relax_delta_ratio: number;
+  constraints: { kind: 'number' | 'date' | 'quoted'; text: string; hits_without: number }[];
+  top_k: number;
+}
+
+export interface GeometryCues {
+  passages: number;
+  dispersion: number;
+  separation: number | null;
+  state: 'ambiguous' | 'uncertain' | 'unambiguous';
+  thresholds: { variance: number; separation: number };
+  model: string;
+}
+
+export interface AmbiguityCues {
+  constraint: ConstraintCues;
+  geometry: GeometryCues | null;
+}
+
+export const CuesRequestSchema = z
+  .object({
+    query: z.string().min(1).max(4000),
+    corpus: z.string().optional(),
+    model: z.string().optional(),
+    k: z.number().int().min(2).max(100).default(10),
+    varianceThreshold: z.number().min(0).default(0.25),
+    separationThreshold: z.number().min(-1).max(1).default(0.1),
+  })
+  .strict();
+
+export const CORPUS_FORMATS = ['musique', 'jsonl', 'dpr-tsv', 'wikipedia-jsonl'] as const;
+export type CorpusFormat = (typeof CORPUS_FORMATS)[number];
+
+export const CorpusImportRequest = z
+  .object({
+    path: z.string().min(1),
+    format: z.enum(CORPUS_FORMATS),
+    corpus: z.string().trim().min(1).max(200).optional(),
+    skipInvalid: z.boolean().default(false),
+  })
+  .strict();
+
+export const EmbedRequest = z.object({ corpus: z.string().min(1) }).strict();
+
+export const JOB_KINDS = ['import', 'export', 'corpus-import', 'embed'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export interface Job {
@@ -390,6 +487,11 @@ export const operations = {
   'base-questions:get': op<BaseQuestionDetail>()(byId),
   'import:start': op<{ jobId: string }>()(ImportRequest),
   'export:start': op<{ jobId: string }>()(ExportRequest),
+  'search:run': op<SearchResult>()(SearchRequestSchema),
+  'search:cues': op<AmbiguityCues>()(CuesRequestSchema),
+  'corpora:list': op<CorpusSummary[]>()(none),
+  'corpus:import': op<{ jobId: string }>()(CorpusImportRequest),
+  'corpus:embed': op<{ jobId: string }>()(EmbedRequest),
   'jobs:list': op<Job[]>()(none),
   'jobs:get': op<Job>()(z.object({ id: z.string() }).strict()),
   'jobs:cancel': op<Job>()(z.object({ id: z.string() }).strict()),

@@ -22,14 +22,19 @@ export function toFtsQuery(text: string, options: { prefixLast?: boolean } = {})
     .join(' ');
 }
 
-/** Case-insensitive ranges of `text` that match any of the search terms (for highlighting). */
-export function matchRanges(text: string, query: string): { start: number; end: number }[] {
-  const terms = searchTerms(query).map((t) => t.toLowerCase());
+const foldWord = (word: string) => word.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+
+/**
+ * Ranges of `text` whose words match the search terms (for highlighting), ignoring case and
+ * diacritics. With `prefix`, a word matches when it starts with a term (search-as-you-type).
+ */
+export function matchRanges(text: string, query: string, options: { prefix?: boolean } = { prefix: true }): { start: number; end: number }[] {
+  const terms = searchTerms(query).map(foldWord);
   if (terms.length === 0) return [];
   const ranges: { start: number; end: number }[] = [];
   for (const match of text.matchAll(WORD)) {
-    const word = match[0].toLowerCase();
-    if (terms.some((term) => word.startsWith(term))) ranges.push({ start: match.index, end: match.index + match[0].length });
+    const word = foldWord(match[0]);
+    if (terms.some((term) => (options.prefix ? word.startsWith(term) : word === term))) ranges.push({ start: match.index, end: match.index + match[0].length });
   }
   return ranges;
 }

@@ -1,5 +1,6 @@
 import type { Migration } from '../migrate';
 import { createCore } from './0001-create-core';
+import { retrieval } from './0002-retrieval';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
-export const migrations: readonly Migration[] = [createCore];
+export const migrations: readonly Migration[] = [createCore, retrieval];

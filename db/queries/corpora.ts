@@ -18,8 +18,11 @@ export function getOrCreateCorpus(db: WritableDB, name: string, description = ''
 }
 
 export function listCorpora(db: ReadableDB): (CorpusRow & { passages: number })[] {
-  return all(
-    db,
-    sql`SELECT c.*, (SELECT count(*) FROM passages p WHERE p.corpus_id = c.id) AS passages FROM corpora c ORDER BY c.name`,
-  );
+  return all(db, sql`SELECT c.*, c.passage_count AS passages FROM corpora c ORDER BY c.name`);
+}
+
+/** Passages in a corpus (or in all corpora), from the trigger-kept counts. */
+export function countCorpusPassages(db: ReadableDB, corpusId: number | null): number {
+  const scope = corpusId === null ? sql.empty : sql`WHERE id = ${corpusId}`;
+  return get<{ n: number }>(db, sql`SELECT coalesce(sum(passage_count), 0) AS n FROM corpora ${scope}`)!.n;
 }

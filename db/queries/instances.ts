@@ -241,6 +241,11 @@ export function listInstances(db: ReadableDB, query: InstanceQuery): InstanceRow
   return ids.map((id) => rows.get(id)!);
 }
 
+/** Every instance matching a filter, with its type, in id order (for sampling). */
+export function instanceIdsMatching(db: ReadableDB, filter: InstanceFilter): { id: number; ambiguity_type: AmbiguityType }[] {
+  return all(db, sql`SELECT i.id, i.ambiguity_type FROM instances i ${where(conditions(filter))} ORDER BY i.id`);
+}
+
 export interface InstanceFull {
   id: number;
   base_question_id: number;

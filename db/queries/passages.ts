@@ -8,6 +8,9 @@ export interface PassageRow {
   title: string;
   text: string;
   origin: string;
+  source_line: number | null;
+  char_start: number | null;
+  char_end: number | null;
 }
 
 export interface PassageWithCorpus extends PassageRow {
@@ -25,7 +28,11 @@ export interface NewPassage {
   title: string;
   text: string;
   origin: string;
-  /** Leave full-text indexing to `indexPassagesFrom` (bulk imports do it once, at the end). */
+  /** The line of the record in its file, and the passage's span in its source article. */
+  sourceLine?: number | null;
+  charStart?: number | null;
+  charEnd?: number | null;
+  /** Leave full-text indexing to `indexPassagesAfter` (bulk imports do it once, at the end). */
   deferIndex?: boolean;
 }
 
@@ -37,8 +44,9 @@ export function upsertPassage(db: WritableDB, passage: NewPassage): { id: number
   const hash = contentHash(passage.title, passage.text);
   const inserted = get<{ id: number }>(
     db,
-    sql`INSERT INTO passages (corpus_id, source_id, title, text, content_hash, origin)
-        VALUES (${passage.corpusId}, ${passage.sourceId}, ${passage.title}, ${passage.text}, ${hash}, ${passage.origin})
+    sql`INSERT INTO passages (corpus_id, source_id, title, text, content_hash, origin, source_line, char_start, char_end)
+        VALUES (${passage.corpusId}, ${passage.sourceId}, ${passage.title}, ${passage.text}, ${hash}, ${passage.origin},
+                ${passage.sourceLine}, ${passage.charStart}, ${passage.charEnd})
         ON CONFLICT (corpus_id, content_hash) DO NOTHING
         RETURNING id`,
   );
@@ -65,7 +73,10 @@ export function maxPassageId(db: ReadableDB): number {
  * far faster from one large insert than from many small ones interleaved with other writes.
  */
 export function indexPassagesAfter(db: WritableDB, afterId: number): void {
-  run(db, sql`INSERT INTO passages_fts (rowid, title, text) SELECT id, title, text FROM passages WHERE id > ${afterId} ORDER BY id`);
+  run(
+    db,
+    sql`INSERT INTO passages_fts (rowid, title, text) SELECT id, title, text FROM passages WHERE id > ${afterId} ORDER BY id`,
+  );
 }
 
 export function getPassages(db: ReadableDB, ids: readonly number[]): Map<number, PassageWithCorpus> {
@@ -74,7 +85,8 @@ export function getPassages(db: ReadableDB, ids: readonly number[]): Map<number,
       ? []
       : all<PassageWithCorpus>(
           db,
-          sql`SELECT p.id, p.corpus_id, p.source_id, p.title, p.text, p.origin, c.name AS corpus
+          sql`SELECT p.id, p.corpus_id, p.source_id, p.title, p.text, p.origin, p.source_line, p.char_start, p.char_end,
+                     c.name AS corpus
               FROM passages p JOIN corpora c ON c.id = p.corpus_id
               WHERE p.id IN ${sql.list([...new Set(ids)])}`,
         );

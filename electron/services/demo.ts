@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { listCorpora } from '../../db/queries/corpora';
 import { listDatasets } from '../../db/queries/datasets';
 import { getSetting, setSetting } from '../../db/queries/settings';
 import type { WritableDB } from '../../db/sql';
@@ -7,6 +8,7 @@ import type { ImportFormat } from '../../shared/domain';
 import { resourcesDir } from '../paths';
 import { FORMATS } from './import/formats';
 import { importFile } from './import/import-file';
+import { embedCorpus } from './retrieval/models';
 
 /** The bundled samples: real records, small, each with its licence (see resources/demo/SOURCES.md). */
 export const DEMO_FILES: readonly { file: string; format: ImportFormat; dataset: string }[] = [
@@ -29,6 +31,8 @@ export async function seedDemoOnce(db: WritableDB): Promise<ImportReport[]> {
   for (const demo of DEMO_FILES) {
     reports.push(await importFile(db, { file: demoPath(demo.file), format: demo.format, dataset: demo.dataset }));
   }
+  // Vectors for the demo corpora (offline embedder), so dense and hybrid search work at once.
+  for (const corpus of listCorpora(db)) if (corpus.passages > 0) await embedCorpus(db, { corpus: corpus.name, provider: 'offline' });
   setSetting(db, 'demo_seeded', true);
   return reports;
 }

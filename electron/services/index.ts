@@ -18,6 +18,11 @@ import { EventBus } from './events';
 import { exportJsonl } from './export';
 import { importFile } from './import/import-file';
 import { JobRunner } from './jobs';
+import { importCorpus } from './corpus/import-corpus';
+import { listCorpusSummaries } from './retrieval/corpora';
+import { embedCorpus } from './retrieval/models';
+import { ambiguityCues } from './retrieval/cues';
+import { EmbeddedRetriever } from './retrieval/search';
 
 export interface ServiceOptions {
   databasePath: string;
@@ -112,6 +117,39 @@ export function createHandlers(workbench: Workbench): Handlers {
           onProgress: (done, total) => control.progress(done, total),
         }),
       );
+      return { jobId: job.id };
+    },
+    'search:run': (request) => new EmbeddedRetriever(db).search(request),
+    'search:cues': (request) => ambiguityCues(db, new EmbeddedRetriever(db), request),
+    'corpora:list': () => listCorpusSummaries(db),
+    'corpus:import': (request) => {
+      const file = path.resolve(request.path);
+      const job = workbench.jobs.start('corpus-import', `Import passages from ${path.basename(file)}`, 'records', async (control) => {
+        const writer = workbench.writer();
+        try {
+          return await importCorpus(writer.db, {
+            file,
+            format: request.format,
+            ...(request.corpus ? { corpus: request.corpus } : {}),
+            skipInvalid: request.skipInvalid,
+            signal: control.signal,
+            onProgress: (done, total) => control.progress(done, total),
+          });
+        } finally {
+          writer.release();
+        }
+      });
+      return { jobId: job.id };
+    },
+    'corpus:embed': ({ corpus }) => {
+      const job = workbench.jobs.start('embed', `Embed "${corpus}" (offline)`, 'passages', async (control) => {
+        const writer = workbench.writer();
+        try {
+          return await embedCorpus(writer.db, { corpus, provider: 'offline', signal: control.signal, onProgress: (done, total) => control.progress(done, total) });
+        } finally {
+          writer.release();
+        }
+      });
       return { jobId: job.id };
     },
     'jobs:list': () => workbench.jobs.list(),

@@ -68,7 +68,7 @@ const SHORTCUTS: [string, string][] = [
   ['Esc', 'back to the list, clear the search'],
   ['PgUp PgDn Home End', 'move by a screen, to the ends'],
   ['b', 'from an instance: open its base question'],
-  ['g i  g b', 'go to instances, base questions'],
+  ['g i  g b  g s', 'go to instances, base questions, passage search'],
   ['Ctrl I  Ctrl E', 'import, export'],
 ];
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ExportReport, ImportReport, Job } from '../../shared/api';
+import { CORPUS_FORMATS, type CorpusFormat, type ExportReport, type ImportReport, type Job } from '../../shared/api';
 import { IMPORT_FORMATS, type ImportFormat } from '../../shared/domain';
 import { call, isDesktop, pickFile, upload } from '../api';
 import { ErrorNotice, formatEta, ProgressBar } from '../components/bits';
@@ -12,6 +12,25 @@ const FORMAT_LABELS: Record<ImportFormat, string> = {
   condambigqa: 'CondAmbigQA',
   awb: 'Workbench JSONL (awb-instance/1)',
 };
+
+const CORPUS_LABELS: Record<CorpusFormat, string> = {
+  musique: 'MuSiQue paragraphs',
+  jsonl: 'Passages, JSON Lines {id, title, text}',
+  'dpr-tsv': "DPR's psgs_w100.tsv (id, text, title)",
+  'wikipedia-jsonl': 'Wikipedia articles, JSON Lines (cut into ~100-word passages)',
+};
+
+interface CorpusReport {
+  corpus: string;
+  records: number;
+  passages_created: number;
+  duplicates: number;
+  rejected: number;
+  resumed_from: number;
+  committed: boolean;
+  errors: { location: string; field: string; message: string }[];
+  seconds: number;
+}
 
 function guessFormat(name: string): ImportFormat | null {
   const lower = name.toLowerCase();
@@ -51,28 +70,49 @@ function ImportResult({ report }: { report: ImportReport }) {
           <tr><th>new passages</th><td className="num">{report.passages_created}</td><th>rejects report</th><td>{report.rejects_file ?? '–'}</td></tr>
         </tbody>
       </table>
-      {report.errors.length ? (
-        <table className="plain" data-testid="import-errors">
-          <thead>
-            <tr><th>Where</th><th>Field</th><th>Problem</th></tr>
-          </thead>
-          <tbody>
-            {report.errors.map((e, i) => (
-              <tr key={i}>
-                <td className="mono">{e.location}</td>
-                <td className="mono">{e.field || '–'}</td>
-                <td>{e.message}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <ImportErrors errors={report.errors} />
       {report.more_errors ? <div className="muted">… and {report.more_errors} more problems.</div> : null}
     </div>
   );
 }
 
+/** Each problem with its place in the file: where, which field, what is wrong. */
+function ImportErrors({ errors }: { errors: readonly { location: string; field: string; message: string }[] }) {
+  if (!errors.length) return null;
+  return (
+    <table className="plain" data-testid="import-errors">
+      <thead>
+        <tr><th>Where</th><th>Field</th><th>Problem</th></tr>
+      </thead>
+      <tbody>
+        {errors.map((e, i) => (
+          <tr key={i}>
+            <td className="mono">{e.location}</td>
+            <td className="mono">{e.field || '–'}</td>
+            <td>{e.message}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CorpusResult({ report }: { report: CorpusReport }) {
+  return (
+    <div className="card" data-testid="import-report">
+      <div className={`notice ${report.committed ? 'ok' : 'bad'}`}>
+        {report.committed
+          ? `Corpus “${report.corpus}”: ${report.passages_created.toLocaleString('en-US')} new passages from ${report.records} records (${report.duplicates} already there${report.resumed_from ? `, resumed after record ${report.resumed_from}` : ''}) in ${report.seconds.toFixed(1)} s. Embed it on the Search page for dense search.`
+          : `Nothing was imported: ${report.rejected} record${report.rejected === 1 ? '' : 's'} had problems.`}
+      </div>
+      <ImportErrors errors={report.errors} />
+    </div>
+  );
+}
+
 export function ImportView() {
+  const [kind, setKind] = useState<'dataset' | 'corpus'>('dataset');
+  const [corpusFormat, setCorpusFormat] = useState<CorpusFormat>('jsonl');
   const [path, setPath] = useState('');
   const [format, setFormat] = useState<ImportFormat>('musique');
   const [dataset, setDataset] = useState('');
@@ -91,7 +131,10 @@ export function ImportView() {
   const start = async () => {
     setError(undefined);
     try {
-      const { jobId: id } = await call('import:start', { path, format, skipInvalid, ...(dataset.trim() ? { dataset: dataset.trim() } : {}) });
+      const { jobId: id } =
+        kind === 'dataset'
+          ? await call('import:start', { path, format, skipInvalid, ...(dataset.trim() ? { dataset: dataset.trim() } : {}) })
+          : await call('corpus:import', { path, format: corpusFormat, skipInvalid, ...(dataset.trim() ? { corpus: dataset.trim() } : {}) });
       setJobId(id);
     } catch (e) {
       setError(e as Error);
@@ -107,6 +150,15 @@ export function ImportView() {
           (they are then written to a rejects report beside the file). Importing the same file again adds nothing.
         </p>
         <div className="form">
+          <span>What</span>
+          <div className="segmented" role="radiogroup" aria-label="What to import">
+            <button type="button" role="radio" aria-checked={kind === 'dataset'} className={kind === 'dataset' ? 'active' : ''} onClick={() => setKind('dataset')}>
+              Questions and instances
+            </button>
+            <button type="button" role="radio" aria-checked={kind === 'corpus'} className={kind === 'corpus' ? 'active' : ''} onClick={() => setKind('corpus')}>
+              Passage corpus
+            </button>
+          </div>
           <label htmlFor="import-path">File</label>
           <div style={{ display: 'flex', gap: 8 }}>
             <input id="import-path" className="input" style={{ flex: 1 }} value={path} onChange={(e) => { setPath(e.target.value); choose(e.target.value); }} placeholder="/path/to/file.json" />
@@ -136,12 +188,20 @@ export function ImportView() {
             )}
           </div>
           <label htmlFor="import-format">Format</label>
-          <select id="import-format" className="input" value={format} onChange={(e) => setFormat(e.target.value as ImportFormat)}>
-            {IMPORT_FORMATS.map((f) => (
-              <option key={f} value={f}>{FORMAT_LABELS[f]}</option>
-            ))}
-          </select>
-          <label htmlFor="import-dataset">Dataset name</label>
+          {kind === 'dataset' ? (
+            <select id="import-format" className="input" value={format} onChange={(e) => setFormat(e.target.value as ImportFormat)}>
+              {IMPORT_FORMATS.map((f) => (
+                <option key={f} value={f}>{FORMAT_LABELS[f]}</option>
+              ))}
+            </select>
+          ) : (
+            <select id="import-format" className="input" value={corpusFormat} onChange={(e) => setCorpusFormat(e.target.value as CorpusFormat)}>
+              {CORPUS_FORMATS.map((f) => (
+                <option key={f} value={f}>{CORPUS_LABELS[f]}</option>
+              ))}
+            </select>
+          )}
+          <label htmlFor="import-dataset">{kind === 'dataset' ? 'Dataset name' : 'Corpus name'}</label>
           <input id="import-dataset" className="input" value={dataset} onChange={(e) => setDataset(e.target.value)} placeholder={format === 'awb' ? "each record's own" : 'the file name'} />
           <span />
           <label className="check">
@@ -156,7 +216,8 @@ export function ImportView() {
         </div>
         <ErrorNotice error={error} />
         {job ? <JobLine job={job} /> : null}
-        {job?.state === 'done' ? <ImportResult report={job.result as ImportReport} /> : null}
+        {job?.state === 'done' && job.kind === 'import' ? <ImportResult report={job.result as ImportReport} /> : null}
+        {job?.state === 'done' && job.kind === 'corpus-import' ? <CorpusResult report={job.result as CorpusReport} /> : null}
         {job && job.state !== 'done' && job.state !== 'running' ? <div className="notice bad">{job.error?.message}</div> : null}
       </div>
     </div>

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchFoundation } from './foundation';
+import { benchRetrieval } from './retrieval';
 import { formatValue, machine, verdict, type BenchContext, type Measurement } from './harness';
 
 /**
@@ -12,6 +13,7 @@ import { formatValue, machine, verdict, type BenchContext, type Measurement } fr
 
 const suites: Record<string, (ctx: BenchContext) => Promise<Measurement[]>> = {
   foundation: benchFoundation,
+  retrieval: benchRetrieval,
 };
 
 const args = process.argv.slice(2);

@@ -184,6 +184,48 @@ describe('base questions', () => {
   });
 });
 
+describe('passage search', () => {
+  it('embeds a corpus from the UI, then ranks passages with BM25, dense and hybrid, showing each score', async () => {
+    // A small corpus imported through the UI has no vectors until it is embedded from the Search page.
+    const lines = ['Alder', 'Birch', 'Cedar', 'Damson', 'Elm'].map((tree, i) => JSON.stringify({ id: `t${i}`, title: tree, text: `The ${tree.toLowerCase()} tree grows in the northern valley number ${i}.` }));
+    await ui.goto('/import');
+    await page.getByRole('radio', { name: 'Passage corpus' }).click();
+    await page.locator('input[type="file"]').setInputFiles(writeFile(tmp.file('trees.jsonl'), lines.join('\n') + '\n'));
+    await page.locator('#import-dataset').fill('Trees');
+    await expect.poll(() => page.locator('#import-path').inputValue()).toMatch(/trees\.jsonl$/);
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText(/Corpus “Trees”: 5 new passages/).waitFor();
+
+    await ui.goto('/search');
+    const corpora = page.getByRole('region', { name: 'Corpora' });
+    const trees = corpora.locator('div.small').filter({ hasText: 'Trees' });
+    await trees.getByRole('button', { name: 'Embed offline' }).click();
+    await trees.getByText(/5 vectors · offline \(lexical\)/).waitFor();
+    const musique = corpora.locator('div.small').filter({ hasText: 'MuSiQue train (sample)' });
+    await musique.getByRole('button', { name: 'Embed offline' }).click();
+    await musique.getByText(/1,890 vectors · offline \(lexical\)/).waitFor();
+    await ui.screenshot('12-corpora');
+
+    await ui.goto(`/search?q=${encodeURIComponent('Who published the Journal of Psychotherapy Integration?')}&corpus=${encodeURIComponent('MuSiQue train (sample)')}`);
+    const hits = page.getByTestId('search-hit');
+    await hits.first().waitFor();
+    expect(await hits.count()).toBe(10);
+    expect(await hits.first().locator('.title').innerText()).toBe('Journal of Psychotherapy Integration');
+    expect(await hits.first().getByTestId('score-breakdown').innerText()).toMatch(/RRF 0\.\d{4}.*BM25 #1 .*dense #\d+/s);
+    expect(await page.getByText(/lexical \(word and word-piece overlap, not meaning\)/).count()).toBe(1);
+    expect(await hits.first().locator('mark').count()).toBeGreaterThan(2);
+    await page.getByRole('button', { name: 'Compute for this question' }).click();
+    await page.getByTestId('cues').waitFor();
+    expect(await page.getByTestId('cues').innerText()).toMatch(/total hits H\(q\)\s+\d+.*KL divergence\s+\d+\.\d{3}.*retrieval state\s+(ambiguous|uncertain|unambiguous)/s);
+    await ui.screenshot('11-search-hybrid');
+
+    await page.getByRole('radio', { name: 'BM25' }).click();
+    await page.waitForURL(/mode=bm25/);
+    await page.getByTestId('search-summary').filter({ hasText: 'BM25' }).waitFor();
+    expect(await hits.first().getByTestId('score-breakdown').innerText()).not.toMatch(/dense #/);
+  });
+});
+
 describe('the shell', () => {
   it('switches to the dark theme and keeps it', async () => {
     await ui.goto('/instances/24');

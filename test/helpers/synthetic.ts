@@ -18,17 +18,19 @@ export function rng(seed: number): () => number {
   };
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'dor', 'vel', 'an', 'is', 'pu', 'shi', 'gor', 'el', 'ny', 'tra', 'bo', 'qui', 'zar', 'fen', 'ul'];
-const VOCABULARY: string[] = [];
-for (let i = 0; i < 20_000; i++) {
+/** The `rank`-th word spelled from a syllable list: a fixed, pronounceable, collision-free vocabulary. */
+export function syllableWord(rank: number, syllables: readonly string[]): string {
   let word = '';
-  let n = i;
+  let n = rank;
   do {
-    word += SYLLABLES[n % SYLLABLES.length];
-    n = Math.floor(n / SYLLABLES.length);
+    word += syllables[n % syllables.length];
+    n = Math.floor(n / syllables.length);
   } while (n > 0);
-  VOCABULARY.push(word);
+  return word;
 }
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'dor', 'vel', 'an', 'is', 'pu', 'shi', 'gor', 'el', 'ny', 'tra', 'bo', 'qui', 'zar', 'fen', 'ul'];
+const VOCABULARY = Array.from({ length: 20_000 }, (_, i) => syllableWord(i, SYLLABLES));
 
 export function words(random: () => number, count: number): string {
   const out: string[] = [];

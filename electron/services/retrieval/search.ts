@@ -1,0 +1,238 @@
+import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
+import { countEmbeddings, exactNeighbours, getVectors, rescore, vectorRevision, type EmbeddingModelRow } from '../../../db/queries/embeddings';
+import { getPassages } from '../../../db/queries/passages';
+import { all, sql, type WritableDB } from '../../../db/sql';
+import { AppError, type SearchHit, type SearchMode, type SearchResult } from '../../../shared/api';
+import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
+import { contentTerms } from '../../../shared/retrieval/terms';
+import { codeNeighbours } from './code-index';
+import { defaultModelFor, embedderFor } from './models';
+
+/**
+ * Passage search over the embedded corpus: BM25 on FTS5, dense on sqlite-vec, and their
+ * reciprocal rank fusion. `Retriever` is the seam where an external engine (for corpora beyond
+ * one machine) can replace this one: the evidence collector and the evaluation only use it.
+ */
+
+export interface SearchRequest {
+  query: string;
+  mode: SearchMode;
+  k: number;
+  /** Corpus name; all corpora when absent. */
+  corpus?: string | undefined;
+  /** Embedding model name; the best-covering model when absent. */
+  model?: string | undefined;
+  /** HyDE: a hypothetical answer passage, used as the dense query instead of the question. */
+  hyde?: string | undefined;
+  /** The RRF constant (default 60). */
+  rrfK?: number | undefined;
+  /** Hybrid: how many top BM25 passages feed back into the dense query (0: none), and how much. */
+  feedbackDepth?: number | undefined;
+  feedbackWeight?: number | undefined;
+}
+
+/** Rocchio-style defaults: the top 5 BM25 passages, with weight 1 (classic Rocchio uses β ≈ 0.75-1). */
+export const FEEDBACK_DEPTH = 5;
+export const FEEDBACK_WEIGHT = 1;
+
+export interface Retriever {
+  search(request: SearchRequest): Promise<SearchResult>;
+  /** Similarity of passages to a text (for re-ranking), 1 = same direction. */
+  similarity(text: string, passageIds: readonly number[], model?: string): Promise<Map<number, number>>;
+}
+
+/** Terms in more documents than this share of the corpus are left out of question queries. */
+const FREQUENT_SHARE = 0.05;
+/** ... unless the corpus is small enough that they cost nothing. */
+const FREQUENT_FLOOR = 5000;
+/** Corpora up to this size are searched exactly; larger ones coarse-to-fine on bit vectors. */
+const EXACT_LIMIT = 5_000;
+/** Candidates the coarse stage passes on to exact re-scoring. */
+const CANDIDATES = 1000;
+
+export interface Bm25Query {
+  match: string | null;
+  terms: string[];
+  dropped: string[];
+}
+
+export function documentFrequencies(db: WritableDB, terms: readonly string[]): Map<string, number> {
+  if (terms.length === 0) return new Map();
+  const rows = all<{ term: string; doc: number }>(db, sql`SELECT term, doc FROM passages_fts_vocab WHERE term IN ${sql.list([...terms])}`);
+  return new Map(rows.map((r) => [r.term, r.doc]));
+}
+
+const passageCount = countCorpusPassages;
+
+/**
+ * Turns a question into an FTS5 query that is always valid and stays fast: content words only
+ * (stopwords out), each quoted (so no input is read as FTS syntax), OR-ed, minus the words found
+ * in more than 5% of the passages (they weigh little in BM25 and would make the query walk a
+ * large share of the index). If every word is that frequent, the two rarest are kept.
+ */
+export function bm25Query(db: WritableDB, query: string): Bm25Query {
+  const terms = contentTerms(query).slice(0, 32);
+  if (terms.length === 0) return { match: null, terms: [], dropped: [] };
+  const df = documentFrequencies(db, terms);
+  const size = passageCount(db, null);
+  const limit = Math.max(FREQUENT_FLOOR, size * FREQUENT_SHARE);
+  let kept = terms.filter((t) => (df.get(t) ?? 0) <= limit);
+  if (kept.length === 0) kept = [...terms].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0)).slice(0, 2);
+  // Words no passage contains cannot match: leave them out of the query.
+  const present = kept.filter((t) => (df.get(t) ?? 0) > 0);
+  const dropped = terms.filter((t) => !present.includes(t));
+  if (present.length === 0) return { match: null, terms: [], dropped };
+  return { match: present.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR '), terms: present, dropped };
+}
+
+/** True when the corpus holds every passage there is (then no corpus filter is needed). */
+function isOnlyCorpus(db: WritableDB, corpusId: number): boolean {
+  return countCorpusPassages(db, corpusId) === countCorpusPassages(db, null);
+}
+
+export function bm25Search(db: WritableDB, query: string, corpusId: number | null, k: number): { ids: number[]; scores: number[]; query: Bm25Query } {
+  const q = bm25Query(db, query);
+  if (!q.match) return { ids: [], scores: [], query: q };
+  // bm25() is lower-is-better. Confining to one corpus joins the matches to their passages:
+  // cheap, since the query's words were chosen to match few passages.
+  const rows =
+    corpusId === null || isOnlyCorpus(db, corpusId)
+      ? all<{ id: number; score: number }>(
+          db,
+          sql`SELECT rowid AS id, bm25(passages_fts) AS score FROM passages_fts
+              WHERE passages_fts MATCH ${q.match} ORDER BY score LIMIT ${k}`,
+        )
+      : all<{ id: number; score: number }>(
+          db,
+          sql`SELECT f.rowid AS id, bm25(passages_fts) AS score FROM passages_fts f JOIN passages p ON p.id = f.rowid
+              WHERE passages_fts MATCH ${q.match} AND p.corpus_id = ${corpusId} ORDER BY score LIMIT ${k}`,
+        );
+  return { ids: rows.map((r) => r.id), scores: rows.map((r) => -r.score), query: q };
+}
+
+/**
+ * Dense search. With `feedback`, the query vector is moved toward the mean vector of those
+ * passages (Rocchio pseudo-relevance feedback, q' = q + β·mean(d)): in hybrid mode the top BM25
+ * passages supply them, which brings in words the question does not use, such as the bridge
+ * entity of a multi-hop question.
+ */
+export async function denseSearch(
+  db: WritableDB,
+  text: string,
+  corpusId: number | null,
+  k: number,
+  model: EmbeddingModelRow,
+  feedback: { passageIds: readonly number[]; weight: number } | null = null,
+): Promise<{ ids: number[]; scores: number[] }> {
+  let [vector] = await embedderFor(db, model).embedQueries([text]);
+  if (feedback && feedback.weight > 0 && feedback.passageIds.length) {
+    const vectors = [...getVectors(db, model.id, feedback.passageIds).values()];
+    if (vectors.length) {
+      const moved = Float32Array.from(vector!);
+      for (const v of vectors) for (let i = 0; i < moved.length; i++) moved[i]! += (feedback.weight * v[i]!) / vectors.length;
+      vector = moved;
+    }
+  }
+  const size = countEmbeddings(db, model.id, corpusId);
+  const rows =
+    size <= EXACT_LIMIT
+      ? exactNeighbours(db, model.id, vector!, corpusId, k)
+      : rescore(
+          db,
+          model.id,
+          vector!,
+          codeNeighbours(db, model.id, vector!, corpusId, Math.max(CANDIDATES, k * 10), vectorRevision(db, model.id, corpusId)),
+          k,
+        );
+  return { ids: rows.map((r) => r.id), scores: rows.map((r) => 1 - r.distance) };
+}
+
+function resolveCorpus(db: WritableDB, name: string | undefined): number | null {
+  if (!name) return null;
+  const corpus = findCorpusByName(db, name);
+  if (!corpus) throw new AppError('not_found', `No corpus named "${name}"`);
+  return corpus.id;
+}
+
+export class EmbeddedRetriever implements Retriever {
+  constructor(private readonly db: WritableDB) {}
+
+  async search(request: SearchRequest): Promise<SearchResult> {
+    const started = performance.now();
+    const db = this.db;
+    if (request.query.trim() === '' && !request.hyde?.trim()) throw new AppError('invalid_input', 'The query is empty.');
+    const corpusId = resolveCorpus(db, request.corpus);
+    const k = request.k;
+    // Hybrid fuses the top 30 of each ranking (or k, if more): deeper ranks add almost nothing to RRF.
+    const depth = request.mode === 'hybrid' ? Math.max(k, 30) : k;
+    const notes: string[] = [];
+
+    let bm25: ReturnType<typeof bm25Search> | null = null;
+    if (request.mode !== 'dense') {
+      bm25 = bm25Search(db, request.query, corpusId, depth);
+      if (bm25.query.dropped.length) notes.push(`left out of the BM25 query (too frequent, or in no passage): ${bm25.query.dropped.join(', ')}`);
+    }
+    let dense: { ids: number[]; scores: number[] } | null = null;
+    let model: EmbeddingModelRow | null = null;
+    if (request.mode !== 'bm25') {
+      model = defaultModelFor(db, corpusId, request.model);
+      if (!model) {
+        throw new AppError(
+          'conflict',
+          `${request.corpus ? `The corpus "${request.corpus}"` : 'No corpus'} has no vectors yet: run \`awb corpus embed --corpus NAME\` (the offline embedder needs no network).`,
+        );
+      }
+      const covered = countEmbeddings(db, model.id, corpusId);
+      const total = passageCount(db, corpusId);
+      if (covered < total) notes.push(`vectors cover ${covered} of ${total} passages; run \`awb corpus embed\` to finish`);
+      const feedback =
+        request.mode === 'hybrid' && bm25
+          ? { passageIds: bm25.ids.slice(0, request.feedbackDepth ?? FEEDBACK_DEPTH), weight: request.feedbackWeight ?? FEEDBACK_WEIGHT }
+          : null;
+      dense = await denseSearch(db, request.hyde?.trim() || request.query, corpusId, depth, model, feedback);
+    }
+
+    let ranked: { id: number; score: number }[];
+    if (request.mode === 'bm25') ranked = bm25!.ids.map((id, i) => ({ id, score: bm25!.scores[i]! }));
+    else if (request.mode === 'dense') ranked = dense!.ids.map((id, i) => ({ id, score: dense!.scores[i]! }));
+    else ranked = reciprocalRankFusion([bm25!.ids, dense!.ids], request.rrfK ?? 60);
+    ranked = ranked.slice(0, k);
+
+    const passages = getPassages(db, ranked.map((r) => r.id));
+    const rankIn = (list: { ids: number[]; scores: number[] } | null, id: number) => {
+      if (!list) return null;
+      const index = list.ids.indexOf(id);
+      return index === -1 ? null : { rank: index + 1, score: list.scores[index]! };
+    };
+    const hits: SearchHit[] = ranked.map((r, i) => {
+      const p = passages.get(r.id)!;
+      return {
+        rank: i + 1,
+        score: r.score,
+        passage: { id: p.id, corpus: p.corpus, sourceId: p.source_id, title: p.title, text: p.text },
+        bm25: rankIn(bm25, r.id),
+        dense: rankIn(dense, r.id),
+      };
+    });
+    return {
+      query: request.query,
+      mode: request.mode,
+      k,
+      corpus: request.corpus ?? null,
+      model: model?.name ?? null,
+      lexicalModel: model ? model.lexical === 1 : null,
+      terms: bm25?.query.terms ?? [],
+      hits,
+      notes,
+      milliseconds: Number((performance.now() - started).toFixed(2)),
+    };
+  }
+
+  async similarity(text: string, passageIds: readonly number[], modelName?: string): Promise<Map<number, number>> {
+    const model = defaultModelFor(this.db, null, modelName);
+    if (!model) throw new AppError('conflict', 'No embedding model has vectors yet: run `awb corpus embed`.');
+    const [vector] = await embedderFor(this.db, model).embedQueries([text]);
+    const rows = rescore(this.db, model.id, vector!, passageIds, passageIds.length);
+    return new Map(rows.map((r) => [r.id, 1 - r.distance]));
+  }
+}
