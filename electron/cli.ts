@@ -1,11 +1,22 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { openDatabase } from '../db/connection';
 import { getStats } from '../db/queries/stats';
-import { AppError, SEARCH_MODES, type ImportReport, type SearchMode } from '../shared/api';
+import { AppError, SEARCH_MODES, type SearchMode } from '../shared/api';
 import { IMPORT_FORMATS, type ImportFormat } from '../shared/domain';
-import { appRoot, defaultDatabasePath, rendererDir, userDataDir } from './paths';
+import { rendererDir, userDataDir } from './paths';
+import { addAnnotationCommands } from './cli-annotation';
+import {
+  databasePath,
+  parseMegabytes,
+  parsePositiveInt,
+  printImportReport,
+  printJson,
+  progressLine,
+  version,
+  withCommon,
+  type CommonOptions,
+} from './cli-common';
 import { seedDemoOnce } from './services/demo';
 import { exportJsonl } from './services/export';
 import { importFile } from './services/import/import-file';
@@ -17,6 +28,7 @@ import { evaluateRetrieval } from './services/retrieval/evaluate';
 import { embedCorpus } from './services/retrieval/models';
 import { EmbeddedRetriever } from './services/retrieval/search';
 import { listCorpusSummaries } from './services/retrieval/corpora';
+import { readPack, resultsPath } from './services/annotation/packs';
 import { createHttpServer, listen } from './transport/http';
 
 /**
@@ -25,80 +37,6 @@ import { createHttpServer, listen } from './transport/http';
  * Exit codes: 0 success, 1 the work failed (invalid input, nothing imported), 2 bad usage.
  */
 
-interface CommonOptions {
-  db?: string;
-  json?: boolean;
-}
-
-function version(): string {
-  try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as { version: string };
-    return pkg.version;
-  } catch {
-    return '0.0.0';
-  }
-}
-
-function databasePath(options: CommonOptions): string {
-  return options.db ?? defaultDatabasePath();
-}
-
-function withCommon(command: Command): Command {
-  return command
-    .option('--db <path>', 'workbench database file (default: the app database in the user data directory)')
-    .option('--json', 'print machine-readable JSON on stdout');
-}
-
-function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-/** A one-line progress bar with ETA on stderr, only when stderr is a terminal. */
-function progressLine(label: string) {
-  const started = Date.now();
-  let last = 0;
-  return {
-    update(done: number, total: number) {
-      if (!process.stderr.isTTY || Date.now() - last < 200) return;
-      last = Date.now();
-      const fraction = total > 0 ? Math.min(1, done / total) : 0;
-      const elapsed = (Date.now() - started) / 1000;
-      const eta = fraction > 0 && elapsed > 1 ? `ETA ${Math.ceil((elapsed / fraction) * (1 - fraction))} s` : '';
-      const width = 30;
-      const bar = '█'.repeat(Math.round(fraction * width)).padEnd(width, '░');
-      process.stderr.write(`\r${label} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}% ${eta}   `);
-    },
-    done() {
-      if (process.stderr.isTTY && last > 0) process.stderr.write('\r\x1b[K');
-    },
-  };
-}
-
-function printImportReport(report: ImportReport): void {
-  const lines = [
-    `${report.file} (${report.format}) into "${report.dataset}"`,
-    `  read ${report.read}, imported ${report.imported}, duplicates ${report.duplicates}, rejected ${report.rejected}` +
-      (report.passages_created ? `, new passages ${report.passages_created}` : '') +
-      ` in ${report.seconds} s`,
-  ];
-  for (const error of report.errors) lines.push(`  ${error.location}${error.field ? ` · ${error.field}` : ''}: ${error.message}`);
-  if (report.more_errors) lines.push(`  ... and ${report.more_errors} more problems`);
-  if (!report.committed) lines.push('  Nothing was imported: fix the problems above, or pass --skip-invalid to import the valid records.');
-  if (report.rejects_file) lines.push(`  Rejected records were written to ${report.rejects_file}`);
-  process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
-  return n;
-}
-
-function parseMegabytes(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of MB');
-  return n;
-}
 
 export function buildProgram(): Command {
   const program = new Command('awb')
@@ -222,10 +160,14 @@ export function buildProgram(): Command {
       .description('serve the UI and the API over HTTP (browser mode)')
       .option('--port <n>', 'port (0 picks a free one)', parsePositiveInt, 4310)
       .option('--host <host>', 'interface to listen on', '127.0.0.1')
-      .option('--seed-demo', 'seed a new, empty database with the bundled demo data'),
-  ).action(async (options: CommonOptions & { port: number; host: string; seedDemo?: boolean }, command: Command) => {
+      .option('--seed-demo', 'seed a new, empty database with the bundled demo data')
+      .option('--pack <file>', 'open an offline annotation pack (judging needs nothing else)')
+      .argument('[pack]', 'same as --pack'),
+  ).action(async (packArgument: string | undefined, options: CommonOptions & { port: number; host: string; seedDemo?: boolean; pack?: string }, command: Command) => {
     const log = (message: string) => process.stderr.write(`${message}\n`);
-    const workbench = new Workbench({ databasePath: databasePath(options), mode: 'browser', version: version(), log });
+    const pack = options.pack ?? packArgument;
+    if (pack) readPack(pack);
+    const workbench = new Workbench({ databasePath: databasePath(options), mode: 'browser', version: version(), log, ...(pack ? { pack: path.resolve(pack) } : {}) });
     if (options.seedDemo) {
       const reports = await seedDemoOnce(workbench.db);
       for (const r of reports) log(`Seeded ${r.dataset}: ${r.imported} records`);
@@ -253,6 +195,7 @@ export function buildProgram(): Command {
       throw new AppError('conflict', `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
     }
     if (options.json) printJson({ url, database: workbench.options.databasePath });
+    else if (pack) process.stdout.write(`Ambiguity Workbench is running at ${url}\nPack: ${path.resolve(pack)} (judgments are saved to ${resultsPath(path.resolve(pack))})\nPress Ctrl+C to stop.\n`);
     else process.stdout.write(`Ambiguity Workbench is running at ${url}\nDatabase: ${workbench.options.databasePath}\nPress Ctrl+C to stop.\n`);
     const stop = () => {
       server.close();
@@ -484,6 +427,7 @@ export function buildProgram(): Command {
     }
   });
 
+  addAnnotationCommands(program);
   return program;
 }
 

@@ -20,6 +20,8 @@ protocol.registerSchemesAsPrivileged([
 ]);
 
 const rendererRoot = path.join(app.getAppPath(), 'dist', 'renderer');
+/** `npm start -- FILE` (or opening a pack with the app): the first argument naming a file. */
+const packArgument = process.argv.slice(app.isPackaged ? 1 : 2).find((a) => !a.startsWith('-') && a !== '.' && fs.existsSync(a) && fs.statSync(a).isFile());
 let host: ServiceHost | null = null;
 let mainWindow: BrowserWindow | null = null;
 
@@ -80,6 +82,16 @@ function buildMenu(): void {
         submenu: [
           { label: 'Import…', accelerator: 'CmdOrCtrl+I', click: () => send('/import') },
           { label: 'Export…', accelerator: 'CmdOrCtrl+E', click: () => send('/export') },
+          {
+            label: 'Open pack…',
+            accelerator: 'CmdOrCtrl+O',
+            click: async () => {
+              if (!mainWindow) return;
+              const result = await dialog.showOpenDialog(mainWindow, { title: 'Open an annotation pack', properties: ['openFile'], filters: [{ name: 'Annotation packs', extensions: ['awbpack', 'json'] }] });
+              const file = result.filePaths[0];
+              if (!result.canceled && file) send(`/judge?pack=${encodeURIComponent(file)}`);
+            },
+          },
           { type: 'separator' },
           { role: 'quit' },
         ],
@@ -95,7 +107,7 @@ app.whenReady().then(async () => {
   protocol.handle('app', serveRenderer);
   host = new ServiceHost(
     path.join(__dirname, 'worker.cjs'),
-    { databasePath: process.env.AWB_DB ?? defaultDatabasePath(), version: app.getVersion(), seedDemo: true },
+    { databasePath: process.env.AWB_DB ?? defaultDatabasePath(), version: app.getVersion(), seedDemo: true, ...(packArgument ? { pack: path.resolve(packArgument) } : {}) },
     {},
     (message) => console.log(message),
   );

@@ -10,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const args = process.argv.slice(2);
+// npm runs scripts from the package root; a file named on the command line is relative to where
+// the user typed it (INIT_CWD).
+const userCwd = process.env.INIT_CWD ?? process.cwd();
+const isFile = (a) => !a.startsWith('-') && fs.existsSync(path.resolve(userCwd, a)) && fs.statSync(path.resolve(userCwd, a)).isFile();
+const args = process.argv.slice(2).map((a) => (isFile(a) ? path.resolve(userCwd, a) : a));
 
 function newestMtime(dir) {
   let newest = 0;
@@ -79,7 +83,9 @@ if (electron) {
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {
   console.log('No Electron binary is installed here, so the workbench starts in browser mode.');
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'awb.mjs'), 'serve', '--seed-demo', ...args], {
+  // `npm start -- FILE` opens an annotation pack.
+  const serveArgs = args.map((a) => (isFile(a) ? `--pack=${a}` : a));
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'awb.mjs'), 'serve', '--seed-demo', ...serveArgs], {
     cwd: root,
     stdio: 'inherit',
   });

@@ -1,6 +1,7 @@
 import type { Migration } from '../migrate';
 import { createCore } from './0001-create-core';
 import { retrieval } from './0002-retrieval';
+import { annotation } from './0003-annotation';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
-export const migrations: readonly Migration[] = [createCore, retrieval];
+export const migrations: readonly Migration[] = [createCore, retrieval, annotation];

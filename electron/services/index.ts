@@ -13,6 +13,7 @@ import {
   instancePage,
   listDatasetSummaries,
 } from './browse';
+import { annotationHandlers } from './annotation/handlers';
 import { bundledAttributions } from './demo';
 import { EventBus } from './events';
 import { exportJsonl } from './export';
@@ -29,6 +30,8 @@ export interface ServiceOptions {
   mode: AppInfo['mode'];
   version: string;
   log?: (message: string) => void;
+  /** An offline pack to open at start (pack mode). */
+  pack?: string;
 }
 
 /** Everything the handlers share: the database, events and the job runner. */
@@ -71,6 +74,7 @@ export function createHandlers(workbench: Workbench): Handlers {
         sqlite: versions.sqlite,
         sqliteVec: versions.sqliteVec,
         node: process.versions.node,
+        pack: workbench.options.pack ?? null,
       };
     },
     'stats:get': () => getStats(db),
@@ -152,6 +156,7 @@ export function createHandlers(workbench: Workbench): Handlers {
       });
       return { jobId: job.id };
     },
+    ...annotationHandlers(db, workbench.events),
     'jobs:list': () => workbench.jobs.list(),
     'jobs:get': ({ id }) => workbench.jobs.get(id),
     'jobs:cancel': ({ id }) => workbench.jobs.cancel(id),

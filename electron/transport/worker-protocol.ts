@@ -4,6 +4,8 @@ export interface HostOptions {
   databasePath: string;
   version: string;
   seedDemo: boolean;
+  /** An offline pack to open at start. */
+  pack?: string;
 }
 
 export type HostRequest = { type: 'invoke'; id: number; name: string; input: unknown } | { type: 'close' };

@@ -17,6 +17,7 @@ const workbench = new Workbench({
   databasePath: options.databasePath,
   mode: 'desktop',
   version: options.version,
+  ...(options.pack ? { pack: options.pack } : {}),
   log: (message) => port.postMessage({ type: 'log', message } satisfies HostMessage),
 });
 const handlers = createHandlers(workbench);

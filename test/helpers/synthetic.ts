@@ -1,4 +1,5 @@
 import type { WritableDB } from '../../db/sql';
+import { seededRandom } from '../../shared/agreement';
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
 
 /**
@@ -6,17 +7,8 @@ import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
  * so that runs compare. Words come from a fixed vocabulary with a Zipf-like skew, as in text.
  */
 
-export function rng(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded randomness: the app's own generator (mulberry32). */
+export const rng = seededRandom;
 
 /** The `rank`-th word spelled from a syllable list: a fixed, pronounceable, collision-free vocabulary. */
 export function syllableWord(rank: number, syllables: readonly string[]): string {

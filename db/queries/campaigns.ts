@@ -1,0 +1,60 @@
+import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+
+export interface CampaignRow {
+  id: number;
+  uid: string;
+  name: string;
+  protocol_id: number;
+  selection: string;
+  per_instance: number;
+  seed: number;
+  blind: number;
+  created_at: string;
+}
+
+export interface NewCampaign {
+  uid: string;
+  name: string;
+  protocolId: number;
+  selection: Record<string, unknown>;
+  perInstance: number;
+  seed: number;
+  blind: boolean;
+}
+
+export function insertCampaign(db: WritableDB, c: NewCampaign): number {
+  return get<{ id: number }>(
+    db,
+    sql`INSERT INTO campaigns (uid, name, protocol_id, selection, per_instance, seed, blind)
+        VALUES (${c.uid}, ${c.name}, ${c.protocolId}, ${JSON.stringify(c.selection)}, ${c.perInstance}, ${c.seed}, ${c.blind})
+        RETURNING id`,
+  )!.id;
+}
+
+export function addCampaignAnnotator(db: WritableDB, campaignId: number, annotatorId: number): void {
+  run(db, sql`INSERT OR IGNORE INTO campaign_annotators (campaign_id, annotator_id) VALUES (${campaignId}, ${annotatorId})`);
+}
+
+export function addCampaignItem(db: WritableDB, campaignId: number, instanceId: number, position: number): void {
+  run(db, sql`INSERT INTO campaign_items (campaign_id, instance_id, position) VALUES (${campaignId}, ${instanceId}, ${position})`);
+}
+
+export function getCampaign(db: ReadableDB, id: number): CampaignRow | undefined {
+  return get<CampaignRow>(db, sql`SELECT * FROM campaigns WHERE id = ${id}`);
+}
+
+export function findCampaignByUid(db: ReadableDB, uid: string): CampaignRow | undefined {
+  return get<CampaignRow>(db, sql`SELECT * FROM campaigns WHERE uid = ${uid}`);
+}
+
+export function listCampaigns(db: ReadableDB): CampaignRow[] {
+  return all<CampaignRow>(db, sql`SELECT * FROM campaigns ORDER BY id DESC`);
+}
+
+export function campaignItems(db: ReadableDB, campaignId: number): { instance_id: number; position: number }[] {
+  return all(db, sql`SELECT instance_id, position FROM campaign_items WHERE campaign_id = ${campaignId} ORDER BY position`);
+}
+
+export function isCampaignItem(db: ReadableDB, campaignId: number, instanceId: number): boolean {
+  return get(db, sql`SELECT 1 AS x FROM campaign_items WHERE campaign_id = ${campaignId} AND instance_id = ${instanceId}`) !== undefined;
+}

@@ -1,0 +1,120 @@
+import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+
+export type JudgmentSource = 'app' | 'pack' | 'file' | 'resolution';
+
+export interface NewJudgment {
+  uid: string;
+  assignmentId: number;
+  criterion: string;
+  value: string | null;
+  comment: string;
+  source: JudgmentSource;
+  itemMs: number | null;
+  createdAt: string;
+  conflict?: boolean;
+}
+
+export function insertJudgment(db: WritableDB, j: NewJudgment): number {
+  return get<{ id: number }>(
+    db,
+    sql`INSERT INTO judgments (uid, assignment_id, criterion, value, comment, source, item_ms, created_at, conflict)
+        VALUES (${j.uid}, ${j.assignmentId}, ${j.criterion}, ${j.value}, ${j.comment}, ${j.source}, ${j.itemMs}, ${j.createdAt}, ${j.conflict ?? false})
+        RETURNING id`,
+  )!.id;
+}
+
+export function judgmentExists(db: ReadableDB, uid: string): boolean {
+  return get(db, sql`SELECT 1 AS x FROM judgments WHERE uid = ${uid}`) !== undefined;
+}
+
+export interface CurrentJudgment {
+  id: number;
+  assignment_id: number;
+  criterion: string;
+  value: string | null;
+  comment: string;
+  conflict: number;
+  created_at: string;
+}
+
+/** The latest judgment of each criterion of one assignment. */
+export function currentJudgments(db: ReadableDB, assignmentId: number): CurrentJudgment[] {
+  return all<CurrentJudgment>(
+    db,
+    sql`SELECT j.id, j.assignment_id, j.criterion, j.value, j.comment, j.conflict, j.created_at FROM judgments j
+        WHERE j.assignment_id = ${assignmentId}
+          AND j.id = (SELECT max(id) FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion)`,
+  );
+}
+
+/** The latest judgment of every (assignment, criterion) of a campaign, with who and what. */
+export function campaignCurrentJudgments(
+  db: ReadableDB,
+  campaignId: number,
+): (CurrentJudgment & { instance_id: number; annotator: string })[] {
+  return all(
+    db,
+    sql`SELECT j.id, j.assignment_id, j.criterion, j.value, j.comment, j.conflict, j.created_at, s.instance_id, a.name AS annotator
+        FROM judgments j
+        JOIN assignments s ON s.id = j.assignment_id
+        JOIN annotators a ON a.id = s.annotator_id
+        WHERE s.campaign_id = ${campaignId}
+          AND j.id = (SELECT max(id) FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion)
+        ORDER BY s.instance_id, a.name, j.criterion`,
+  );
+}
+
+/** Every judgment event of an assignment and criterion, oldest first (its history). */
+export function judgmentHistory(db: ReadableDB, assignmentId: number, criterion: string): { id: number; value: string | null; source: string; created_at: string; conflict: number }[] {
+  return all(
+    db,
+    sql`SELECT id, value, source, created_at, conflict FROM judgments WHERE assignment_id = ${assignmentId} AND criterion = ${criterion} ORDER BY id`,
+  );
+}
+
+/**
+ * The annotator's most recent decision in a campaign that is still in effect (for undo): each
+ * undo then walks one decision further back.
+ */
+export function lastDecision(db: ReadableDB, campaignId: number, annotatorId: number): { id: number; assignment_id: number; criterion: string; instance_id: number } | undefined {
+  return get(
+    db,
+    sql`SELECT j.id, j.assignment_id, j.criterion, s.instance_id FROM judgments j JOIN assignments s ON s.id = j.assignment_id
+        WHERE s.campaign_id = ${campaignId} AND s.annotator_id = ${annotatorId} AND j.source = 'app'
+          AND j.id = (SELECT max(id) FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion)
+        ORDER BY j.id DESC LIMIT 1`,
+  );
+}
+
+export function markConflict(db: WritableDB, judgmentId: number): void {
+  run(db, sql`UPDATE judgments SET conflict = 1 WHERE id = ${judgmentId}`);
+}
+
+export function openConflicts(db: ReadableDB, campaignId: number): { assignment_id: number; criterion: string; instance_id: number; annotator: string }[] {
+  return all(
+    db,
+    sql`SELECT DISTINCT j.assignment_id, j.criterion, s.instance_id, a.name AS annotator FROM judgments j
+        JOIN assignments s ON s.id = j.assignment_id JOIN annotators a ON a.id = s.annotator_id
+        WHERE j.conflict = 1 AND s.campaign_id = ${campaignId} ORDER BY s.instance_id, a.name`,
+  );
+}
+
+/** The current value of every criterion an annotator has decided in a campaign. */
+export function annotatorCurrentJudgments(db: ReadableDB, campaignId: number, annotatorId: number): (CurrentJudgment & { instance_id: number })[] {
+  return all(
+    db,
+    sql`SELECT j.id, j.assignment_id, j.criterion, j.value, j.comment, j.conflict, j.created_at, s.instance_id
+        FROM assignments s JOIN judgments j ON j.assignment_id = s.id
+        WHERE s.campaign_id = ${campaignId} AND s.annotator_id = ${annotatorId}
+          AND j.id = (SELECT max(id) FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion)`,
+  );
+}
+
+/** An adjudicated item's conflicts are settled: clears them for every annotator of the item. */
+export function clearItemConflicts(db: WritableDB, campaignId: number, instanceId: number, criterion: string): void {
+  run(
+    db,
+    sql`UPDATE judgments SET conflict = 0 WHERE conflict = 1 AND criterion = ${criterion}
+          AND assignment_id IN (SELECT id FROM assignments WHERE campaign_id = ${campaignId} AND instance_id = ${instanceId})`,
+  );
+}

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { ImportReport } from '../shared/api';
+import { appRoot, defaultDatabasePath } from './paths';
+
+/** What every `awb` command shares: options, output, progress and argument parsing. */
+
+export interface CommonOptions {
+  db?: string;
+  json?: boolean;
+}
+
+export function version(): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export function databasePath(options: CommonOptions): string {
+  return options.db ?? defaultDatabasePath();
+}
+
+export function withCommon(command: Command): Command {
+  return command
+    .option('--db <path>', 'workbench database file (default: the app database in the user data directory)')
+    .option('--json', 'print machine-readable JSON on stdout');
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A one-line progress bar with ETA on stderr, only when stderr is a terminal. */
+export function progressLine(label: string) {
+  const started = Date.now();
+  let last = 0;
+  return {
+    update(done: number, total: number) {
+      if (!process.stderr.isTTY || Date.now() - last < 200) return;
+      last = Date.now();
+      const fraction = total > 0 ? Math.min(1, done / total) : 0;
+      const elapsed = (Date.now() - started) / 1000;
+      const eta = fraction > 0 && elapsed > 1 ? `ETA ${Math.ceil((elapsed / fraction) * (1 - fraction))} s` : '';
+      const width = 30;
+      const bar = '█'.repeat(Math.round(fraction * width)).padEnd(width, '░');
+      process.stderr.write(`\r${label} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}% ${eta}   `);
+    },
+    done() {
+      if (process.stderr.isTTY && last > 0) process.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+export function printImportReport(report: ImportReport): void {
+  const lines = [
+    `${report.file} (${report.format}) into "${report.dataset}"`,
+    `  read ${report.read}, imported ${report.imported}, duplicates ${report.duplicates}, rejected ${report.rejected}` +
+      (report.passages_created ? `, new passages ${report.passages_created}` : '') +
+      ` in ${report.seconds} s`,
+  ];
+  for (const error of report.errors) lines.push(`  ${error.location}${error.field ? ` · ${error.field}` : ''}: ${error.message}`);
+  if (report.more_errors) lines.push(`  ... and ${report.more_errors} more problems`);
+  if (!report.committed) lines.push('  Nothing was imported: fix the problems above, or pass --skip-invalid to import the valid records.');
+  if (report.rejects_file) lines.push(`  Rejected records were written to ${report.rejects_file}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
+  return n;
+}
+
+export function parseMegabytes(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of MB');
+  return n;
+}
+

@@ -1,0 +1,257 @@
+import {
+  agreementRates,
+  bootstrapInterval,
+  cohenKappa,
+  fleissFromPatterns,
+  gwetFromPatterns,
+  krippendorffFromPatterns,
+  majorityLabel,
+  toPatterns,
+  type Rating,
+} from './agreement';
+import type { AgreementReport, AgreementRow } from './api';
+import type { AmbiguityType } from './domain';
+import { scaleValues, type Scale } from './protocols';
+
+/**
+ * The agreement report of a campaign, laid out like MARCH Table 2 (bottom: YES rates by type and
+ * the "all fields valid" rate) and Table 8 (κ, P̄, strict and majority agreement per criterion),
+ * and MIRAGE Table 3 (the same split by instance status, e.g. kept vs removed by the filter).
+ * Pure: the service gathers the ratings, this computes.
+ */
+
+export interface AgreementInput {
+  criteria: { id: string; label: string; scale: Scale }[];
+  items: { id: number; type: AmbiguityType; status: string }[];
+  raters: string[];
+  /** criterion → one row per item (same order as `items`), one column per rater. */
+  ratings: Map<string, Rating[][]>;
+  /** criterion → item id → adjudicated value (overrides the majority). */
+  adjudications: Map<string, Map<number, string>>;
+}
+
+export interface AgreementOptions {
+  resamples: number;
+  seed: number;
+}
+
+const round = (v: number | null) => (v === null ? null : Number(v.toFixed(6)));
+
+function row(
+  criterion: AgreementInput['criteria'][number],
+  matrix: Rating[][],
+  itemIds: number[],
+  adjudicated: Map<number, string> | undefined,
+  type: AmbiguityType | 'all',
+  subset: string,
+  raters: number,
+  options: AgreementOptions,
+): AgreementRow {
+  const categories = scaleValues(criterion.scale);
+  const patterns = toPatterns(matrix, categories);
+  const fleiss = fleissFromPatterns(patterns);
+  const interval =
+    fleiss.kappa.value === null
+      ? { low: null, high: null, reason: fleiss.kappa.reason }
+      : bootstrapInterval(patterns, (w) => fleissFromPatterns(patterns, w).kappa.value, { resamples: options.resamples, seed: options.seed });
+  const rates = agreementRates(patterns);
+  const ordinal = criterion.scale.kind === 'ordinal';
+  const alpha = krippendorffFromPatterns(patterns, ordinal ? 'ordinal' : 'nominal');
+  const ac1 = gwetFromPatterns(patterns);
+  let weighted: number | null = null;
+  if (ordinal && matrix.length) {
+    const values: number[] = [];
+    const columns = matrix[0]!.length;
+    for (let a = 0; a < columns; a++) {
+      for (let b = a + 1; b < columns; b++) {
+        const k = cohenKappa(matrix.map((r) => r[a] ?? null), matrix.map((r) => r[b] ?? null), categories, 'quadratic');
+        if (k.value !== null && k.items >= 2) values.push(k.value);
+      }
+    }
+    weighted = values.length ? values.reduce((x, y) => x + y, 0) / values.length : null;
+  }
+  let yesRate: number | null = null;
+  if (criterion.scale.kind === 'yesno') {
+    let rated = 0;
+    let yes = 0;
+    matrix.forEach((ratings, i) => {
+      if (ratings.every((r) => r === null)) return;
+      rated++;
+      const label = adjudicated?.get(itemIds[i]!) ?? majorityLabel(ratings);
+      if (label === 'yes') yes++;
+    });
+    yesRate = rated ? yes / rated : null;
+  }
+  const reasons: Record<string, string> = {};
+  const note = (field: string, value: { value: number | null; reason?: string }) => {
+    if (value.value === null && value.reason) reasons[field] = value.reason;
+  };
+  note('fleiss_kappa', fleiss.kappa);
+  note('p_bar', fleiss.pBar);
+  note('strict_agreement', rates.strict);
+  note('krippendorff_alpha', alpha);
+  note('gwet_ac1', ac1);
+  if (interval.low === null && interval.reason) reasons.kappa_ci = interval.reason;
+  const pBar = fleiss.pBar.value;
+  return {
+    criterion: criterion.id,
+    ambiguity_type: type,
+    subset,
+    items: fleiss.items,
+    raters,
+    yes_rate: round(yesRate),
+    fleiss_kappa: round(fleiss.kappa.value),
+    kappa_se0: round(fleiss.se0.value),
+    kappa_ci_low: round(interval.low),
+    kappa_ci_high: round(interval.high),
+    p_bar: round(pBar),
+    strict_agreement: round(rates.strict.value),
+    majority_agreement: round(rates.majority.value),
+    majority_share: round(rates.majorityShare.value),
+    krippendorff_alpha: round(alpha.value),
+    krippendorff_level: ordinal ? 'ordinal' : 'nominal',
+    gwet_ac1: round(ac1.value),
+    weighted_kappa: round(weighted),
+    undefined_reasons: reasons,
+    // High observed agreement with a low (or undefined) kappa: the prevalence paradox.
+    prevalence_paradox: pBar !== null && pBar >= 0.9 && (fleiss.kappa.value === null || fleiss.kappa.value < 0.4),
+  };
+}
+
+export function agreementReport(
+  input: AgreementInput,
+  options: AgreementOptions,
+  campaign: AgreementReport['campaign'],
+): Omit<AgreementReport, 'adjudicated' | 'conflicts' | 'milliseconds'> {
+  const judged = input.criteria.filter((c) => c.scale.kind !== 'text');
+  const types = [...new Set(input.items.map((i) => i.type))].sort();
+  const statuses = [...new Set(input.items.map((i) => i.status))].sort();
+  const subsets: { name: string; type: AmbiguityType | 'all'; keep: (i: AgreementInput['items'][number]) => boolean }[] = [
+    { name: 'all', type: 'all', keep: () => true },
+    ...types.map((type) => ({ name: 'all', type, keep: (i: AgreementInput['items'][number]) => i.type === type })),
+  ];
+  // MIRAGE's before vs after filtering: the same rows per instance status, when they differ.
+  if (statuses.length > 1) for (const status of statuses) subsets.push({ name: `status: ${status}`, type: 'all', keep: (i) => i.status === status });
+
+  const rows: AgreementRow[] = [];
+  const statusRows: AgreementRow[] = [];
+  for (const criterion of judged) {
+    const matrix = input.ratings.get(criterion.id) ?? [];
+    for (const subset of subsets) {
+      const indexes = input.items.map((item, i) => (subset.keep(item) ? i : -1)).filter((i) => i !== -1);
+      (subset.name === 'all' ? rows : statusRows).push(
+        row(
+          criterion,
+          indexes.map((i) => matrix[i]!),
+          indexes.map((i) => input.items[i]!.id),
+          input.adjudications.get(criterion.id),
+          subset.type,
+          subset.name,
+          input.raters.length,
+          options,
+        ),
+      );
+    }
+  }
+
+  const yesno = judged.filter((c) => c.scale.kind === 'yesno');
+  const validity = [{ type: 'all' as const }, ...types.map((type) => ({ type }))].map(({ type }) => {
+    const indexes = input.items.map((item, i) => (type === 'all' || item.type === type ? i : -1)).filter((i) => i !== -1);
+    const labelOf = (criterion: string, i: number) =>
+      input.adjudications.get(criterion)?.get(input.items[i]!.id) ?? majorityLabel((input.ratings.get(criterion) ?? [])[i] ?? []);
+    const rated = indexes.filter((i) => yesno.some((c) => (input.ratings.get(c.id)?.[i] ?? []).some((r) => r !== null)));
+    const yesRates = Object.fromEntries(
+      yesno.map((c) => [c.id, rated.length ? round(rated.filter((i) => labelOf(c.id, i) === 'yes').length / rated.length) : null]),
+    );
+    const allValid = rated.length && yesno.length ? rated.filter((i) => yesno.every((c) => labelOf(c.id, i) === 'yes')).length / rated.length : null;
+    return { ambiguity_type: type, items: rated.length, all_valid_rate: round(allValid), yes_rates: yesRates };
+  });
+
+  const pairwise = judged.map((criterion) => {
+    const matrix = input.ratings.get(criterion.id) ?? [];
+    const categories = scaleValues(criterion.scale);
+    const weighted = criterion.scale.kind === 'ordinal';
+    const kappa = input.raters.map((_, a) =>
+      input.raters.map((__, b) => {
+        if (a === b) return 1;
+        const k = cohenKappa(matrix.map((r) => r[a] ?? null), matrix.map((r) => r[b] ?? null), categories, weighted ? 'quadratic' : 'none');
+        return round(k.value);
+      }),
+    );
+    return { criterion: criterion.id, raters: input.raters, kappa, weighted };
+  });
+
+  return { campaign, rows, status_rows: statusRows, validity, pairwise, bootstrap: { resamples: options.resamples, seed: options.seed } };
+}
+
+// ---- tables for papers -----------------------------------------------------------------------
+
+const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
+const num = (v: number | null, digits = 3) => (v === null ? '—' : v.toFixed(digits));
+
+/** Table 8 style: one line per criterion (all items). */
+export function agreementTable(report: Pick<AgreementReport, 'rows'>): { header: string[]; rows: string[][] } {
+  return {
+    header: ['Criterion', "Fleiss' κ", '95% CI', 'P̄', 'Strict', 'Majority', 'Maj. share', "Krippendorff's α", 'Gwet AC1'],
+    rows: report.rows
+      .filter((r) => r.ambiguity_type === 'all')
+      .map((r) => [
+        r.criterion,
+        num(r.fleiss_kappa),
+        r.kappa_ci_low === null ? '—' : `[${num(r.kappa_ci_low)}, ${num(r.kappa_ci_high)}]`,
+        num(r.p_bar),
+        num(r.strict_agreement),
+        num(r.majority_agreement),
+        num(r.majority_share),
+        num(r.krippendorff_alpha),
+        num(r.gwet_ac1),
+      ]),
+  };
+}
+
+/** Table 2 (bottom) style: YES rate by type per criterion, the all-valid line, and κ. */
+export function validityTable(report: Pick<AgreementReport, 'rows' | 'validity'>): { header: string[]; rows: string[][] } {
+  const types = report.validity.map((v) => v.ambiguity_type).filter((t) => t !== 'all');
+  const criteria = [...new Set(report.rows.filter((r) => r.yes_rate !== null || r.ambiguity_type === 'all').map((r) => r.criterion))];
+  const body = criteria
+    .filter((c) => report.validity[0]?.yes_rates[c] !== undefined)
+    .map((c) => [
+      c,
+      ...types.map((t) => pct(report.validity.find((v) => v.ambiguity_type === t)?.yes_rates[c] ?? null)),
+      pct(report.validity.find((v) => v.ambiguity_type === 'all')?.yes_rates[c] ?? null),
+      num(report.rows.find((r) => r.criterion === c && r.ambiguity_type === 'all')?.fleiss_kappa ?? null, 2),
+    ]);
+  body.push(['All fields valid', ...types.map((t) => pct(report.validity.find((v) => v.ambiguity_type === t)?.all_valid_rate ?? null)), pct(report.validity.find((v) => v.ambiguity_type === 'all')?.all_valid_rate ?? null), '—']);
+  return { header: ['Criterion', ...types, 'all', "Fleiss' κ"], rows: body };
+}
+
+/** MIRAGE Table 3 style: the same measures per instance status (e.g. before vs after the filter). */
+export function statusTable(report: Pick<AgreementReport, 'status_rows'>): { header: string[]; rows: string[][] } {
+  return {
+    header: ['Criterion', 'Instances', 'Items', 'YES rate', "Fleiss' κ", 'P̄', 'Gwet AC1'],
+    rows: report.status_rows.map((r) => [r.criterion, r.subset.replace(/^status: /, ''), String(r.items), pct(r.yes_rate), num(r.fleiss_kappa), num(r.p_bar), num(r.gwet_ac1)]),
+  };
+}
+
+export function toCsv(table: { header: string[]; rows: string[][] }): string {
+  const field = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  return [table.header, ...table.rows].map((r) => r.map(field).join(',')).join('\n') + '\n';
+}
+
+export function toLatex(table: { header: string[]; rows: string[][] }, caption: string): string {
+  const escape = (v: string) => v.replace(/\\/g, '\\textbackslash{}').replace(/([&%$#_{}])/g, '\\$1').replace(/κ/g, '$\\kappa$').replace(/α/g, '$\\alpha$').replace(/P̄/g, '$\\bar{P}$').replace(/—/g, '--');
+  return [
+    '\\begin{table}[t]',
+    '\\centering',
+    `\\begin{tabular}{l${'r'.repeat(table.header.length - 1)}}`,
+    '\\toprule',
+    `${table.header.map(escape).join(' & ')} \\\\`,
+    '\\midrule',
+    ...table.rows.map((r) => `${r.map(escape).join(' & ')} \\\\`),
+    '\\bottomrule',
+    '\\end{tabular}',
+    `\\caption{${escape(caption)}}`,
+    '\\end{table}',
+    '',
+  ].join('\n');
+}
