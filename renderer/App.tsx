@@ -6,8 +6,11 @@ import { useApi, useJobs, useKeys, useTheme, type Theme } from './hooks';
 import { AboutView } from './views/AboutView';
 import { BaseQuestionView } from './views/BaseQuestionView';
 import { BaseQuestionsView, InstancesView } from './views/BrowseView';
+import { CampaignsView, CampaignView, NewCampaignView } from './views/CampaignsView';
 import { ExportView, ImportView, JobLine } from './views/ImportView';
 import { InstanceView } from './views/InstanceView';
+import { JudgingView } from './views/JudgingView';
+import { ProtocolsView } from './views/ProtocolsView';
 import { SearchView } from './views/SearchView';
 
 const NEXT_THEME: Record<Theme, Theme> = { system: 'dark', dark: 'light', light: 'system' };
@@ -25,7 +28,7 @@ function NavLink({ href, label, count }: { href: string; label: string; count?: 
 }
 
 export function App() {
-  const [, navigate] = useLocation();
+  const [location, navigate] = useLocation();
   const [theme, setTheme] = useTheme();
   const [palette, setPalette] = useState(false);
   const [sheet, setSheet] = useState(false);
@@ -34,6 +37,14 @@ export function App() {
   const jobs = useJobs();
   const running = jobs.filter((j) => j.state === 'running');
   const pendingG = useRef(0);
+
+  // Opened with a pack (`npm start -- FILE`): straight to judging it.
+  const openedPack = useRef(false);
+  useEffect(() => {
+    if (!info.data?.pack || openedPack.current) return;
+    openedPack.current = true;
+    navigate(`/judge?pack=${encodeURIComponent(info.data.pack)}`, { replace: true });
+  }, [info.data?.pack, navigate]);
 
   // The desktop menu navigates through the preload.
   useEffect(() => {
@@ -47,6 +58,9 @@ export function App() {
       { id: 'instances', title: 'Go to instances', hint: 'g i', run: () => navigate('/instances') },
       { id: 'base-questions', title: 'Go to base questions', hint: 'g b', run: () => navigate('/base-questions') },
       { id: 'search', title: 'Search passages (BM25, dense, hybrid)', hint: 'g s', run: () => navigate('/search') },
+      { id: 'campaigns', title: 'Go to annotation campaigns', hint: 'g c', run: () => navigate('/campaigns') },
+      { id: 'new-campaign', title: 'New annotation campaign…', run: () => navigate('/campaigns/new') },
+      { id: 'protocols', title: 'Annotation protocols', hint: 'g p', run: () => navigate('/protocols') },
       { id: 'import', title: 'Import a file…', hint: 'Ctrl I', run: () => navigate('/import') },
       { id: 'export', title: 'Export instances…', hint: 'Ctrl E', run: () => navigate('/export') },
       { id: 'about', title: 'About, versions and data attribution', run: () => navigate('/about') },
@@ -95,9 +109,12 @@ export function App() {
         if (event.key === 'i') navigate('/instances');
         else if (event.key === 'b') navigate('/base-questions');
         else if (event.key === 's') navigate('/search');
+        else if (event.key === 'c') navigate('/campaigns');
+        else if (event.key === 'p') navigate('/protocols');
       }
     },
-    !palette && !sheet,
+    // The judging screen owns every key.
+    !palette && !sheet && !location.startsWith('/judge'),
   );
 
   return (
@@ -130,6 +147,9 @@ export function App() {
         <NavLink href="/instances" label="Instances" count={stats.data?.instances} />
         <NavLink href="/base-questions" label="Base questions" count={stats.data?.base_questions} />
         <NavLink href="/search" label="Passages" count={stats.data?.passages} />
+        <h3 className="section">Annotation</h3>
+        <NavLink href="/campaigns" label="Campaigns" />
+        <NavLink href="/protocols" label="Protocols" />
         <h3 className="section">Files</h3>
         <NavLink href="/import" label="Import" />
         <NavLink href="/export" label="Export" />
@@ -152,6 +172,23 @@ export function App() {
           <Route path="/search">
             <SearchView />
           </Route>
+          <Route path="/campaigns">
+            <CampaignsView />
+          </Route>
+          <Route path="/campaigns/new">
+            <NewCampaignView />
+          </Route>
+          <Route path="/campaigns/:id">{(params) => <CampaignView id={Number(params.id)} tab="overview" />}</Route>
+          <Route path="/campaigns/:id/:tab">
+            {(params) => <CampaignView id={Number(params.id)} tab={(['agreement', 'disagreements', 'files'] as const).find((t) => t === params.tab) ?? 'overview'} />}
+          </Route>
+          <Route path="/judge">
+            <JudgingView />
+          </Route>
+          <Route path="/protocols">
+            <ProtocolsView />
+          </Route>
+          <Route path="/protocols/:key">{(params) => <ProtocolsView selected={params.key} />}</Route>
           <Route path="/import">
             <ImportView />
           </Route>

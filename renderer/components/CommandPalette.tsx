@@ -69,18 +69,19 @@ const SHORTCUTS: [string, string][] = [
   ['PgUp PgDn Home End', 'move by a screen, to the ends'],
   ['b', 'from an instance: open its base question'],
   ['g i  g b  g s', 'go to instances, base questions, passage search'],
+  ['g c  g p', 'go to campaigns, protocols'],
   ['Ctrl I  Ctrl E', 'import, export'],
 ];
 
-export function ShortcutSheet({ onClose }: { onClose: () => void }) {
+export function ShortcutSheet({ onClose, title = 'Keyboard shortcuts', shortcuts = SHORTCUTS }: { onClose: () => void; title?: string; shortcuts?: readonly [string, string][] }) {
   return (
-    <Overlay onClose={onClose} label="Keyboard shortcuts">
+    <Overlay onClose={onClose} label={title}>
       <header>
-        <h2>Keyboard shortcuts</h2>
+        <h2>{title}</h2>
         <kbd>Esc</kbd>
       </header>
       <div className="body shortcuts">
-        {SHORTCUTS.map(([keys, what]) => (
+        {shortcuts.map(([keys, what]) => (
           <div key={keys} style={{ display: 'contents' }}>
             <span>
               {keys.split(/\s{2}/).map((k) => (

@@ -64,6 +64,28 @@ export function ProgressBar({ fraction }: { fraction: number | null }) {
   );
 }
 
+/** Saves text as a file through the browser's download (the desktop app asks where). */
+export function downloadText(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** A progress bar with "done/total" beside it. */
+export function DoneOfTotal({ done, total }: { done: number; total: number }) {
+  return (
+    <div className="inline-progress">
+      <ProgressBar fraction={total ? done / total : 0} />
+      <span className="small muted">
+        {done}/{total}
+      </span>
+    </div>
+  );
+}
+
 export function formatCount(n: number | undefined): string {
   return n === undefined ? '…' : n.toLocaleString('en-US');
 }

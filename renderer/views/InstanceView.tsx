@@ -297,6 +297,79 @@ function FrozenEvidence({ detail }: { detail: InstanceDetail }) {
   );
 }
 
+/**
+ * An instance side by side: the question with its type and provenance, one column per reading
+ * (clarified question, sub-questions, evidence, short answer), the long answers, the frozen
+ * evidence list and the filter votes (when there are any to show). The judging screen shows the
+ * same thing, with the votes held back in blind campaigns.
+ */
+export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: InstanceDetail; linkBaseQuestion?: boolean }) {
+  return (
+    <>
+      <header className="question-head" data-testid="instance-head">
+        <div className="question-text" data-testid="original-question">
+          {d.baseQuestion.question}
+        </div>
+        <div className="meta">
+          <TypeTag type={d.ambiguityType} />
+          <span className="definition">{AMBIGUITY_TYPE_DEFINITIONS[d.ambiguityType]}</span>
+        </div>
+        <div className="meta">
+          <StatusWord status={d.status} />
+          {d.removedReason ? (
+            <span className="flag-bad">
+              removed at {d.removedStage ?? 'a stage'}: {d.removedReason}
+            </span>
+          ) : null}
+          <span>{d.baseQuestion.hops ? `${d.baseQuestion.hops} hops` : 'no hop count'}</span>
+          <span>{d.interpretations.length} readings</span>
+          <span>
+            {d.baseQuestion.dataset} ·{' '}
+            {linkBaseQuestion ? (
+              <Link href={`/base-questions/${d.baseQuestion.id}`} className="mono" title="Open the base question (b)">
+                {d.baseQuestion.sourceId}
+              </Link>
+            ) : (
+              <span className="mono">{d.baseQuestion.sourceId}</span>
+            )}
+          </span>
+          <span className="muted">instance #{d.id} · stage {d.stage}</span>
+        </div>
+      </header>
+      {d.interpretations.length ? (
+        <div className="readings" data-testid="readings">
+          {d.interpretations.map((reading) => (
+            <ReadingColumn key={reading.id} reading={reading} frozen={d.evidence} />
+          ))}
+        </div>
+      ) : (
+        <div className="notice">This instance has no readings yet.</div>
+      )}
+      {d.longAnswers.map((answer, i) => (
+        <LongAnswer key={answer.id} answer={answer} readings={d.interpretations} index={i} count={d.longAnswers.length} />
+      ))}
+      {d.longAnswers.length === 0 ? <div className="muted small">No long answer.</div> : null}
+      <FrozenEvidence detail={d} />
+      {d.filterVotes.length ? (
+        <section className="card">
+          <h2>Filter votes</h2>
+          <table className="plain">
+            <tbody>
+              {d.filterVotes.map((v) => (
+                <tr key={v.model}>
+                  <td className="mono">{v.model}</td>
+                  <td className={v.verdict === 'aligned' ? 'flag-ok' : 'flag-bad'}>{v.verdict}</td>
+                  <td>{v.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
+    </>
+  );
+}
+
 export function InstanceView({ id }: { id: number }) {
   const search = useSearch();
   const [, navigate] = useLocation();
@@ -346,66 +419,7 @@ export function InstanceView({ id }: { id: number }) {
           ) : null}
         </div>
         <ErrorNotice error={detail.error} />
-        {d ? (
-          <>
-            <header className="question-head" data-testid="instance-head">
-              <div className="question-text" data-testid="original-question">
-                {d.baseQuestion.question}
-              </div>
-              <div className="meta">
-                <TypeTag type={d.ambiguityType} />
-                <span className="definition">{AMBIGUITY_TYPE_DEFINITIONS[d.ambiguityType]}</span>
-              </div>
-              <div className="meta">
-                <StatusWord status={d.status} />
-                {d.removedReason ? (
-                  <span className="flag-bad">
-                    removed at {d.removedStage ?? 'a stage'}: {d.removedReason}
-                  </span>
-                ) : null}
-                <span>{d.baseQuestion.hops ? `${d.baseQuestion.hops} hops` : 'no hop count'}</span>
-                <span>{d.interpretations.length} readings</span>
-                <span>
-                  {d.baseQuestion.dataset} ·{' '}
-                  <Link href={`/base-questions/${d.baseQuestion.id}`} className="mono" title="Open the base question (b)">
-                    {d.baseQuestion.sourceId}
-                  </Link>
-                </span>
-                <span className="muted">instance #{d.id} · stage {d.stage}</span>
-              </div>
-            </header>
-            {d.interpretations.length ? (
-              <div className="readings" data-testid="readings">
-                {d.interpretations.map((reading) => (
-                  <ReadingColumn key={reading.id} reading={reading} frozen={d.evidence} />
-                ))}
-              </div>
-            ) : (
-              <div className="notice">This instance has no readings yet.</div>
-            )}
-            {d.longAnswers.map((answer, i) => (
-              <LongAnswer key={answer.id} answer={answer} readings={d.interpretations} index={i} count={d.longAnswers.length} />
-            ))}
-            {d.longAnswers.length === 0 ? <div className="muted small">No long answer.</div> : null}
-            <FrozenEvidence detail={d} />
-            {d.filterVotes.length ? (
-              <section className="card">
-                <h2>Filter votes</h2>
-                <table className="plain">
-                  <tbody>
-                    {d.filterVotes.map((v) => (
-                      <tr key={v.model}>
-                        <td className="mono">{v.model}</td>
-                        <td className={v.verdict === 'aligned' ? 'flag-ok' : 'flag-bad'}>{v.verdict}</td>
-                        <td>{v.reason}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </section>
-            ) : null}
-          </>
-        ) : null}
+        {d ? <InstanceBody detail={d} /> : null}
       </div>
     </div>
   );

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { benchAnnotation } from './annotation';
 import { benchFoundation } from './foundation';
 import { benchRetrieval } from './retrieval';
 import { formatValue, machine, verdict, type BenchContext, type Measurement } from './harness';
@@ -14,6 +15,7 @@ import { formatValue, machine, verdict, type BenchContext, type Measurement } fr
 const suites: Record<string, (ctx: BenchContext) => Promise<Measurement[]>> = {
   foundation: benchFoundation,
   retrieval: benchRetrieval,
+  annotation: benchAnnotation,
 };
 
 const args = process.argv.slice(2);

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportReport } from '../../shared/api';
 import { awbJson, startServer } from '../helpers/cli';
 import { AMBIGNQ, ASQA, MUSIQUE, readJson, tempDir, writeFile } from '../helpers/db';
-import { launchBrowser } from './browser';
-import { SCREENSHOTS, WorkbenchPage } from './workbench-page';
+import { openWorkbench, SCREENSHOTS, type WorkbenchPage } from './workbench-page';
 
 /**
  * The whole path a user takes: `awb serve` on a throwaway database, the bundled samples
@@ -20,7 +19,7 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser;
 let page: Page;
 let ui: WorkbenchPage;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 beforeAll(async () => {
   const db = tmp.file('e2e.db');
@@ -33,13 +32,7 @@ beforeAll(async () => {
     const report = awbJson<ImportReport>(['import', file, '--format', format, '--dataset', dataset, '--db', db]);
     expect(report.json.committed).toBe(true);
   }
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(message.text());
-  });
-  ui = new WorkbenchPage(page, server.url);
+  ({ browser, page, ui, pageErrors } = await openWorkbench(server.url));
 });
 
 afterAll(async () => {

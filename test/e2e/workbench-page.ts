@@ -2,10 +2,23 @@
 // Functions passed to page.evaluate and waitForFunction run in the browser.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { ROOT } from '../helpers/db';
+import { launchBrowser } from './browser';
 
 export const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
+
+/** Chromium on a workbench URL, collecting every page error and console error. */
+export async function openWorkbench(url: string): Promise<{ browser: Browser; page: Page; ui: WorkbenchPage; pageErrors: string[] }> {
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
+  return { browser, page, ui: new WorkbenchPage(page, url), pageErrors };
+}
 
 /** A page object for the workbench UI: tests speak in its terms, not in selectors. */
 export class WorkbenchPage {

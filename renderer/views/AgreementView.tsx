@@ -1,0 +1,308 @@
+import { useState } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Link } from 'wouter';
+import { agreementTable, statusTable, toCsv, toLatex, validityTable } from '../../shared/agreement-report';
+import type { AgreementReport, AgreementRow, CampaignView, Disagreement } from '../../shared/api';
+import { scaleValues } from '../../shared/protocols';
+import { call } from '../api';
+import { downloadText, ErrorNotice, TypeTag } from '../components/bits';
+import { useApi } from '../hooks';
+
+/**
+ * Agreement as the papers report it: YES rates by majority vote per ambiguity type and the "all
+ * fields valid" rate (MARCH Table 2, bottom), Fleiss' κ with P̄ and strict and majority agreement
+ * per criterion (MARCH Table 8), the same by instance status (MIRAGE Table 3), and the measures
+ * that hold up when one answer dominates (Krippendorff's α, Gwet's AC1).
+ */
+
+function Table({ table, caption, file, testId }: { table: { header: string[]; rows: string[][] }; caption: string; file: string; testId: string }) {
+  return (
+    <section className="card">
+      <header className="card-head">
+        <h2>{caption}</h2>
+        <div className="spacer" />
+        <button type="button" className="button small" onClick={() => downloadText(`${file}.csv`, toCsv(table), 'text/csv')}>
+          CSV
+        </button>
+        <button type="button" className="button small" onClick={() => downloadText(`${file}.tex`, toLatex(table, caption), 'application/x-tex')}>
+          LaTeX
+        </button>
+      </header>
+      <table className="plain numbers" data-testid={testId}>
+        <thead>
+          <tr>
+            {table.header.map((h) => (
+              <th key={h}>{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {table.rows.map((r, i) => (
+            <tr key={i}>
+              {r.map((cell, j) => (
+                <td key={j} className={j === 0 ? '' : 'num'} title={cell === '—' ? 'undefined: see the notes below' : undefined}>
+                  {cell}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+const FIELD_NAMES: Record<string, string> = {
+  fleiss_kappa: "Fleiss' κ",
+  p_bar: 'P̄',
+  strict_agreement: 'strict agreement',
+  krippendorff_alpha: "Krippendorff's α",
+  gwet_ac1: 'Gwet AC1',
+  kappa_ci: 'the κ interval',
+};
+
+function UndefinedNotes({ rows }: { rows: AgreementRow[] }) {
+  const notes = rows.flatMap((r) => {
+    const byReason = new Map<string, string[]>();
+    for (const [field, reason] of Object.entries(r.undefined_reasons)) byReason.set(reason, [...(byReason.get(reason) ?? []), FIELD_NAMES[field] ?? field]);
+    return [...byReason].map(([reason, fields]) => `${r.criterion}: ${fields.join(', ')} undefined, because ${reason}.`);
+  });
+  if (!notes.length) return null;
+  return (
+    <div className="notice small" data-testid="undefined-notes">
+      <strong>— means undefined, not zero.</strong>
+      {notes.map((n) => (
+        <div key={n}>{n}</div>
+      ))}
+    </div>
+  );
+}
+
+function ParadoxNote({ rows }: { rows: AgreementRow[] }) {
+  const flagged = rows.filter((r) => r.prevalence_paradox);
+  if (!flagged.length) return null;
+  return (
+    <div className="notice warn" data-testid="paradox-note">
+      <strong>High agreement, low κ: the prevalence paradox.</strong> On {flagged.map((r) => r.criterion).join(', ')} the annotators agree on{' '}
+      {flagged.map((r) => `${((r.p_bar ?? 0) * 100).toFixed(1)}%`).join(' / ')} of rating pairs, yet κ is{' '}
+      {flagged.map((r) => (r.fleiss_kappa === null ? 'undefined' : r.fleiss_kappa.toFixed(3))).join(' / ')}. When nearly every rating is the same answer, the
+      agreement κ expects by chance is itself close to 1, so κ collapses even though the raters hardly ever differ (MARCH reports κ −0.006 at 98.9% agreement).
+      Read Gwet's AC1 ({flagged.map((r) => (r.gwet_ac1 === null ? 'undefined' : r.gwet_ac1.toFixed(3))).join(' / ')}), which does not assume balanced answers,
+      alongside the raw agreement.
+    </div>
+  );
+}
+
+const MEASURE_COLOURS = { "Fleiss' κ": 'var(--chart-1)', "Krippendorff's α": 'var(--chart-2)', 'Gwet AC1': 'var(--chart-3)', 'YES rate': 'var(--chart-4)' } as const;
+
+function CriterionChart({ criterion, rows }: { criterion: string; rows: AgreementRow[] }) {
+  const data = rows
+    .filter((r) => r.criterion === criterion)
+    .map((r) => ({
+      type: r.ambiguity_type,
+      "Fleiss' κ": r.fleiss_kappa,
+      "Krippendorff's α": r.krippendorff_alpha,
+      'Gwet AC1': r.gwet_ac1,
+      ...(r.yes_rate !== null ? { 'YES rate': r.yes_rate } : {}),
+    }));
+  const measures = Object.keys(MEASURE_COLOURS).filter((m) => data.some((d) => m in d)) as (keyof typeof MEASURE_COLOURS)[];
+  return (
+    <figure className="chart" data-testid="criterion-chart">
+      <figcaption>{criterion}</figcaption>
+      <ResponsiveContainer width="100%" height={200}>
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
+          <XAxis dataKey="type" tick={{ fontSize: 11, fill: 'var(--text-2)' }} />
+          <YAxis domain={[-0.2, 1]} ticks={[-0.2, 0, 0.2, 0.4, 0.6, 0.8, 1]} tick={{ fontSize: 11, fill: 'var(--text-2)' }} />
+          <ReferenceLine y={0} stroke="var(--text-3)" />
+          <Tooltip formatter={(v) => (typeof v === 'number' ? v.toFixed(3) : 'undefined')} contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', fontSize: 12 }} />
+          <Legend wrapperStyle={{ fontSize: 11 }} />
+          {measures.map((m) => (
+            <Bar key={m} dataKey={m} fill={MEASURE_COLOURS[m]} isAnimationActive={false} />
+          ))}
+        </BarChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+function PairwiseMatrix({ pairwise }: { pairwise: AgreementReport['pairwise'][number] }) {
+  return (
+    <div>
+      <div className="small muted">
+        {pairwise.criterion}: {pairwise.weighted ? "Cohen's κ, quadratic weights" : "Cohen's κ"}
+      </div>
+      <table className="plain compact numbers">
+        <thead>
+          <tr>
+            <th />
+            {pairwise.raters.map((r) => (
+              <th key={r}>{r}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {pairwise.raters.map((r, a) => (
+            <tr key={r}>
+              <th>{r}</th>
+              {pairwise.kappa[a]!.map((k, b) => (
+                <td
+                  key={b}
+                  className="num heat"
+                  style={{ ['--heat' as string]: k === null || a === b ? 0 : Math.max(0, k) }}
+                  title={k === null ? 'undefined (no shared items, or no variation)' : undefined}
+                >
+                  {a === b ? '·' : k === null ? '—' : k.toFixed(2)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function AgreementPanel({ campaignId }: { campaignId: number }) {
+  const [resamples, setResamples] = useState(1000);
+  const report = useApi('agreement:get', { campaignId, resamples });
+  const r = report.data;
+  const overall = r?.rows.filter((row) => row.ambiguity_type === 'all') ?? [];
+  const criteria = [...new Set(overall.map((row) => row.criterion))];
+  return (
+    <div className="stack" data-testid="agreement">
+      <ErrorNotice error={report.error} />
+      {r ? (
+        <>
+          <div className="small muted">
+            {overall[0]?.items ?? 0} items with two or more ratings · {overall[0]?.raters ?? 0} annotators · {r.adjudicated} adjudicated labels (they replace the majority
+            in YES rates) · {r.conflicts} open conflicts · κ intervals from{' '}
+            <select className="input inline" value={resamples} onChange={(e) => setResamples(Number(e.target.value))} aria-label="Bootstrap resamples">
+              {[200, 1000, 5000].map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>{' '}
+            bootstrap resamples of items (seed {r.bootstrap.seed}) · computed in {r.milliseconds} ms
+          </div>
+          <ParadoxNote rows={overall} />
+          <Table table={validityTable(r)} caption="YES rate by majority vote, per ambiguity type" file={`campaign-${campaignId}-validity`} testId="validity-table" />
+          <Table table={agreementTable(r)} caption="Agreement per criterion" file={`campaign-${campaignId}-agreement`} testId="agreement-table" />
+          <UndefinedNotes rows={overall} />
+          {r.status_rows.length ? (
+            <Table table={statusTable(r)} caption="By instance status (before vs after filtering)" file={`campaign-${campaignId}-by-status`} testId="status-table" />
+          ) : null}
+          <section className="card">
+            <h2>Per criterion and ambiguity type</h2>
+            <div className="charts">
+              {criteria.map((c) => (
+                <CriterionChart key={c} criterion={c} rows={r.rows} />
+              ))}
+            </div>
+          </section>
+          <section className="card">
+            <h2>Pairwise agreement</h2>
+            <div className="charts">
+              {r.pairwise.map((p) => (
+                <PairwiseMatrix key={p.criterion} pairwise={p} />
+              ))}
+            </div>
+          </section>
+        </>
+      ) : report.loading ? (
+        <div className="muted">Computing…</div>
+      ) : null}
+    </div>
+  );
+}
+
+function AdjudicationForm({ campaign, d, onSaved }: { campaign: CampaignView; d: Disagreement; onSaved: (list: Disagreement[]) => void }) {
+  const criterion = campaign.protocol.criteria.find((c) => c.id === d.criterion);
+  const [value, setValue] = useState(d.adjudication?.value ?? '');
+  const [reason, setReason] = useState(d.adjudication?.reason ?? '');
+  const [adjudicator, setAdjudicator] = useState(() => localStorage.getItem('awb.adjudicator') ?? '');
+  const [error, setError] = useState<Error>();
+  if (!criterion) return null;
+  return (
+    <div className="adjudicate">
+      <select className="input" value={value} onChange={(e) => setValue(e.target.value)} aria-label="Final label">
+        <option value="">final label…</option>
+        {scaleValues(criterion.scale).map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>
+      <input className="input" value={reason} onChange={(e) => setReason(e.target.value)} placeholder="reason" aria-label="Reason" />
+      <input className="input narrow-input" value={adjudicator} onChange={(e) => setAdjudicator(e.target.value)} placeholder="adjudicator" aria-label="Adjudicator" />
+      <button
+        type="button"
+        className="button small primary"
+        disabled={!value || !reason.trim() || !adjudicator.trim()}
+        onClick={() => {
+          localStorage.setItem('awb.adjudicator', adjudicator);
+          call('adjudications:save', { campaignId: campaign.id, instanceId: d.instanceId, criterion: d.criterion, value, reason, adjudicator }).then(onSaved, setError);
+        }}
+      >
+        {d.adjudication ? 'Change' : 'Adjudicate'}
+      </button>
+      <ErrorNotice error={error} />
+    </div>
+  );
+}
+
+export function DisagreementsPanel({ campaign }: { campaign: CampaignView }) {
+  const list = useApi('disagreements:list', { campaignId: campaign.id });
+  const [saved, setSaved] = useState<Disagreement[] | null>(null);
+  const [open, setOpen] = useState<'open' | 'all'>('open');
+  const items = (saved ?? list.data ?? []).filter((d) => open === 'all' || !d.adjudication);
+  return (
+    <div className="stack">
+      <ErrorNotice error={list.error} />
+      <div className="row-gap">
+        <div className="segmented" role="radiogroup" aria-label="Which disagreements">
+          <button type="button" role="radio" aria-checked={open === 'open'} className={open === 'open' ? 'active' : ''} onClick={() => setOpen('open')}>
+            To adjudicate
+          </button>
+          <button type="button" role="radio" aria-checked={open === 'all'} className={open === 'all' ? 'active' : ''} onClick={() => setOpen('all')}>
+            All
+          </button>
+        </div>
+        <span className="small muted">
+          Items where annotators gave different labels, or where an imported judgment changed an earlier one (marked !). An adjudicated label counts as the item's
+          label in the YES rates.
+        </span>
+      </div>
+      {items.length === 0 && (saved ?? list.data) ? <div className="empty">No disagreement {open === 'open' ? 'left to adjudicate' : 'in this campaign'}.</div> : null}
+      {items.map((d) => (
+        <section key={`${d.instanceId}:${d.criterion}`} className="card disagreement" data-testid="disagreement">
+          <header className="card-head">
+            <TypeTag type={d.ambiguityType} />
+            <Link href={`/instances/${d.instanceId}`}>#{d.instanceId}</Link>
+            <span className="question-line">{d.question}</span>
+            <div className="spacer" />
+            <span className="mono small">{d.criterion}</span>
+          </header>
+          <div className="votes">
+            {d.votes
+              .filter((v) => v.value !== null)
+              .map((v) => (
+                <span key={v.annotator} className={`vote vote-${v.value}`} title={v.comment || undefined}>
+                  {v.annotator}: <strong>{v.value}</strong>
+                  {v.conflict ? <span className="flag-warn" title="Changed by a later import: a conflict to resolve"> !</span> : null}
+                  {v.comment ? ' 💬' : ''}
+                </span>
+              ))}
+          </div>
+          {d.adjudication ? (
+            <div className="small flag-ok">
+              Adjudicated {d.adjudication.value} by {d.adjudication.adjudicator}: {d.adjudication.reason}
+            </div>
+          ) : null}
+          <AdjudicationForm campaign={campaign} d={d} onSaved={setSaved} />
+        </section>
+      ))}
+    </div>
+  );
+}
