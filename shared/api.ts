@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { Protocol, Scale } from './protocols';
+import type { Funnel, ItemTrace, PromptTemplate, RunSummary } from './pipeline';
 import {
   AMBIGUITY_TYPES,
   IMPORT_FORMATS,
   INSTANCE_STATUSES,
+  PIPELINE_STAGES,
   type AmbiguityType,
   type DecompositionStyle,
   type InstanceStage,
@@ -612,7 +614,21 @@ export const AdjudicateRequest = z
   })
   .strict();
 
-export const JOB_KINDS = ['import', 'export', 'corpus-import', 'embed'] as const;
+export const PipelineStartRequest = z
+  .object({
+    /** The config itself, or the path of a config file. */
+    config: z.unknown().optional(),
+    configPath: z.string().min(1).optional(),
+    stages: z.array(z.enum(PIPELINE_STAGES)).default([]),
+    limit: z.number().int().positive().optional(),
+    datasets: z.array(z.string().min(1)).default([]),
+    /** Fresh calls for the stages run, ignoring the cache. */
+    noCache: z.boolean().default(false),
+  })
+  .strict()
+  .refine((r) => (r.config === undefined) !== (r.configPath === undefined), { message: 'give either config or configPath' });
+
+export const JOB_KINDS = ['import', 'export', 'corpus-import', 'embed', 'pipeline'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export interface Job {
@@ -625,6 +641,8 @@ export interface Job {
   unit: string;
   startedAt: string;
   etaSeconds: number | null;
+  /** What the job is doing now, e.g. the pipeline stage and its calls. */
+  detail: string | null;
   result: unknown;
   error: ApiError | null;
 }
@@ -706,6 +724,20 @@ export const operations = {
   'agreement:get': op<AgreementReport>()(z.object({ campaignId: z.number().int().positive(), resamples: z.number().int().min(0).max(100_000).default(1000), seed: z.number().int().default(1) }).strict()),
   'disagreements:list': op<Disagreement[]>()(z.object({ campaignId: z.number().int().positive() }).strict()),
   'adjudications:save': op<Disagreement[]>()(AdjudicateRequest),
+  'pipeline:start': op<{ jobId: string }>()(PipelineStartRequest),
+  'pipeline:validate': op<{ ok: true; detectors: number; filters: number; endpoints: string[] } | { ok: false; message: string }>()(z.object({ config: z.unknown() }).strict()),
+  'pipeline:defaults': op<{ example: unknown; last: unknown }>()(none),
+  'pipeline:status': op<{ stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] }>()(none),
+  'pipeline:funnel': op<Funnel>()(z.object({ datasets: z.array(z.string()).default([]) }).strict()),
+  'pipeline:failures': op<{ item: string; stage: string; reason: string | null; question: string }[]>()(z.object({ stage: z.enum(PIPELINE_STAGES).optional(), limit: z.number().int().min(1).max(1000).default(200) }).strict()),
+  'pipeline:trace': op<ItemTrace>()(z.object({ item: z.string().regex(/^(bq|inst):\d+$/, 'an item is bq:ID or inst:ID') }).strict()),
+  'pipeline:prompts': op<PromptTemplate[]>()(none),
+  'pipeline:prompt-history': op<PromptTemplate[]>()(z.object({ stage: z.string().min(1) }).strict()),
+  'pipeline:prompt-save': op<PromptTemplate>()(z.object({ stage: z.string().min(1), system: z.string(), user: z.string() }).strict()),
+  'pipeline:prices': op<{ model: string; input: number; output: number }[]>()(none),
+  'pipeline:price-set': op<{ model: string; input: number; output: number }[]>()(
+    z.object({ model: z.string().trim().min(1), input: z.number().min(0).nullable(), output: z.number().min(0).nullable() }).strict(),
+  ),
   'jobs:list': op<Job[]>()(none),
   'jobs:get': op<Job>()(z.object({ id: z.string() }).strict()),
   'jobs:cancel': op<Job>()(z.object({ id: z.string() }).strict()),
@@ -771,4 +803,9 @@ export interface WindowApi {
   subscribe(listener: (message: EventMessage) => void): () => void;
   /** Opens a native file dialog; null when cancelled. */
   pickFile(options: { save: boolean; title: string }): Promise<string | null>;
+  /** Desktop only: API keys, kept encrypted by the OS keychain (Electron safeStorage). */
+  apiKeys?: {
+    names(): Promise<string[]>;
+    set(name: string, value: string | null): Promise<string[]>;
+  };
 }
