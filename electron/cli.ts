@@ -6,6 +6,7 @@ import { AppError, SEARCH_MODES, type SearchMode } from '../shared/api';
 import { IMPORT_FORMATS, type ImportFormat } from '../shared/domain';
 import { rendererDir, userDataDir } from './paths';
 import { addAnnotationCommands } from './cli-annotation';
+import { addPipelineCommands } from './cli-pipeline';
 import {
   databasePath,
   parseMegabytes,
@@ -428,6 +429,7 @@ export function buildProgram(): Command {
   });
 
   addAnnotationCommands(program);
+  addPipelineCommands(program);
   return program;
 }
 

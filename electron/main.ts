@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, shell, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, safeStorage, shell, type IpcMainInvokeEvent } from 'electron';
 import type { EventMessage } from '../shared/api';
 import { APP_NAME, defaultDatabasePath } from './paths';
 import { CONTENT_SECURITY_POLICY } from '../shared/security';
@@ -39,6 +39,29 @@ function serveRenderer(request: Request): Response {
   return new Response(fs.readFileSync(file), {
     headers: { 'content-type': types[path.extname(file)] ?? 'application/octet-stream', 'content-security-policy': CONTENT_SECURITY_POLICY },
   });
+}
+
+/**
+ * API keys for the pipeline's endpoints, encrypted with the OS keychain (safeStorage) in a file
+ * of the user data directory: never in the database, logs or exports. The services get them
+ * decrypted, in memory, by the name of the environment variable they stand in for.
+ */
+const keyFile = () => path.join(app.getPath('userData'), 'api-keys.json');
+
+function readKeys(): Record<string, string> {
+  if (!safeStorage.isEncryptionAvailable() || !fs.existsSync(keyFile())) return {};
+  try {
+    const stored = JSON.parse(fs.readFileSync(keyFile(), 'utf8')) as Record<string, string>;
+    return Object.fromEntries(Object.entries(stored).map(([name, value]) => [name, safeStorage.decryptString(Buffer.from(value, 'base64'))]));
+  } catch {
+    return {};
+  }
+}
+
+function writeKeys(keys: Record<string, string>): void {
+  if (!safeStorage.isEncryptionAvailable()) throw new Error('The system keychain is not available; set the key as an environment variable instead.');
+  const encrypted = Object.fromEntries(Object.entries(keys).map(([name, value]) => [name, safeStorage.encryptString(value).toString('base64')]));
+  fs.writeFileSync(keyFile(), JSON.stringify(encrypted), { mode: 0o600 });
 }
 
 function createWindow(): BrowserWindow {
@@ -112,6 +135,7 @@ app.whenReady().then(async () => {
     (message) => console.log(message),
   );
   await host.ready;
+  host.setKeys(readKeys());
 
   ipcMain.handle('awb:invoke', (event, name: string, input: unknown) => {
     if (!fromOurPage(event)) return { ok: false, error: { code: 'invalid_input', message: 'Unknown caller' } };
@@ -125,6 +149,16 @@ app.whenReady().then(async () => {
     }
     const result = await dialog.showOpenDialog(mainWindow, { title: options.title, properties: ['openFile'] });
     return result.canceled ? null : (result.filePaths[0] ?? null);
+  });
+  ipcMain.handle('awb:key-names', (event) => (fromOurPage(event) ? Object.keys(readKeys()) : []));
+  ipcMain.handle('awb:key-set', (event, name: string, value: string | null) => {
+    if (!fromOurPage(event) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return Object.keys(readKeys());
+    const keys = readKeys();
+    if (value) keys[name] = value;
+    else delete keys[name];
+    writeKeys(keys);
+    host!.setKeys(keys);
+    return Object.keys(keys);
   });
   host.subscribe((message: EventMessage) => mainWindow?.webContents.send('awb:event', message));
 

@@ -13,6 +13,10 @@ const api = {
   },
   pickFile: (options: { save: boolean; title: string }) =>
     ipcRenderer.invoke('awb:pick-file', options) as Promise<string | null>,
+  apiKeys: {
+    names: () => ipcRenderer.invoke('awb:key-names') as Promise<string[]>,
+    set: (name: string, value: string | null) => ipcRenderer.invoke('awb:key-set', name, value) as Promise<string[]>,
+  },
 } satisfies WindowApi;
 
 contextBridge.exposeInMainWorld('awb', api);

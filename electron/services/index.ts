@@ -14,6 +14,7 @@ import {
   listDatasetSummaries,
 } from './browse';
 import { annotationHandlers } from './annotation/handlers';
+import { pipelineHandlers } from './pipeline/handlers';
 import { bundledAttributions } from './demo';
 import { EventBus } from './events';
 import { exportJsonl } from './export';
@@ -39,6 +40,11 @@ export class Workbench {
   readonly db: WritableDB;
   readonly events = new EventBus();
   readonly jobs = new JobRunner(this.events);
+  /**
+   * API keys handed over by the desktop shell (kept there with Electron's safeStorage), by the
+   * name of the environment variable they stand for. Memory only: never the database or logs.
+   */
+  readonly apiKeys: Record<string, string> = {};
 
   constructor(readonly options: ServiceOptions) {
     this.db = openDatabase(options.databasePath, options.log ? { log: options.log } : {});
@@ -157,6 +163,7 @@ export function createHandlers(workbench: Workbench): Handlers {
       return { jobId: job.id };
     },
     ...annotationHandlers(db, workbench.events),
+    ...pipelineHandlers(db, workbench.jobs, () => workbench.writer(), () => workbench.apiKeys),
     'jobs:list': () => workbench.jobs.list(),
     'jobs:get': ({ id }) => workbench.jobs.get(id),
     'jobs:cancel': ({ id }) => workbench.jobs.cancel(id),

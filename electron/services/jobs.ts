@@ -5,7 +5,7 @@ import type { EventBus } from './events';
 export interface JobControl {
   signal: AbortSignal;
   /** Reports progress; events are throttled to a few per second. */
-  progress(done: number, total: number | null): void;
+  progress(done: number, total: number | null, detail?: string): void;
 }
 
 const THROTTLE_MS = 200;
@@ -31,18 +31,24 @@ export class JobRunner {
       unit,
       startedAt: new Date().toISOString(),
       etaSeconds: null,
+      detail: null,
       result: null,
       error: null,
     };
     const entry = { job, controller: new AbortController(), lastEmit: 0 };
     this.jobs.set(job.id, entry);
-    const started = Date.now();
+    let phaseStarted = Date.now();
     const control: JobControl = {
       signal: entry.controller.signal,
-      progress: (done, total) => {
+      progress: (done, total, detail) => {
+        if (detail !== undefined && detail !== job.detail) {
+          // A new phase (a pipeline stage) restarts the ETA's clock.
+          if (job.detail?.split(' ')[0] !== detail.split(' ')[0]) phaseStarted = Date.now();
+          job.detail = detail;
+        }
         job.done = done;
         job.total = total;
-        const elapsed = (Date.now() - started) / 1000;
+        const elapsed = (Date.now() - phaseStarted) / 1000;
         job.etaSeconds = total && done > 0 && elapsed > 0.5 ? Math.max(0, ((total - done) * elapsed) / done) : null;
         const now = Date.now();
         if (now - entry.lastEmit >= THROTTLE_MS) {

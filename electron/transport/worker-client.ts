@@ -52,6 +52,11 @@ export class ServiceHost {
     });
   }
 
+  /** Hands the decrypted API keys to the services (memory only). */
+  setKeys(keys: Record<string, string>): void {
+    this.worker.postMessage({ type: 'keys', keys } satisfies HostRequest);
+  }
+
   subscribe(listener: (message: EventMessage) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -8,7 +8,7 @@ export interface HostOptions {
   pack?: string;
 }
 
-export type HostRequest = { type: 'invoke'; id: number; name: string; input: unknown } | { type: 'close' };
+export type HostRequest = { type: 'invoke'; id: number; name: string; input: unknown } | { type: 'keys'; keys: Record<string, string> } | { type: 'close' };
 
 export type HostMessage =
   | { type: 'ready' }

@@ -26,6 +26,11 @@ workbench.events.subscribe((message) => port.postMessage({ type: 'event', messag
 const ready = options.seedDemo ? seedDemoOnce(workbench.db).then(() => undefined) : Promise.resolve();
 
 port.on('message', (request: HostRequest) => {
+  if (request.type === 'keys') {
+    for (const key of Object.keys(workbench.apiKeys)) delete workbench.apiKeys[key];
+    Object.assign(workbench.apiKeys, request.keys);
+    return;
+  }
   if (request.type === 'close') {
     workbench.close();
     port.close();

@@ -1,0 +1,267 @@
+import fs from 'node:fs';
+import pLimit from 'p-limit';
+import { findCorpusByName } from '../../../db/queries/corpora';
+import { findDatasetByName } from '../../../db/queries/datasets';
+import { finishRun, getRun, insertRun, instancesAt, listRuns, markAbandonedRuns, markItem, questionsToDetect, saveRunSummary, stageStatusCounts, type RunRow } from '../../../db/queries/pipeline';
+import { funnelCounts } from '../../../db/queries/pipeline';
+import { callsForItems, itemStages } from '../../../db/queries/pipeline';
+import type { WritableDB } from '../../../db/sql';
+import { AppError } from '../../../shared/api';
+import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
+import { PipelineConfig, withBaseUrlOverride, type Funnel, type ItemTrace, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
+import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
+import { emptyStats, LlmClient } from './llm';
+import { currentPrompts } from './prompts';
+import * as stages from './stages';
+import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages';
+
+/**
+ * A pipeline run: the chosen stages in order, each over every item waiting for it (items made
+ * by an earlier stage of the same run included), many items at once. Progress streams with an
+ * ETA; cancellation stops taking new items and aborts the calls in flight. The run, its config,
+ * and per-stage accounting are stored.
+ */
+
+export interface RunOptions {
+  /** The config file's JSON (validated here). */
+  config: unknown;
+  stages?: PipelineStage[];
+  /** At most this many items per stage. */
+  limit?: number;
+  datasets?: string[];
+  /** Stages whose calls skip the cache. */
+  noCache?: PipelineStage[];
+  signal?: AbortSignal;
+  keys?: Record<string, string>;
+  retriever?: Retriever;
+  onProgress?: (progress: PipelineProgress) => void;
+}
+
+export function parseConfig(json: unknown): PipelineConfig {
+  const parsed = PipelineConfig.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError('invalid_input', `Pipeline config ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+  }
+  return withBaseUrlOverride(parsed.data, process.env.AWB_BASE_URL);
+}
+
+export function readConfigFile(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new AppError('not_found', `No pipeline config at ${file}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new AppError('invalid_input', `${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+const PREVIOUS: Record<PipelineStage, string> = {
+  detect: '',
+  clarify: 'detect',
+  decompose: 'clarify',
+  retrieve: 'decompose',
+  answer: 'retrieve',
+  merge: 'answer',
+  shorten: 'merge',
+  collide: 'shorten',
+  filter: 'collide',
+};
+
+/** Reads the summary a run stored, or builds an empty one. */
+function summaryOf(row: RunRow): RunSummary {
+  const stored = JSON.parse(row.summary) as Partial<RunSummary>;
+  return {
+    id: row.id,
+    status: row.status,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    stages: stored.stages ?? [],
+    calls: stored.calls ?? 0,
+    cachedCalls: stored.cachedCalls ?? 0,
+    promptTokens: stored.promptTokens ?? 0,
+    completionTokens: stored.completionTokens ?? 0,
+    costUsd: stored.costUsd ?? 0,
+    error: stored.error ?? null,
+    config: JSON.parse(row.config) as unknown,
+  };
+}
+
+export async function runPipeline(db: WritableDB, options: RunOptions): Promise<RunSummary> {
+  const config = parseConfig(options.config);
+  const chosen = options.stages?.length ? PIPELINE_STAGES.filter((s) => options.stages!.includes(s)) : [...PIPELINE_STAGES];
+  const datasetIds = (options.datasets ?? []).map((name) => {
+    const row = findDatasetByName(db, name);
+    if (!row) throw new AppError('not_found', `No dataset named "${name}"`);
+    return row.id;
+  });
+  let corpusId: number | null = null;
+  if (config.retrieval.corpus) {
+    const corpus = findCorpusByName(db, config.retrieval.corpus);
+    if (!corpus) throw new AppError('not_found', `No corpus named "${config.retrieval.corpus}" (retrieval.corpus in the config)`);
+    corpusId = corpus.id;
+  }
+  markAbandonedRuns(db);
+  const runId = insertRun(db, { ...config, stages: chosen, limit: options.limit ?? null, datasets: options.datasets ?? [], noCache: options.noCache ?? [] });
+  const llm = new LlmClient(db, config, { runId, ...(options.signal ? { signal: options.signal } : {}), noCache: new Set(options.noCache ?? []), ...(options.keys ? { keys: options.keys } : {}) });
+  const ctx: StageContext = { db, config, llm, prompts: currentPrompts(db), runId, retriever: options.retriever ?? new EmbeddedRetriever(db), corpusId };
+  const counts: StageCounts[] = [];
+  const limit = options.limit ?? 1_000_000_000;
+  const summary = (): Omit<RunSummary, 'id' | 'status' | 'startedAt' | 'finishedAt' | 'config'> => ({
+    stages: counts.map((c) => {
+      const s = llm.byStage.get(c.stage) ?? emptyStats();
+      return { ...c, calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd };
+    }),
+    calls: llm.stats.calls,
+    cachedCalls: llm.stats.cachedCalls,
+    promptTokens: llm.stats.promptTokens,
+    completionTokens: llm.stats.completionTokens,
+    costUsd: llm.stats.costUsd,
+    error: null,
+  });
+
+  let status: 'done' | 'failed' | 'cancelled' = 'done';
+  let error: string | null = null;
+  try {
+    for (const stage of chosen) {
+      if (options.signal?.aborted) throw new AppError('cancelled', 'Cancelled');
+      const items: (QuestionItem | InstanceItem)[] = stage === 'detect' ? questionsToDetect(db, datasetIds, limit) : instancesAt(db, PREVIOUS[stage], stage, datasetIds, limit);
+      const entry: StageCounts = { stage, processed: 0, done: 0, failed: 0, removed: 0, calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+      counts.push(entry);
+      const started = Date.now();
+      let lastReport = 0;
+      const report = (force = false) => {
+        const now = Date.now();
+        if (!force && now - lastReport < 200) return;
+        lastReport = now;
+        const elapsed = (now - started) / 1000;
+        options.onProgress?.({
+          runId,
+          stage,
+          done: entry.processed,
+          total: items.length,
+          calls: llm.stats.calls,
+          cachedCalls: llm.stats.cachedCalls,
+          failedCalls: llm.stats.failedCalls,
+          costUsd: llm.stats.costUsd,
+          etaSeconds: entry.processed > 0 && elapsed > 0.5 ? ((items.length - entry.processed) * elapsed) / entry.processed : null,
+        });
+      };
+      report(true);
+      const slots = pLimit(config.concurrency);
+      await Promise.all(
+        items.map((item) =>
+          slots(async () => {
+            if (options.signal?.aborted) return;
+            let outcome: Outcome;
+            try {
+              outcome = await runStage(ctx, stage, item);
+            } catch (error) {
+              if (options.signal?.aborted || (error instanceof AppError && error.code === 'cancelled')) return;
+              // Anything else (a missing corpus or vectors, a database constraint) fails this item, not the run.
+              markItem(db, stage, stage === 'detect' ? `bq:${item.id}` : `inst:${item.id}`, 'failed', runId, `${stage}: ${(error as Error).message}`);
+              outcome = 'failed';
+            }
+            entry.processed++;
+            entry[outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'removed']++;
+            report();
+          }),
+        ),
+      );
+      report(true);
+      saveRunSummary(db, runId, summary());
+      if (options.signal?.aborted) throw new AppError('cancelled', 'Cancelled');
+    }
+  } catch (e) {
+    status = e instanceof AppError && e.code === 'cancelled' ? 'cancelled' : 'failed';
+    error = (e as Error).message;
+    if (status === 'failed') {
+      finishRun(db, runId, status, { ...summary(), error });
+      throw e;
+    }
+  }
+  finishRun(db, runId, status, { ...summary(), error });
+  return summaryOf(getRun(db, runId)!);
+}
+
+function runStage(ctx: StageContext, stage: PipelineStage, item: QuestionItem | InstanceItem): Promise<Outcome> {
+  switch (stage) {
+    case 'detect':
+      return stages.detect(ctx, item as QuestionItem);
+    case 'collide':
+      return Promise.resolve(stages.collide(ctx, item as InstanceItem));
+    default:
+      return stages[stage](ctx, item as InstanceItem);
+  }
+}
+
+export function pipelineRuns(db: WritableDB, limit = 50): RunSummary[] {
+  return listRuns(db, limit).map(summaryOf);
+}
+
+export function pipelineStatus(db: WritableDB): { stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] } {
+  const rows = stageStatusCounts(db);
+  return {
+    stages: PIPELINE_STAGES.map((stage) => ({
+      stage,
+      done: rows.find((r) => r.stage === stage && r.status === 'done')?.n ?? 0,
+      failed: rows.find((r) => r.stage === stage && r.status === 'failed')?.n ?? 0,
+    })),
+    runs: pipelineRuns(db, 10),
+  };
+}
+
+const FUNNEL_STEPS: { step: string; reached: (stage: string, status: string, removedStage: string | null) => boolean }[] = [
+  { step: 'detected ambiguous', reached: () => true },
+  { step: 'clarified (2+ readings)', reached: (stage, _status, removed) => stage !== 'detect' && removed !== 'clarify' },
+  { step: 'answered (2+ supported answers)', reached: (stage, _status, removed) => ['answer', 'merge', 'shorten', 'collide', 'filter'].includes(stage) && removed !== 'answer' },
+  { step: 'after collisions', reached: (stage, _status, removed) => ['collide', 'filter'].includes(stage) && removed !== 'collide' },
+  { step: 'kept by the filter', reached: (_stage, status) => status === 'ready' },
+];
+
+/** MARCH Table 2 (top): how many instances survive each step, per type. */
+export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel {
+  const datasetIds = datasets.map((name) => {
+    const row = findDatasetByName(db, name);
+    if (!row) throw new AppError('not_found', `No dataset named "${name}"`);
+    return row.id;
+  });
+  const { questions, instances } = funnelCounts(db, datasetIds);
+  const types = [...new Set(instances.map((r) => r.ambiguity_type))].sort();
+  const rows = FUNNEL_STEPS.map(({ step, reached }) => {
+    const counts: Record<string, number> = Object.fromEntries(types.map((t) => [t, 0]));
+    for (const r of instances) if (reached(r.stage, r.status, r.removed_stage)) counts[r.ambiguity_type] = (counts[r.ambiguity_type] ?? 0) + r.n;
+    return { step, counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
+  });
+  const kept = instances.filter((r) => r.status === 'ready');
+  const mean = (field: 'hops' | 'words', type: string | null) => {
+    const rowsOf = kept.filter((r) => (type === null || r.ambiguity_type === type) && r[field] !== null);
+    const n = rowsOf.reduce((a, r) => a + r.n, 0);
+    return n ? Number((rowsOf.reduce((a, r) => a + r[field]! * r.n, 0) / n).toFixed(2)) : null;
+  };
+  return {
+    types,
+    rows: [{ step: 'base questions screened', counts: Object.fromEntries(types.map((t) => [t, questions])), total: questions }, ...rows],
+    averageHops: Object.fromEntries([...types.map((t) => [t, mean('hops', t)]), ['all', mean('hops', null)]]),
+    averageQuestionWords: Object.fromEntries([...types.map((t) => [t, mean('words', t)]), ['all', mean('words', null)]]),
+  };
+}
+
+/** Everything about one item: each stage's outcome and every call with its prompt and raw output. */
+export function itemTrace(db: WritableDB, item: string): ItemTrace {
+  const keys = [item];
+  const instance = /^inst:(\d+)$/.exec(item);
+  if (instance) {
+    const row = db.prepare('SELECT base_question_id FROM instances WHERE id = ?').get(Number(instance[1])) as { base_question_id: number } | undefined;
+    if (row) keys.push(`bq:${row.base_question_id}`);
+  }
+  return {
+    item,
+    stages: itemStages(db, keys).map((s) => ({ stage: s.stage, status: s.status, reason: s.reason, rawOutput: s.raw_output })),
+    calls: callsForItems(db, keys),
+  };
+}
