@@ -10,6 +10,7 @@ import { CampaignsView, CampaignView, NewCampaignView } from './views/CampaignsV
 import { ExportView, ImportView, JobLine } from './views/ImportView';
 import { InstanceView } from './views/InstanceView';
 import { JudgingView } from './views/JudgingView';
+import { PipelineView } from './views/PipelineView';
 import { ProtocolsView } from './views/ProtocolsView';
 import { SearchView } from './views/SearchView';
 
@@ -58,6 +59,7 @@ export function App() {
       { id: 'instances', title: 'Go to instances', hint: 'g i', run: () => navigate('/instances') },
       { id: 'base-questions', title: 'Go to base questions', hint: 'g b', run: () => navigate('/base-questions') },
       { id: 'search', title: 'Search passages (BM25, dense, hybrid)', hint: 'g s', run: () => navigate('/search') },
+      { id: 'pipeline', title: 'Pipeline: run, funnel, failures, prompts, prices', hint: 'g l', run: () => navigate('/pipeline') },
       { id: 'campaigns', title: 'Go to annotation campaigns', hint: 'g c', run: () => navigate('/campaigns') },
       { id: 'new-campaign', title: 'New annotation campaign…', run: () => navigate('/campaigns/new') },
       { id: 'protocols', title: 'Annotation protocols', hint: 'g p', run: () => navigate('/protocols') },
@@ -111,6 +113,7 @@ export function App() {
         else if (event.key === 's') navigate('/search');
         else if (event.key === 'c') navigate('/campaigns');
         else if (event.key === 'p') navigate('/protocols');
+        else if (event.key === 'l') navigate('/pipeline');
       }
     },
     // The judging screen owns every key.
@@ -147,6 +150,7 @@ export function App() {
         <NavLink href="/instances" label="Instances" count={stats.data?.instances} />
         <NavLink href="/base-questions" label="Base questions" count={stats.data?.base_questions} />
         <NavLink href="/search" label="Passages" count={stats.data?.passages} />
+        <NavLink href="/pipeline" label="Pipeline" />
         <h3 className="section">Annotation</h3>
         <NavLink href="/campaigns" label="Campaigns" />
         <NavLink href="/protocols" label="Protocols" />
@@ -182,6 +186,10 @@ export function App() {
           <Route path="/campaigns/:id/:tab">
             {(params) => <CampaignView id={Number(params.id)} tab={(['agreement', 'disagreements', 'files'] as const).find((t) => t === params.tab) ?? 'overview'} />}
           </Route>
+          <Route path="/pipeline">
+            <PipelineView tab="run" />
+          </Route>
+          <Route path="/pipeline/:tab">{(params) => <PipelineView tab={params.tab} />}</Route>
           <Route path="/judge">
             <JudgingView />
           </Route>

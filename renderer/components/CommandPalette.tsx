@@ -69,7 +69,7 @@ const SHORTCUTS: [string, string][] = [
   ['PgUp PgDn Home End', 'move by a screen, to the ends'],
   ['b', 'from an instance: open its base question'],
   ['g i  g b  g s', 'go to instances, base questions, passage search'],
-  ['g c  g p', 'go to campaigns, protocols'],
+  ['g c  g p  g l', 'go to campaigns, protocols, the pipeline'],
   ['Ctrl I  Ctrl E', 'import, export'],
 ];
 

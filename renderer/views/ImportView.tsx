@@ -47,6 +47,10 @@ export function JobLine({ job }: { job: Job }) {
           <ProgressBar fraction={fraction} />
           <span>{fraction !== null ? `${Math.floor(fraction * 100)}%` : ''}</span>
           <span className="muted">{formatEta(job.etaSeconds)}</span>
+          {job.detail ? <span className="muted small">{job.detail}</span> : null}
+          <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('jobs:cancel', { id: job.id })}>
+            ✕
+          </button>
         </>
       ) : (
         <span className={job.state === 'done' ? 'flag-ok' : 'flag-bad'}>{job.state}</span>

@@ -333,7 +333,17 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
               <span className="mono">{d.baseQuestion.sourceId}</span>
             )}
           </span>
-          <span className="muted">instance #{d.id} · stage {d.stage}</span>
+          <span className="muted">
+            instance #{d.id} · stage {d.stage}
+            {d.stage !== 'imported' && linkBaseQuestion ? (
+              <>
+                {' · '}
+                <Link href={`/pipeline/failures?item=inst:${d.id}`} title="Every stage and model call that built this instance">
+                  trace
+                </Link>
+              </>
+            ) : null}
+          </span>
         </div>
       </header>
       {d.interpretations.length ? (
