@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchAnnotation } from './annotation';
 import { benchFoundation } from './foundation';
+import { benchPipeline } from './pipeline';
 import { benchRetrieval } from './retrieval';
 import { formatValue, machine, verdict, type BenchContext, type Measurement } from './harness';
 
@@ -16,6 +17,7 @@ const suites: Record<string, (ctx: BenchContext) => Promise<Measurement[]>> = {
   foundation: benchFoundation,
   retrieval: benchRetrieval,
   annotation: benchAnnotation,
+  pipeline: benchPipeline,
 };
 
 const args = process.argv.slice(2);

@@ -32,6 +32,28 @@ export function awbJson<T>(args: string[], env: Record<string, string> = {}): { 
   return { status: result.status, json, stderr: result.stderr };
 }
 
+/**
+ * `awb ... --json` without blocking this process: for commands that talk to a server the test
+ * itself runs (a synchronous spawn would stall that server).
+ */
+export function awbJsonAsync<T>(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; json: T; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [AWB, ...args, '--json'], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => {
+      try {
+        resolve({ status, json: JSON.parse(stdout) as T, stderr });
+      } catch {
+        reject(new Error(`awb ${args.join(' ')} did not print JSON (exit ${status}):\n${stdout}\n${stderr}`));
+      }
+    });
+  });
+}
+
 /** Starts `awb serve --port 0` and resolves with its URL once it listens. */
 export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ url: string; process: ChildProcess; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [AWB, 'serve', '--port', '0', '--json', ...args], {
