@@ -39,15 +39,18 @@ export function progressLine(label: string) {
   const started = Date.now();
   let last = 0;
   return {
-    update(done: number, total: number) {
+    /** `phase` names a step with its own progress and ETA (a pipeline stage); `detail` follows the ETA. */
+    update(done: number, total: number, extra: { phase?: string; etaSeconds?: number | null; detail?: string } = {}) {
       if (!process.stderr.isTTY || Date.now() - last < 200) return;
       last = Date.now();
       const fraction = total > 0 ? Math.min(1, done / total) : 0;
       const elapsed = (Date.now() - started) / 1000;
-      const eta = fraction > 0 && elapsed > 1 ? `ETA ${Math.ceil((elapsed / fraction) * (1 - fraction))} s` : '';
+      const seconds = extra.etaSeconds !== undefined ? extra.etaSeconds : fraction > 0 && elapsed > 1 ? (elapsed / fraction) * (1 - fraction) : null;
+      const eta = seconds === null ? '' : `ETA ${Math.ceil(seconds)} s`;
       const width = 30;
       const bar = '█'.repeat(Math.round(fraction * width)).padEnd(width, '░');
-      process.stderr.write(`\r${label} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}% ${eta}   `);
+      const name = extra.phase ? `${label} ${extra.phase}` : label;
+      process.stderr.write(`\r\x1b[K${name} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}% ${done}/${total} ${eta}${extra.detail ? ` · ${extra.detail}` : ''}`);
     },
     done() {
       if (process.stderr.isTTY && last > 0) process.stderr.write('\r\x1b[K');

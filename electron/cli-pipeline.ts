@@ -65,7 +65,12 @@ export function addPipelineCommands(program: Command): void {
         ...(options.dataset ? { datasets: options.dataset } : {}),
         ...(options.cache ? {} : { noCache: options.stages ?? [...PIPELINE_STAGES] }),
         signal: controller.signal,
-        onProgress: (p) => progress.update(p.done, p.total),
+        onProgress: (p) =>
+          progress.update(p.done, p.total, {
+            phase: p.stage ?? '',
+            etaSeconds: p.etaSeconds,
+            detail: `${p.calls} calls, ${p.cachedCalls} cached, ${p.failedCalls} failed, $${p.costUsd.toFixed(4)}`,
+          }),
       });
       progress.done();
       if (options.json) printJson(run);

@@ -267,6 +267,21 @@ describe('bad answers and bad endpoints', () => {
     slow.db.close();
   });
 
+  it('fails every item with the reason when the endpoint is down, and keeps the database consistent', async () => {
+    const { db } = await freshDb('down.db');
+    const closed = await startFakeOpenAI();
+    await closed.close();
+    const run = await runPipeline(db, { config: config({}, { baseURL: closed.url, retries: 0 }), stages: ['detect'] });
+    expect(run).toMatchObject({ status: 'done', calls: 24 });
+    expect(run.stages[0]).toMatchObject({ stage: 'detect', processed: 2, failed: 2, done: 0 });
+    const reasons = db.prepare("SELECT reason FROM pipeline_items WHERE stage = 'detect' AND status = 'failed'").all() as { reason: string }[];
+    expect(reasons).toHaveLength(2);
+    for (const { reason } of reasons) expect(reason).toBe(`12 calls: the call failed: could not reach ${closed.url}: ECONNREFUSED`);
+    expect(db.prepare("SELECT count(*) AS n FROM detection_votes").get()).toEqual({ n: 0 });
+    expect(db.prepare("SELECT count(*) AS n FROM instances WHERE ambiguity_type <> 'unspecified'").get()).toEqual({ n: 0 });
+    db.close();
+  });
+
   it('asks for JSON mode, or puts the schema in the prompt, where an endpoint has no schema support', async () => {
     const { db } = await runWith(() => undefined, { structuredOutput: 'json_object' });
     const request = chatRequests().at(-1)!;

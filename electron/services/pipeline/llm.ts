@@ -114,7 +114,19 @@ export function extractJson(text: string): unknown {
   }
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, baseURL: string): string {
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return `the request timed out (${baseURL})`;
+  if (error instanceof OpenAI.APIConnectionError) {
+    // fetch wraps the socket's error: the code (ECONNREFUSED, ENOTFOUND, ...) is further down.
+    let cause: unknown = error.cause;
+    let detail = error.message;
+    for (let depth = 0; cause && depth < 4; depth++, cause = (cause as { cause?: unknown }).cause) {
+      const { code, message } = cause as { code?: string; message?: string };
+      detail = code ?? message ?? detail;
+      if (code) break;
+    }
+    return `could not reach ${baseURL}: ${detail}`;
+  }
   if (error instanceof OpenAI.APIError) {
     const body = typeof error.error === 'string' ? error.error : '';
     const html = /<html|<!doctype/i.test(body) || /<html|<!doctype/i.test(error.message);
@@ -223,7 +235,7 @@ export class LlmClient {
       });
     } catch (error) {
       if (signal?.aborted || error instanceof AppError) throw error instanceof AppError ? error : new AppError('cancelled', 'Cancelled');
-      const reason = `the call failed: ${describe(error)}`;
+      const reason = `the call failed: ${describe(error, endpoint.config.baseURL)}`;
       const callId = recordCall(this.db, {
         hash, runId: this.options.runId, endpoint: endpoint.config.baseURL, model: modelName, stage: request.stage, item: request.item,
         request: body, response: null, status: 'error', error: reason, promptTokens: null, completionTokens: null,

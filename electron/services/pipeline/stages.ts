@@ -107,13 +107,16 @@ function provenance(ctx: StageContext, stage: string, ref: ModelRef, prompt: str
 
 function failed(ctx: StageContext, stage: PipelineStage, item: string, results: { ok: boolean; reason?: string; raw?: string | null }[]): Outcome {
   const bad = results.filter((r) => !r.ok);
+  // Several calls of one item often fail alike (an endpoint down): say each reason once.
+  const reasons = new Map<string, number>();
+  for (const r of bad) reasons.set(r.reason ?? 'unknown', (reasons.get(r.reason ?? 'unknown') ?? 0) + 1);
   markItem(
     ctx.db,
     stage,
     item,
     'failed',
     ctx.runId,
-    bad.map((r) => r.reason).join(' | '),
+    [...reasons].map(([reason, n]) => (n > 1 ? `${n} calls: ${reason}` : reason)).join(' | '),
     bad.map((r) => r.raw).filter(Boolean).join('\n---\n') || null,
   );
   return 'failed';
