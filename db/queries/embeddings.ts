@@ -158,6 +158,14 @@ export function countEmbeddings(db: ReadableDB, modelId: number, corpusId: numbe
   return get<{ n: number }>(db, sql`SELECT coalesce(sum(n), 0) AS n FROM vector_counts WHERE model_id = ${modelId} ${scope}`)!.n;
 }
 
+/** The corpora (by name) that hold vectors of a model, with how many. */
+export function corporaWithVectors(db: ReadableDB, modelId: number): { name: string; n: number }[] {
+  return all<{ name: string; n: number }>(
+    db,
+    sql`SELECT c.name AS name, v.n AS n FROM vector_counts v JOIN corpora c ON c.id = v.corpus_id WHERE v.model_id = ${modelId} AND v.n > 0 ORDER BY c.name`,
+  );
+}
+
 export function getVectors(db: ReadableDB, modelId: number, passageIds: readonly number[]): Map<number, Float32Array> {
   if (passageIds.length === 0) return new Map();
   const rows = all<{ passage_id: number; vector: Buffer }>(

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coarseNeighbours, createModel, exactNeighbours, findModel, rescore, storeEmbeddings } from '../../db/queries/embeddings';
+import { coarseNeighbours, createModel, exactNeighbours, findModel, floatTable, rescore, storeEmbeddings } from '../../db/queries/embeddings';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { upsertPassage } from '../../db/queries/passages';
 import { all, get, sql, transaction, type WritableDB } from '../../db/sql';
@@ -51,6 +51,21 @@ describe('corpus import', () => {
       { source_id: '1', title: 'Aaron', text: 'Aaron ( or ; "Ahärôn") is a prophet.', source_line: 2 },
       { source_id: '2', title: 'Second', text: 'The second passage, plain.', source_line: 3 },
     ]);
+  });
+
+  it('reports a DPR row with too few or too many fields by its line; --skip-invalid imports the rest', async () => {
+    const file = writeFile(tmp.file('short.tsv'), 'id\ttext\ttitle\n1\tFirst passage.\tOne\n2\tno title here\n3\tThird passage.\tThree\n4\ta\tb\tc\n');
+    const db = memoryDb();
+    const refused = await importCorpus(db, { file, format: 'dpr-tsv', corpus: 'dpr' });
+    expect(refused.committed).toBe(false);
+    expect(refused.errors.map((e) => `${e.location}: ${e.message}`)).toEqual([
+      'short.tsv: line 3: has 2 tab-separated fields where the header has 3 (id, text, title)',
+      'short.tsv: line 5: has 4 tab-separated fields where the header has 3 (id, text, title)',
+    ]);
+    expect(count(db, sql`SELECT count(*) AS n FROM passages`)).toBe(0);
+    const skipped = await importCorpus(db, { file, format: 'dpr-tsv', corpus: 'dpr', skipInvalid: true });
+    expect(skipped).toMatchObject({ committed: true, passages_created: 2 });
+    expect(all<{ title: string }>(db, sql`SELECT title FROM passages ORDER BY id`)).toEqual([{ title: 'One' }, { title: 'Three' }]);
   });
 
   it('chunks Wikipedia articles into ~100-word passages that point back into the article', async () => {
@@ -173,11 +188,17 @@ describe('search', () => {
   });
 
   it('is safe for any text, leaves out words too frequent to matter, and refuses an empty query', async () => {
-    for (const query of ['"', 'NEAR(a b) OR AND NOT', 'title:Journal', '*', '((( ))) ^^^', 'Zürich 日本語 ☃', 'a" OR 1=1; --']) {
+    for (const query of ['NEAR(a b) OR AND NOT', 'title:Journal', 'Zürich 日本語 ☃', 'a" OR 1=1; --']) {
       await expect(retriever.search({ query, mode: 'bm25', k: 5 })).resolves.toBeDefined();
     }
     await expect(retriever.search({ query: '   ', mode: 'bm25', k: 5 })).rejects.toThrow(/empty/);
-    expect((await retriever.search({ query: 'the of and', mode: 'bm25', k: 5 })).hits).toEqual([]);
+    // Nothing to rank by: a clear error in every mode, never passages at random with a perfect score.
+    for (const query of ['"', '*', '((( ))) ^^^', 'the of and', '!!!']) {
+      for (const mode of ['bm25', 'dense', 'hybrid'] as const) {
+        await expect(retriever.search({ query, mode, k: 3 })).rejects.toThrow(/has no words to search for: only stopwords, punctuation or symbols/);
+      }
+    }
+    await expect(retriever.search({ query: 'founder', hyde: '!!!', mode: 'dense', k: 3 })).rejects.toThrow(/empty vector/);
 
     // A word in every passage is left out of the query once the corpus is large enough.
     const big = memoryDb();
@@ -240,10 +261,59 @@ describe('search', () => {
     const plain = constraintCues(db, 'Which film won the festival award?', corpus, 10);
     expect(plain.relax_delta_ratio).toBe(1);
     expect(plain.total_hits).toBe(40);
+    // No hits with the constraint and none without it: no increase, so 1 (not 0).
+    const nowhere = constraintCues(db, 'Which film won the zzqqxx award in 1998?', corpus, 10);
+    expect(nowhere.total_hits).toBe(0);
+    expect(nowhere.constraints).toEqual([{ kind: 'date', text: '1998', hits_without: 0 }]);
+    expect(nowhere.relax_delta_ratio).toBe(1);
+  });
+
+  it("re-ranks evidence with the model that holds the corpus's vectors, even when another model has more", async () => {
+    const bulk = getOrCreateCorpus(db, 'bulk');
+    const random = rng(5);
+    transaction(db, () => {
+      for (let i = 0; i < 2500; i++) upsertPassage(db, { corpusId: bulk, sourceId: null, title: `Bulk ${i}`, text: words(random, 40), origin: 't' });
+    });
+    await embedCorpus(db, { corpus: 'bulk', provider: 'offline', dimensions: 256 });
+    const passages = await collectEvidence(retriever, {
+      clarifiedQuestion: 'Who was the first president of the American Psychological Association?',
+      subQuestions: ['Who was the first president of American Psychological Association?'],
+      k: 3,
+      mode: 'bm25',
+      corpus: 'musique',
+    });
+    expect(passages.length).toBeGreaterThan(0);
+    expect(passages.every((p) => p.score > 0)).toBe(true);
+    const direct = await retriever.similarity('Who was the first president of the American Psychological Association?', [passages[0]!.passage.id], { corpus: 'musique' });
+    expect(direct.get(passages[0]!.passage.id)).toBeCloseTo(passages[0]!.score, 6);
   });
 });
 
 describe('vectors', () => {
+  it('refuses to refit an offline model whose fit other corpora share, keeping their vectors', async () => {
+    const db = memoryDb();
+    for (const name of ['first', 'second']) {
+      const corpus = getOrCreateCorpus(db, name);
+      transaction(db, () => {
+        for (let i = 0; i < 30; i++) upsertPassage(db, { corpusId: corpus, sourceId: null, title: `${name} ${i}`, text: `The ${name} corpus, passage ${i} about rivers and towns ${i * 7}.`, origin: 't' });
+      });
+      await embedCorpus(db, { corpus: name, provider: 'offline', dimensions: 64 });
+    }
+    const model = findModel(db, offlineModelName(64))!;
+    const vectors = () => count(db, sql`SELECT count(*) AS n FROM ${floatTable(model.id)}`);
+    expect(vectors()).toBe(60);
+    await expect(embedCorpus(db, { corpus: 'second', provider: 'offline', dimensions: 64, refit: true })).rejects.toThrow(
+      /A refit of offline:.*:64 would discard the vectors of "first" \(30\), which share its fit\. Embed this corpus with another --dimensions/,
+    );
+    expect(vectors()).toBe(60);
+    // Alone in its model, a corpus can be refitted.
+    const alone = memoryDb();
+    const corpus = getOrCreateCorpus(alone, 'alone');
+    transaction(alone, () => upsertPassage(alone, { corpusId: corpus, sourceId: null, title: 'A', text: 'A lone passage about a river.', origin: 't' }));
+    await embedCorpus(alone, { corpus: 'alone', provider: 'offline', dimensions: 64 });
+    await expect(embedCorpus(alone, { corpus: 'alone', provider: 'offline', dimensions: 64, refit: true })).resolves.toMatchObject({ embedded: 1 });
+  });
+
   it('refuses vectors of the wrong dimension', () => {
     const db = memoryDb();
     const corpus = getOrCreateCorpus(db, 'c');
@@ -339,7 +409,7 @@ describe('embedding through an OpenAI-compatible endpoint', () => {
       fake.embeddingFaults.push(fault);
       await expect(embedCorpus(db, { corpus: 'remote', provider: 'openai', model: 'fake-embed-bad', baseURL: fake.url, batchSize: 10 })).rejects.toThrow(message);
       fake.embeddingFaults.length = 0;
-      expect(count(db, sql`SELECT count(*) AS n FROM ${sql.id(`embeddings_${model.id}`)}`)).toBe(0);
+      expect(count(db, sql`SELECT count(*) AS n FROM ${floatTable(model.id)}`)).toBe(0);
       expect(count(db, sql`SELECT count(*) AS n FROM ${sql.id(`vec_${model.id}`)}`)).toBe(0);
     }
   });

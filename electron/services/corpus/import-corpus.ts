@@ -113,14 +113,31 @@ function passagesOf(format: CorpusFormat, value: unknown, targetWords: number): 
 
 async function* sourceRecords(file: string, format: CorpusFormat, signal?: AbortSignal): AsyncGenerator<SourceRecord> {
   if (format === 'dpr-tsv') {
+    let columns: string[] = [];
+    // A row with too few or too many fields is that row's problem (reported, or skipped with
+    // --skip-invalid), not the whole file's.
     const parser = fs.createReadStream(file).pipe(
-      parse({ delimiter: '\t', bom: true, relax_quotes: true, columns: (header: string[]) => header.map((h) => h.trim()), info: true, skip_empty_lines: true }),
+      parse({
+        delimiter: '\t',
+        bom: true,
+        relax_quotes: true,
+        relax_column_count: true,
+        columns: (header: string[]) => (columns = header.map((h) => h.trim())),
+        info: true,
+        skip_empty_lines: true,
+      }),
     );
     let index = 0;
     try {
-      for await (const row of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+      for await (const row of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; index: number; error?: unknown } }>) {
         signal?.throwIfAborted();
-        yield { index: index++, line: row.info.lines, location: `line ${row.info.lines}`, value: row.record };
+        const location = `line ${row.info.lines}`;
+        // csv-parse marks a row whose field count differs from the header's (info.index: its count).
+        if (row.info.error) {
+          yield { index: index++, line: row.info.lines, location, error: `has ${row.info.index} tab-separated fields where the header has ${columns.length} (${columns.join(', ')})` };
+          continue;
+        }
+        yield { index: index++, line: row.info.lines, location, value: row.record };
       }
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
@@ -188,14 +205,14 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
   } catch (error) {
     if (error instanceof FileStructureError) {
       issue(`line ${error.line}`, '', error.message);
-      report.seconds = (performance.now() - started) / 1000;
+      report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));
       return report;
     }
     throw error;
   }
   report.records = total;
   if (report.rejected > 0 && !options.skipInvalid) {
-    report.seconds = (performance.now() - started) / 1000;
+    report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));
     return report;
   }
 
@@ -207,7 +224,7 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
   if (progress.finished) {
     report.committed = true;
     report.duplicates = total;
-    report.seconds = (performance.now() - started) / 1000;
+    report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));
     return report;
   }
   const batchSize = options.batchSize ?? 2000;

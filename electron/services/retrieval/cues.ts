@@ -98,7 +98,8 @@ export function constraintCues(db: WritableDB, query: string, corpusId: number |
     hits_without: hits(db, relax(query, c), corpusId).count,
   }));
   const base = Math.max(1, literal.count);
-  const ratio = constraints.length ? Math.max(...constraints.map((c) => c.hits_without / base)) : 1;
+  // Zero hits either way is no increase: both sides count as 1.
+  const ratio = constraints.length ? Math.max(...constraints.map((c) => Math.max(1, c.hits_without) / base)) : 1;
 
   const top = bm25Search(db, query, corpusId, k);
   let kl: number | null = null;

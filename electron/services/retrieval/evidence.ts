@@ -1,4 +1,5 @@
 import type { PassageView, SearchMode } from '../../../shared/api';
+import { contentTerms } from '../../../shared/retrieval/terms';
 import type { Retriever } from './search';
 
 /**
@@ -45,12 +46,13 @@ export async function collectEvidence(retriever: Retriever, request: EvidenceReq
   };
   const options = { mode, k, corpus: request.corpus, model: request.model };
   for (const [i, sub] of request.subQuestions.entries()) {
-    if (sub.trim() === '') continue;
+    // A sub-question with no content words cannot be searched: it adds nothing to the pool.
+    if (contentTerms(sub).length === 0) continue;
     add((await retriever.search({ ...options, query: sub })).hits, `sub-question ${i + 1}`);
   }
   if (pool.size < k) add((await retriever.search({ ...options, query: request.clarifiedQuestion })).hits, 'back-fill', k);
   const ids = [...pool.keys()];
-  const similarity = ids.length ? await retriever.similarity(request.clarifiedQuestion, ids, request.model) : new Map<number, number>();
+  const similarity = ids.length ? await retriever.similarity(request.clarifiedQuestion, ids, { model: request.model, corpus: request.corpus }) : new Map<number, number>();
   return [...pool.entries()]
     .map(([id, entry]) => ({ ...entry, score: similarity.get(id) ?? 0 }))
     .sort((a, b) => b.score - a.score || a.retrievalRank - b.retrievalRank || a.passage.id - b.passage.id)

@@ -1,4 +1,4 @@
-import { countEmbeddings, createModel, findModel, getModel, getModelState, passagesWithoutEmbeddings, saveModelState, storeEmbeddings, floatTable, bitTable, type EmbeddingModelRow } from '../../../db/queries/embeddings';
+import { corporaWithVectors, countEmbeddings, createModel, findModel, getModel, getModelState, passagesWithoutEmbeddings, saveModelState, storeEmbeddings, floatTable, bitTable, type EmbeddingModelRow } from '../../../db/queries/embeddings';
 import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
 import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
@@ -165,6 +165,18 @@ export async function embedCorpus(db: WritableDB, options: EmbedOptions): Promis
   if (total === 0) throw new AppError('invalid_input', `The corpus "${options.corpus}" has no passages to embed.`);
   if (options.provider === 'offline') {
     let embedder = offlineEmbedder(db, row);
+    if (embedder.fitted && options.refit) {
+      // A fit is shared by every corpus embedded with this model, and a new one changes every
+      // vector: refitting for one corpus would silently discard the others' vectors.
+      const others = corporaWithVectors(db, row.id).filter((c) => c.name !== options.corpus);
+      if (others.length) {
+        throw new AppError(
+          'conflict',
+          `A refit of ${row.name} would discard the vectors of ${others.map((c) => `"${c.name}" (${c.n.toLocaleString('en-US')})`).join(', ')}, which share its fit. ` +
+            'Embed this corpus with another --dimensions (a separately fitted model) instead.',
+        );
+      }
+    }
     if (!embedder.fitted || options.refit) {
       // Document frequencies from the corpus, or from an even sample of it when it is large:
       // IDF estimated on 200,000 passages differs from the full count by little.

@@ -38,7 +38,7 @@ export const FEEDBACK_WEIGHT = 1;
 export interface Retriever {
   search(request: SearchRequest): Promise<SearchResult>;
   /** Similarity of passages to a text (for re-ranking), 1 = same direction. */
-  similarity(text: string, passageIds: readonly number[], model?: string): Promise<Map<number, number>>;
+  similarity(text: string, passageIds: readonly number[], options?: { model?: string | undefined; corpus?: string | undefined }): Promise<Map<number, number>>;
 }
 
 /** Terms in more documents than this share of the corpus are left out of question queries. */
@@ -125,6 +125,8 @@ export async function denseSearch(
   feedback: { passageIds: readonly number[]; weight: number } | null = null,
 ): Promise<{ ids: number[]; scores: number[] }> {
   let [vector] = await embedderFor(db, model).embedQueries([text]);
+  // A zero vector has no direction: every passage would tie (and score as a perfect match).
+  if (!vector!.some((v) => v !== 0)) throw new AppError('invalid_input', `The embedder ${model.name} gives the query "${text.slice(0, 80)}" an empty vector: it has no words it knows.`);
   if (feedback && feedback.weight > 0 && feedback.passageIds.length) {
     const vectors = [...getVectors(db, model.id, feedback.passageIds).values()];
     if (vectors.length) {
@@ -161,6 +163,10 @@ export class EmbeddedRetriever implements Retriever {
     const started = performance.now();
     const db = this.db;
     if (request.query.trim() === '' && !request.hyde?.trim()) throw new AppError('invalid_input', 'The query is empty.');
+    if (!request.hyde?.trim() && contentTerms(request.query).length === 0) {
+      // Nothing to rank by: BM25 would match nothing and a query vector would carry no direction.
+      throw new AppError('invalid_input', `The query "${request.query.slice(0, 80)}" has no words to search for: only stopwords, punctuation or symbols.`);
+    }
     const corpusId = resolveCorpus(db, request.corpus);
     const k = request.k;
     // Hybrid fuses the top 30 of each ranking (or k, if more): deeper ranks add almost nothing to RRF.
@@ -228,9 +234,10 @@ export class EmbeddedRetriever implements Retriever {
     };
   }
 
-  async similarity(text: string, passageIds: readonly number[], modelName?: string): Promise<Map<number, number>> {
-    const model = defaultModelFor(this.db, null, modelName);
-    if (!model) throw new AppError('conflict', 'No embedding model has vectors yet: run `awb corpus embed`.');
+  async similarity(text: string, passageIds: readonly number[], options: { model?: string | undefined; corpus?: string | undefined } = {}): Promise<Map<number, number>> {
+    // The model with vectors for this corpus: the one its passages were searched with.
+    const model = defaultModelFor(this.db, resolveCorpus(this.db, options.corpus), options.model);
+    if (!model) throw new AppError('conflict', `${options.corpus ? `The corpus "${options.corpus}"` : 'No corpus'} has no vectors yet: run \`awb corpus embed\`.`);
     const [vector] = await embedderFor(this.db, model).embedQueries([text]);
     const rows = rescore(this.db, model.id, vector!, passageIds, passageIds.length);
     return new Map(rows.map((r) => [r.id, 1 - r.distance]));
