@@ -235,6 +235,8 @@ export interface InstanceDetail {
   extra: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
+  /** Set in blind campaigns: the status and the pipeline's verdicts were withheld. */
+  blind?: boolean;
 }
 
 export interface BaseQuestionDetail extends BaseQuestionRow {
@@ -582,7 +584,10 @@ export interface JudgmentImportReport {
   file: string;
   rows: number;
   imported: number;
+  /** Rows already in the database, or equal to the annotator's current value: passed over. */
   already: number;
+  /** Rows that changed a value the database held: kept with its history and flagged to resolve. */
+  conflicts: number;
   committed: boolean;
   errors: ImportIssue[];
 }

@@ -315,7 +315,7 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
           <span className="definition">{AMBIGUITY_TYPE_DEFINITIONS[d.ambiguityType]}</span>
         </div>
         <div className="meta">
-          <StatusWord status={d.status} />
+          {d.blind ? <span className="muted" title="A blind campaign: the status and the pipeline's verdicts are withheld">blind review</span> : <StatusWord status={d.status} />}
           {d.removedReason ? (
             <span className="flag-bad">
               removed at {d.removedStage ?? 'a stage'}: {d.removedReason}

@@ -164,20 +164,24 @@ describe('judging in the database', () => {
     expect(() => new DatabaseJudging(db, campaign.id, 'zed')).toThrow(/"zed" has no items/);
   });
 
-  it('hides the filter votes from annotators of a blind campaign', () => {
+  it("hides the pipeline's verdicts from annotators of a blind campaign: filter votes, status, removal reason", () => {
     const campaign = smallCampaign('Blind');
     const instanceId = campaign.items[0]!;
     db.prepare("INSERT INTO filter_votes (instance_id, model, verdict, reason) VALUES (?, 'judge-model', 'misaligned', 'reading 2 is off')").run(instanceId);
+    db.prepare("UPDATE instances SET status = 'removed', removed_stage = 'filter', removed_reason = 'filter: 1 of 3 said misaligned' WHERE id = ?").run(instanceId);
     const judging = new DatabaseJudging(db, campaign.id, 'ann');
     const position = judging.queue().items.find((i) => i.instanceId === instanceId)!.position;
-    expect(judging.item(position).instance.filterVotes).toEqual([]);
+    expect(judging.item(position).instance).toMatchObject({ filterVotes: [], status: 'ready', removedStage: null, removedReason: null, blind: true });
     const open = smallCampaign('Not blind', ['ann'], { blind: false });
     const seeing = new DatabaseJudging(db, open.id, 'ann');
     const at = seeing.queue().items.find((i) => i.instanceId === instanceId)!.position;
     expect(seeing.item(at).instance.filterVotes.map((v) => v.model)).toEqual(['judge-model']);
+    expect(seeing.item(at).instance).toMatchObject({ status: 'removed', removedReason: 'filter: 1 of 3 said misaligned' });
     const packFile = tmp.file('blind.awbpack');
     exportPack(db, { campaignId: campaign.id, annotator: 'ann', file: packFile });
-    expect(fs.readFileSync(packFile, 'utf8')).not.toContain('judge-model');
+    const text = fs.readFileSync(packFile, 'utf8');
+    expect(text).not.toContain('judge-model');
+    expect(text).not.toContain('said misaligned');
   });
 });
 
@@ -267,6 +271,26 @@ describe('offline packs', () => {
     expect(countJudgments()).toBe(before);
   });
 
+  it("refuses results that name another annotator or campaign than their pack, and results without their pack", () => {
+    const copy = tmp.file('relabelled.awbpack');
+    fs.copyFileSync(packFile, copy);
+    const [head, ...rest] = fs.readFileSync(resultsPath(packFile), 'utf8').trimEnd().split('\n');
+    const header = JSON.parse(head!) as Record<string, unknown>;
+    fs.writeFileSync(resultsPath(copy), `${[JSON.stringify({ ...header, annotator: 'ann' }), ...rest].join('\n')}\n`);
+    const before = countJudgments();
+    const relabelled = awb(['pack', 'import', copy, '--db', dbFile]);
+    expect(relabelled.status).toBe(1);
+    expect(relabelled.stderr).toMatch(/holds ann's judgments for campaign .*, but its pack is bob's for .*\. Nothing was imported\./);
+    fs.writeFileSync(resultsPath(copy), `${[JSON.stringify({ ...header, campaign_uid: '00000000-other-campaign' }), ...rest].join('\n')}\n`);
+    expect(awb(['pack', 'import', copy, '--db', dbFile]).stderr).toMatch(/for campaign 00000000-other-campaign, but its pack is bob's/);
+    const lonely = tmp.file('lonely.awbpack.results.jsonl');
+    fs.copyFileSync(resultsPath(packFile), lonely);
+    expect(awb(['pack', 'import', lonely, '--db', dbFile]).stderr).toMatch(/The results need their pack beside them: lonely\.awbpack is missing\. Nothing was imported\./);
+    expect(countJudgments()).toBe(before);
+    // Named by its results file, a pack with its results beside it imports as usual.
+    expect(awbJson(['pack', 'import', resultsPath(packFile), '--db', dbFile]).json).toMatchObject({ imported: 0, already: 12 });
+  });
+
   it('keeps a changed judgment with its history and flags the conflict until adjudicated', () => {
     const c = smallCampaign('Conflicts', ['ann', 'bob']);
     const file = tmp.file('conflict.awbpack');
@@ -325,6 +349,23 @@ describe('judgments as files', () => {
     }
     const header = fs.readFileSync(tmp.file('judgments.csv'), 'utf8').split('\r\n')[0];
     expect(header).toBe('campaign,instance_id,annotator,criterion,value,comment,created_at');
+  });
+
+  it('never overwrites silently: a changed value is kept with its history as a conflict; an export read back adds nothing', () => {
+    const file = tmp.file('changed.csv');
+    exportJudgments(db, campaign.id, 'csv', file);
+    const before = countJudgments();
+    expect(importJudgments(db, campaign.id, 'csv', file)).toMatchObject({ committed: true, imported: 0, already: 4, conflicts: 0 });
+    expect(countJudgments()).toBe(before);
+    const changed = fs.readFileSync(file, 'utf8').replace(',ann,ambiguity,yes,', ',ann,ambiguity,no,');
+    writeFile(file, changed);
+    const instanceId = Number(changed.split('\r\n').find((line) => line.includes(',ann,ambiguity,no,'))!.split(',')[1]);
+    expect(importJudgments(db, campaign.id, 'csv', file)).toMatchObject({ committed: true, imported: 1, already: 3, conflicts: 1 });
+    const history = db
+      .prepare("SELECT j.value, j.conflict FROM judgments j JOIN assignments s ON s.id = j.assignment_id WHERE s.campaign_id = ? AND s.instance_id = ? AND j.criterion = 'ambiguity' ORDER BY j.id")
+      .all(campaign.id, instanceId);
+    expect(history).toEqual([{ value: 'yes', conflict: 0 }, { value: 'no', conflict: 1 }]);
+    expect(campaignAgreement(db, campaign.id, { resamples: 10 }).conflicts).toBe(1);
   });
 
   it('refuses a file with unknown ids, annotators, criteria, off-scale values or duplicate rows, naming each row, and imports nothing', () => {

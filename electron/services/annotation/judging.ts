@@ -34,9 +34,15 @@ export interface JudgingStore {
   skip(instanceId: number, itemMs: number): void;
 }
 
-/** What an annotator may see: in a blind campaign, no filter votes (nor anyone else's judgments). */
+/**
+ * What an annotator may see. In a blind campaign nothing of the pipeline's verdict on the
+ * instance reaches the screen or the pack: no filter votes, no status or reason for a removal,
+ * no detector tallies (and never anyone else's judgments).
+ */
 export function blindView(instance: InstanceDetail, blind: boolean): InstanceDetail {
-  return blind ? { ...instance, filterVotes: [] } : instance;
+  if (!blind) return instance;
+  const { detection: _detection, ...extra } = instance.extra;
+  return { ...instance, status: 'ready', removedStage: null, removedReason: null, filterVotes: [], extra, blind: true };
 }
 
 export function checkDecision(protocol: Protocol, decision: Pick<Decision, 'criterion' | 'value'>): void {

@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { campaignAnnotators, findAnnotatorId } from '../../../db/queries/annotators';
 import { findAssignment, insertAssignment, nextPosition } from '../../../db/queries/assignments';
 import { getCampaign, isCampaignItem } from '../../../db/queries/campaigns';
-import { campaignCurrentJudgments, insertJudgment, judgmentExists } from '../../../db/queries/judgments';
+import { campaignCurrentJudgments, currentJudgments, insertJudgment, judgmentExists, markConflict } from '../../../db/queries/judgments';
 import { getProtocol } from '../../../db/queries/protocols';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type ImportIssue, type JudgmentFormat, type JudgmentImportReport } from '../../../shared/api';
@@ -109,7 +109,7 @@ export function importJudgments(db: WritableDB, campaignId: number, format: Judg
       checked.push({ location: row.location, instanceId, annotator, criterion: String(v.criterion), value, comment: String(v.comment ?? ''), createdAt });
     }
   }
-  const report: JudgmentImportReport = { file, rows: rows.length, imported: 0, already: 0, committed: false, errors: errors.slice(0, 100) };
+  const report: JudgmentImportReport = { file, rows: rows.length, imported: 0, already: 0, conflicts: 0, committed: false, errors: errors.slice(0, 100) };
   if (errors.length) return report;
   transaction(db, () => {
     for (const row of checked) {
@@ -119,12 +119,19 @@ export function importJudgments(db: WritableDB, campaignId: number, format: Judg
         { id: insertAssignment(db, campaignId, row.instanceId, annotatorId, nextPosition(db, campaignId, annotatorId)) };
       // The same row imported again gets the same id, and is passed over.
       const uid = `file:${createHash('sha256').update([campaignId, row.instanceId, row.annotator, row.criterion, row.value, row.comment, row.createdAt].join('\u0000')).digest('hex').slice(0, 32)}`;
-      if (judgmentExists(db, uid)) {
+      const current = currentJudgments(db, assignment.id).find((j) => j.criterion === row.criterion);
+      // A row that says what the database already holds (say, an export read back) adds nothing.
+      if (judgmentExists(db, uid) || (current && current.value === row.value && current.comment === row.comment)) {
         report.already++;
         continue;
       }
-      insertJudgment(db, { uid, assignmentId: assignment.id, criterion: row.criterion, value: row.value, comment: row.comment, source: 'file', itemMs: null, createdAt: row.createdAt });
+      const id = insertJudgment(db, { uid, assignmentId: assignment.id, criterion: row.criterion, value: row.value, comment: row.comment, source: 'file', itemMs: null, createdAt: row.createdAt });
       report.imported++;
+      // Never a silent overwrite: a changed value keeps its history and waits to be resolved.
+      if (current && current.value !== null && current.value !== row.value) {
+        markConflict(db, id);
+        report.conflicts++;
+      }
     }
   });
   report.committed = true;

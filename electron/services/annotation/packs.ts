@@ -296,16 +296,27 @@ export class PackJudging implements JudgingStore {
  */
 export function importPack(db: WritableDB, file: string, options: { campaignId?: number } = {}): PackImportReport {
   const started = performance.now();
-  const isResults = file.endsWith('.results.jsonl');
-  const pack = isResults ? null : readPack(file);
-  const results = readResults(isResults ? file : resultsPath(file));
-  if (!results) throw new AppError('not_found', `No results beside ${path.basename(file)} (expected ${path.basename(resultsPath(file))}): nothing has been judged in this pack yet.`);
-  if (pack && results.header.pack_checksum !== pack.checksum) {
+  // The results file is checked against its pack (whose checksum covers the campaign and the
+  // annotator), so results cannot be passed off as another annotator's or another campaign's.
+  const packFile = file.endsWith('.results.jsonl') ? file.slice(0, -'.results.jsonl'.length) : file;
+  if (!fs.existsSync(packFile)) {
+    throw new AppError('not_found', `The results need their pack beside them: ${path.basename(packFile)} is missing. Nothing was imported.`);
+  }
+  const pack = readPack(packFile);
+  const results = readResults(resultsPath(packFile));
+  if (!results) throw new AppError('not_found', `No results beside ${path.basename(packFile)} (expected ${path.basename(resultsPath(packFile))}): nothing has been judged in this pack yet.`);
+  if (results.header.pack_checksum !== pack.checksum) {
     throw new AppError('invalid_input', `The results file belongs to another pack (its checksum differs). Nothing was imported.`);
+  }
+  if (results.header.annotator !== pack.annotator || results.header.campaign_uid !== pack.campaign.uid) {
+    throw new AppError(
+      'invalid_input',
+      `The results file says it holds ${results.header.annotator}'s judgments for campaign ${results.header.campaign_uid}, but its pack is ${pack.annotator}'s for ${pack.campaign.uid}. Nothing was imported.`,
+    );
   }
   const campaign = findCampaignByUid(db, results.header.campaign_uid);
   if (!campaign) {
-    throw new AppError('conflict', `This pack belongs to campaign ${pack ? `"${pack.campaign.name}" ` : ''}(${results.header.campaign_uid}), which this database does not hold. Nothing was imported.`);
+    throw new AppError('conflict', `This pack belongs to campaign "${pack.campaign.name}" (${results.header.campaign_uid}), which this database does not hold. Nothing was imported.`);
   }
   if (options.campaignId !== undefined && options.campaignId !== campaign.id) {
     throw new AppError('conflict', `This pack is for campaign ${campaign.id} ("${campaign.name}"), not campaign ${options.campaignId}. Nothing was imported.`);
