@@ -53,7 +53,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): WritableD
   }
   try {
     try {
-      sqliteVec.load(db);
+      // In a packaged app the extension is unpacked beside the asar archive, while its package
+      // resolves the path inside it (sqlite-vec issue #194): load it from the unpacked copy.
+      db.loadExtension(sqliteVec.getLoadablePath().replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2'));
     } catch (error) {
       throw new DatabaseOpenError(
         `The sqlite-vec extension could not be loaded (${(error as Error).message}). ` +

@@ -83,7 +83,8 @@ export function buildProgram(): Command {
         progress.done();
         if (options.json) printJson(report);
         else printImportReport(report);
-        if (!report.committed) process.exitCode = 1;
+        // Nothing imported because every record was invalid is a failure, --skip-invalid or not.
+        if (!report.committed || (report.rejected > 0 && report.imported + report.duplicates === 0)) process.exitCode = 1;
       } finally {
         process.off('SIGINT', onSignal);
         db.close();
@@ -434,6 +435,11 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
+  // `awb ... | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv as string[]);

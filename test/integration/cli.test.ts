@@ -61,6 +61,14 @@ describe('awb CLI', () => {
     expect(human.stdout).toMatch(/bad\.jsonl: line 1 · paragraphs: Invalid input: expected array, received string/);
     expect(human.stdout).toMatch(/Nothing was imported/);
     expect(awbJson<Stats>(['stats', '--db', db]).json.base_questions).toBe(0);
+    // --skip-invalid with nothing valid left imported nothing: still a failure.
+    const skipped = awbJson<ImportReport>(['import', file, '--format', 'musique', '--skip-invalid', '--db', db]);
+    expect(skipped.json).toMatchObject({ imported: 0, rejected: 1, committed: true });
+    expect(skipped.status).toBe(1);
+    const mixed = writeFile(tmp.file('mixed.jsonl'), `${fs.readFileSync(file, 'utf8')}${JSON.stringify({ id: 'ok1', question: 'Who?', answer: 'Me', paragraphs: [{ idx: 0, title: 'T', paragraph_text: 'Me.', is_supporting: true }], question_decomposition: [] })}\n`);
+    const partly = awbJson<ImportReport>(['import', mixed, '--format', 'musique', '--skip-invalid', '--db', db]);
+    expect(partly.json).toMatchObject({ imported: 1, rejected: 1, committed: true });
+    expect(partly.status).toBe(0);
   });
 
   it('reports a missing file as an error in JSON', () => {
