@@ -44,9 +44,11 @@ function row(
   adjudicated: Map<number, string> | undefined,
   type: AmbiguityType | 'all',
   subset: string,
-  raters: number,
   options: AgreementOptions,
 ): AgreementRow {
+  // Raters per item (Fleiss' n): the most ratings any item has, which is k when each instance
+  // goes to k of a campaign's annotators.
+  const raters = matrix.reduce((most, ratings) => Math.max(most, ratings.filter((r) => r !== null).length), 0);
   const categories = scaleValues(criterion.scale);
   const patterns = toPatterns(matrix, categories);
   const fleiss = fleissFromPatterns(patterns);
@@ -147,7 +149,6 @@ export function agreementReport(
           input.adjudications.get(criterion.id),
           subset.type,
           subset.name,
-          input.raters.length,
           options,
         ),
       );

@@ -432,4 +432,14 @@ describe('agreement', () => {
     expect(text.stdout).toContain('\\begin{tabular}');
     expect(text.stdout).toContain('0.333');
   });
+
+  it('counts raters per item, not the annotators of the campaign, when each item goes to k of them', () => {
+    const c = createCampaign(db, { name: 'Two of four', protocol: 'march-validation', annotators: ['a', 'b', 'c', 'd'], perInstance: 2, seed: 2, selection: { types: ['semantic'], perType: 4 } });
+    for (const annotator of ['a', 'b', 'c', 'd']) {
+      const judging = new DatabaseJudging(db, c.id, annotator);
+      for (const item of judging.queue().items) judging.decide({ instanceId: item.instanceId, criterion: 'ambiguity', value: 'yes', comment: '', itemMs: 1 });
+    }
+    const row = campaignAgreement(db, c.id, { resamples: 10 }).rows.find((r) => r.criterion === 'ambiguity' && r.ambiguity_type === 'all')!;
+    expect(row).toMatchObject({ items: 4, raters: 2 });
+  });
 });
