@@ -1,13 +1,14 @@
 import { findCorpusByName } from '../../../db/queries/corpora';
 import { getVectors } from '../../../db/queries/embeddings';
 import { getPassages } from '../../../db/queries/passages';
-import { all, get, sql, type WritableDB } from '../../../db/sql';
+import { get, sql, type WritableDB } from '../../../db/sql';
 import { AppError, type AmbiguityCues, type ConstraintCues, type GeometryCues } from '../../../shared/api';
 import { findConstraints, relax, type Constraint } from '../../../shared/retrieval/constraints';
 import { contentTerms, words } from '../../../shared/retrieval/terms';
 import { geometrySignals } from '../../../shared/retrieval/vectors';
 import { defaultModelFor } from './models';
 import { bm25Search, type Retriever } from './search';
+import { indexTotals, termStatistics } from './term-stats';
 
 /**
  * Corpus cues for the ambiguity detectors.
@@ -50,45 +51,10 @@ function hits(db: WritableDB, query: string, corpusId: number | null): { literal
   return { literal, count };
 }
 
-/**
- * The corpus's word total and vocabulary size: a scan of the whole FTS vocabulary, so it is kept
- * per database and recomputed only when the number of passages changes.
- */
-interface CorpusStats {
-  passages: number;
-  total: number;
-  vocabulary: number;
-  /** Occurrences of each term looked up so far (fts5vocab counts by walking a term's postings). */
-  terms: Map<string, number>;
-}
-
-const statsCache = new WeakMap<WritableDB, CorpusStats>();
-const MAX_CACHED_TERMS = 500_000;
-
-function corpusStats(db: WritableDB): CorpusStats {
-  const passages = get<{ n: number }>(db, sql`SELECT coalesce(sum(passage_count), 0) AS n FROM corpora`)!.n;
-  const cached = statsCache.get(db);
-  if (cached && cached.passages === passages) return cached;
-  const totals = get<{ total: number; vocabulary: number }>(db, sql`SELECT coalesce(sum(cnt), 0) AS total, count(*) AS vocabulary FROM passages_fts_vocab`)!;
-  const stats = { passages, ...totals, terms: new Map<string, number>() };
-  statsCache.set(db, stats);
-  return stats;
-}
-
-/**
- * Corpus counts of some terms. The totals cost a scan of the whole FTS vocabulary and each term a
- * walk of its postings, so both are kept per database until the number of passages changes.
- */
+/** Corpus counts of some terms, with the index's word total and vocabulary size. */
 function corpusDistribution(db: WritableDB, terms: readonly string[]): { counts: Map<string, number>; total: number; vocabulary: number } {
-  const stats = corpusStats(db);
-  const missing = terms.filter((t) => !stats.terms.has(t));
-  if (missing.length) {
-    const rows = all<{ term: string; cnt: number }>(db, sql`SELECT term, cnt FROM passages_fts_vocab WHERE term IN ${sql.list(missing)}`);
-    if (stats.terms.size + missing.length > MAX_CACHED_TERMS) stats.terms.clear();
-    for (const term of missing) stats.terms.set(term, 0);
-    for (const row of rows) stats.terms.set(row.term, row.cnt);
-  }
-  return { counts: new Map(terms.map((t) => [t, stats.terms.get(t) ?? 0])), total: stats.total, vocabulary: stats.vocabulary };
+  const stats = termStatistics(db, terms);
+  return { counts: new Map(terms.map((t) => [t, stats.get(t)!.cnt])), ...indexTotals(db) };
 }
 
 export function constraintCues(db: WritableDB, query: string, corpusId: number | null, k: number): ConstraintCues {

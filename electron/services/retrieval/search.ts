@@ -7,6 +7,7 @@ import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
 import { contentTerms } from '../../../shared/retrieval/terms';
 import { codeNeighbours } from './code-index';
 import { defaultModelFor, embedderFor } from './models';
+import { termStatistics } from './term-stats';
 
 /**
  * Passage search over the embedded corpus: BM25 on FTS5, dense on sqlite-vec, and their
@@ -43,8 +44,8 @@ export interface Retriever {
 
 /** Terms in more documents than this share of the corpus are left out of question queries. */
 const FREQUENT_SHARE = 0.05;
-/** ... unless the corpus is small enough that they cost nothing. */
-const FREQUENT_FLOOR = 5000;
+/** ... and in more than this many: below 40,000 passages, words in up to 2,000 are kept (there they cost little). */
+const FREQUENT_FLOOR = 2000;
 /** Corpora up to this size are searched exactly; larger ones coarse-to-fine on bit vectors. */
 const EXACT_LIMIT = 5_000;
 /** Candidates the coarse stage passes on to exact re-scoring. */
@@ -57,9 +58,7 @@ export interface Bm25Query {
 }
 
 export function documentFrequencies(db: WritableDB, terms: readonly string[]): Map<string, number> {
-  if (terms.length === 0) return new Map();
-  const rows = all<{ term: string; doc: number }>(db, sql`SELECT term, doc FROM passages_fts_vocab WHERE term IN ${sql.list([...terms])}`);
-  return new Map(rows.map((r) => [r.term, r.doc]));
+  return new Map([...termStatistics(db, terms)].map(([term, stat]) => [term, stat.doc]));
 }
 
 const passageCount = countCorpusPassages;
