@@ -32,6 +32,7 @@ function printRun(run: RunSummary): void {
     );
   }
   lines.push(`  total: ${run.calls} calls, ${run.cachedCalls} answered from the cache, ${run.promptTokens} tokens in, ${run.completionTokens} out, $${run.costUsd.toFixed(4)}`);
+  if (run.retrieval) lines.push(`  retrieval ran ${run.retrieval === 'worker' ? 'in a worker thread' : 'on the main thread'}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -16,8 +16,13 @@ const common = {
 
 await build({
   ...common,
-  entryPoints: { main: 'electron/main.ts', preload: 'electron/preload.ts', worker: 'electron/transport/worker.ts' },
+  entryPoints: {
+    main: 'electron/main.ts',
+    preload: 'electron/preload.ts',
+    worker: 'electron/transport/worker.ts',
+    'retrieval-worker': 'electron/services/pipeline/retrieval-worker.ts',
+  },
   outdir: 'dist/electron',
   outExtension: { '.js': '.cjs' },
 });
-console.log('Built dist/electron/{main,preload,worker}.cjs');
+console.log('Built dist/electron/{main,preload,worker,retrieval-worker}.cjs');

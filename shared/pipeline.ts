@@ -192,6 +192,8 @@ export interface RunSummary {
   completionTokens: number;
   costUsd: number;
   error: string | null;
+  /** Where cues and evidence were computed: a worker thread, or the run's own thread. */
+  retrieval: 'worker' | 'in-thread' | null;
   config: unknown;
 }
 

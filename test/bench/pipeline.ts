@@ -60,7 +60,7 @@ export async function benchPipeline(ctx: BenchContext): Promise<Measurement[]> {
     };
 
     // A first run: every call goes to the endpoint.
-    const heap: { calls: number; mb: number }[] = [];
+    const heap: { calls: number; mb: number; rssMb: number }[] = [];
     let nextSample = 0;
     let calls = 0;
     const before = heapMb();
@@ -70,15 +70,19 @@ export async function benchPipeline(ctx: BenchContext): Promise<Measurement[]> {
       onProgress: (p) => {
         calls = p.calls;
         if (p.calls >= nextSample) {
-          heap.push({ calls: p.calls, mb: heapMb() });
+          heap.push({ calls: p.calls, mb: heapMb(), rssMb: process.memoryUsage().rss / 2 ** 20 });
           nextSample = p.calls + Math.max(5_000, questions);
         }
       },
     });
     const seconds = (performance.now() - started) / 1000;
-    heap.push({ calls: first.calls, mb: heapMb() });
+    heap.push({ calls: first.calls, mb: heapMb(), rssMb: process.memoryUsage().rss / 2 ** 20 });
     const afterWarmup = heap.find((h) => h.calls >= first.calls * 0.1) ?? heap[0]!;
     const last = heap.at(-1)!;
+    // The heap is this thread's; the process's resident memory also covers the retrieval worker
+    // and both connections' SQLite page caches (64 MB each at most).
+    ctx.log(`  resident memory: ${heap.map((h) => `${(h.calls / 1000).toFixed(0)}k calls ${h.rssMb.toFixed(0)} MB`).join(', ')}`);
+    ctx.log(`  retrieval ran: ${first.retrieval}`);
     ctx.log(`  first run: ${first.calls.toLocaleString('en-US')} calls in ${seconds.toFixed(1)} s; ${first.stages.map((s) => `${s.stage} ${s.processed}`).join(', ')}`);
     ctx.log(`  heap: ${before.toFixed(1)} MB before, ${heap.map((h) => `${(h.calls / 1000).toFixed(0)}k calls ${h.mb.toFixed(1)} MB`).join(', ')}`);
     void calls;

@@ -6,7 +6,9 @@ import type { WritableDB } from '../../db/sql';
 import { importFile } from '../../electron/services/import/import-file';
 import { LlmClient } from '../../electron/services/pipeline/llm';
 import { itemTrace, parseConfig, pipelineFunnel, runPipeline } from '../../electron/services/pipeline/run';
+import { inThread, startRetrievalWorker } from '../../electron/services/pipeline/retrieval-work';
 import { embedCorpus } from '../../electron/services/retrieval/models';
+import { EmbeddedRetriever } from '../../electron/services/retrieval/search';
 import { instanceDetail } from '../../electron/services/browse';
 import { PIPELINE_STAGES } from '../../shared/domain';
 import { AWB, awbJson, awbJsonAsync } from '../helpers/cli';
@@ -100,6 +102,7 @@ describe('a full run', () => {
   it('builds a checked instance through all nine stages, with provenance on every generated field', async () => {
     const run = await runPipeline(db, { config: config() });
     expect(run.status).toBe('done');
+    expect(run.retrieval).toBe('worker');
     expect(run.stages.map((s) => s.stage)).toEqual([...PIPELINE_STAGES]);
     // 2 questions × 3 types × 4 detectors, then one instance: clarify 1, decompose 2, answer 2, merge 1, filter 3.
     expect(run.stages.find((s) => s.stage === 'detect')).toMatchObject({ processed: 2, done: 2, calls: 24 });
@@ -159,6 +162,31 @@ describe('a full run', () => {
     const clarify = trace.calls.find((c) => c.stage === 'clarify')!;
     expect(clarify.messages[1]!.content).toContain('Which river flows through Springfield?');
     expect(clarify.response).toContain('clarified_questions');
+  });
+});
+
+describe('retrieval off the main thread', () => {
+  it('gives the same cues and evidence in the worker as in-thread, and passes errors back as errors', async () => {
+    const { db, file } = await freshDb('work.db');
+    const corpusId = (db.prepare("SELECT id FROM corpora WHERE name = 'Springfields'").get() as { id: number }).id;
+    const local = inThread(db, new EmbeddedRetriever(db));
+    const worker = await startRetrievalWorker(file);
+    try {
+      expect(worker.where).toBe('worker');
+      const question = 'Which river flows through Springfield in 1998?';
+      const cues = await worker.cues(question, corpusId, 3);
+      expect(cues).toEqual(await local.cues(question, corpusId, 3));
+      expect(cues.constraints).toEqual([{ kind: 'date', text: '1998', hits_without: expect.any(Number) }]);
+      const request = { clarifiedQuestion: 'Which river flows through Springfield, Illinois?', subQuestions: ['Where is Springfield, Illinois?'], k: 3, mode: 'hybrid' as const, corpus: 'Springfields' };
+      const rows = await worker.evidence(request);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows).toEqual(await local.evidence(request));
+      await expect(worker.evidence({ ...request, corpus: 'No such corpus' })).rejects.toThrow(/No such corpus/);
+    } finally {
+      await worker.close();
+      db.close();
+    }
+    await expect(worker.cues('Anything?', null, 3)).rejects.toThrow(/retrieval worker stopped/);
   });
 });
 

@@ -12,6 +12,7 @@ import { PipelineConfig, withBaseUrlOverride, type Funnel, type ItemTrace, type 
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { emptyStats, LlmClient } from './llm';
 import { currentPrompts } from './prompts';
+import { retrievalWork } from './retrieval-work';
 import * as stages from './stages';
 import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages';
 
@@ -33,6 +34,7 @@ export interface RunOptions {
   noCache?: PipelineStage[];
   signal?: AbortSignal;
   keys?: Record<string, string>;
+  /** Another retrieval engine (then retrieval runs on this thread, through it). */
   retriever?: Retriever;
   onProgress?: (progress: PipelineProgress) => void;
 }
@@ -87,6 +89,7 @@ function summaryOf(row: RunRow): RunSummary {
     completionTokens: stored.completionTokens ?? 0,
     costUsd: stored.costUsd ?? 0,
     error: stored.error ?? null,
+    retrieval: stored.retrieval ?? null,
     config: JSON.parse(row.config) as unknown,
   };
 }
@@ -108,7 +111,9 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
   markAbandonedRuns(db);
   const runId = insertRun(db, { ...config, stages: chosen, limit: options.limit ?? null, datasets: options.datasets ?? [], noCache: options.noCache ?? [] });
   const llm = new LlmClient(db, config, { runId, ...(options.signal ? { signal: options.signal } : {}), noCache: new Set(options.noCache ?? []), ...(options.keys ? { keys: options.keys } : {}) });
-  const ctx: StageContext = { db, config, llm, prompts: currentPrompts(db), runId, retriever: options.retriever ?? new EmbeddedRetriever(db), corpusId };
+  const retriever = options.retriever ?? new EmbeddedRetriever(db);
+  const work = await retrievalWork(db, retriever, { custom: options.retriever !== undefined });
+  const ctx: StageContext = { db, config, llm, prompts: currentPrompts(db), runId, retriever, work, corpusId };
   const counts: StageCounts[] = [];
   const limit = options.limit ?? 1_000_000_000;
   const summary = (): Omit<RunSummary, 'id' | 'status' | 'startedAt' | 'finishedAt' | 'config'> => ({
@@ -122,6 +127,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     completionTokens: llm.stats.completionTokens,
     costUsd: llm.stats.costUsd,
     error: null,
+    retrieval: work.where,
   });
 
   let status: 'done' | 'failed' | 'cancelled' = 'done';
@@ -183,6 +189,8 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
       finishRun(db, runId, status, { ...summary(), error });
       throw e;
     }
+  } finally {
+    await work.close();
   }
   finishRun(db, runId, status, { ...summary(), error });
   return summaryOf(getRun(db, runId)!);

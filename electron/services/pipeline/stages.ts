@@ -25,10 +25,9 @@ import { transaction, type WritableDB } from '../../../db/sql';
 import { AMBIGUITY_TYPE_DEFINITIONS, type AmbiguityType, type PipelineStage } from '../../../shared/domain';
 import type { DetectableType, ModelRef, PipelineConfig, PromptTemplate, SchemaName, SchemaOutput, VoteRule } from '../../../shared/pipeline';
 import { countTokens, findSpan, normalizeAnswer } from '../../../shared/text';
-import { constraintCues } from '../retrieval/cues';
-import { collectEvidence } from '../retrieval/evidence';
 import type { Retriever } from '../retrieval/search';
 import type { LlmClient, LlmResult } from './llm';
+import type { EvidenceRow, RetrievalWork } from './retrieval-work';
 import { promptVersion, render } from './prompts';
 
 /**
@@ -47,6 +46,8 @@ export interface StageContext {
   prompts: Map<SchemaName, PromptTemplate>;
   runId: number;
   retriever: Retriever;
+  /** Cues and evidence, computed off this thread where possible. */
+  work: RetrievalWork;
   corpusId: number | null;
 }
 
@@ -141,7 +142,7 @@ export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcom
   const item = `bq:${q.id}`;
   const types = ctx.config.detection.types;
   const k = ctx.config.retrieval.k;
-  const cues = types.includes('constraint') ? await cachedCompute(ctx, 'cues', { question: q.question, k }, () => constraintCues(ctx.db, q.question, ctx.corpusId, k)) : null;
+  const cues = types.includes('constraint') ? await cachedCompute(ctx, 'cues', { question: q.question, k }, () => ctx.work.cues(q.question, ctx.corpusId, k)) : null;
   const jobs = types.flatMap((type) =>
     ctx.config.detectors.map(async (ref) => {
       const values: Record<string, string | number> = { question: q.question };
@@ -264,7 +265,7 @@ export async function retrieve(ctx: StageContext, inst: InstanceItem): Promise<O
   const readings = active(listInterpretations(ctx.db, inst.id));
   const subs = listSubQuestions(ctx.db, inst.id);
   const { corpus, mode, k } = ctx.config.retrieval;
-  const collected: { rank: number; passageId: number; score: number; origins: string[] }[][] = [];
+  const collected: EvidenceRow[][] = [];
   for (const reading of readings) {
     const request = {
       clarifiedQuestion: reading.clarified_question ?? reading.condition ?? '',
@@ -274,11 +275,7 @@ export async function retrieve(ctx: StageContext, inst: InstanceItem): Promise<O
       ...(corpus ? { corpus } : {}),
     };
     // Only what the evidence rows need is kept: the ranked passage ids, scores and origins.
-    collected.push(
-      await cachedCompute(ctx, 'evidence', request, async () =>
-        (await collectEvidence(ctx.retriever, request)).map((p) => ({ rank: p.rank, passageId: p.passage.id, score: p.score, origins: p.origins })),
-      ),
-    );
+    collected.push(await cachedCompute(ctx, 'evidence', request, () => ctx.work.evidence(request)));
   }
   transaction(ctx.db, () => {
     const provenanceId = getOrCreateProvenance(ctx.db, { source: 'rule', detail: `retrieve: ${mode}, k=${k}, pooled over sub-questions, re-ranked by the clarified question`, model: null, promptVersion: null, callId: null });

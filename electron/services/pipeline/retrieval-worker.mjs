@@ -1,0 +1,7 @@
+// Runs the pipeline's retrieval worker (TypeScript) in a worker thread under plain Node: tsx
+// compiles it on the fly, as bin/awb.mjs does for the CLI. The desktop app runs the bundled
+// dist/electron/retrieval-worker.cjs instead.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./retrieval-worker.ts');
