@@ -434,7 +434,8 @@ export function JudgingView() {
       const target = positions[positions.indexOf(current.position) + delta];
       if (target === undefined) return;
       setNotice(null);
-      void show(target).then(() => goTo(target));
+      // The next item shows only once every decision made so far is saved.
+      void chain.current.then(() => show(target)).then(() => goTo(target));
     },
     [positions, show, goTo],
   );

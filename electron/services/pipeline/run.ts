@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import pLimit from 'p-limit';
 import { findCorpusByName } from '../../../db/queries/corpora';
 import { findDatasetByName } from '../../../db/queries/datasets';
+import { getInstance } from '../../../db/queries/instances';
 import { finishRun, getRun, insertRun, instancesAt, listRuns, markAbandonedRuns, markItem, questionsToDetect, saveRunSummary, stageStatusCounts, type RunRow } from '../../../db/queries/pipeline';
 import { funnelCounts } from '../../../db/queries/pipeline';
 import { callsForItems, itemStages } from '../../../db/queries/pipeline';
@@ -264,7 +265,7 @@ export function itemTrace(db: WritableDB, item: string): ItemTrace {
   const keys = [item];
   const instance = /^inst:(\d+)$/.exec(item);
   if (instance) {
-    const row = db.prepare('SELECT base_question_id FROM instances WHERE id = ?').get(Number(instance[1])) as { base_question_id: number } | undefined;
+    const row = getInstance(db, Number(instance[1]));
     if (row) keys.push(`bq:${row.base_question_id}`);
   }
   return {
