@@ -17,6 +17,11 @@ describe('migrations', () => {
     for (const table of tables) expect(table.sql, table.name).toMatch(/STRICT/);
   });
 
+  it('let FTS5 buffer 16 MB of new terms before writing a segment', () => {
+    const db = memoryDb();
+    expect(db.prepare("SELECT v FROM passages_fts_config WHERE k = 'hashsize'").get()).toEqual({ v: 16 * 1024 * 1024 });
+  });
+
   it('are numbered 1, 2, 3... and the registry refuses gaps', () => {
     expect(() => checkRegistry(migrations)).not.toThrow();
     const broken: Migration[] = [{ version: 1, name: 'a', up: () => undefined }, { version: 3, name: 'c', up: () => undefined }];
