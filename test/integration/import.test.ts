@@ -265,6 +265,10 @@ describe('bad input: a clear error naming the place, and nothing imported', () =
     expect(report.errors.length).toBe(100);
     expect(report.more_errors).toBeGreaterThan(0);
     expect(count(db, 'base_questions')).toBe(0);
+    // ASQA records carry AmbigNQ's `annotations` key: still named as ASQA.
+    const asAmbignq = await importFile(db, { file, format: 'ambignq' });
+    expect(asAmbignq).toMatchObject({ committed: false, imported: 0 });
+    expect(asAmbignq.errors[0]!.message).toBe('this looks like ASQA data, not AmbigNQ (light or full); try --format asqa');
   });
 
   it('a byte-order mark and CRLF line ends simply work', async () => {

@@ -49,12 +49,12 @@ function zodIssues(error: z.ZodError, location: string): ImportIssue[] {
 }
 
 /**
- * When the first record fails and carries none of the named format's own keys, name the format
- * it does fit, if any. A record that has the keys is a bad record, not a wrong format.
+ * When the first record fails, name the format it does fit, if any: a record that another
+ * format's schema accepts in full is that format's, even where it shares keys with the one named
+ * (ASQA records carry AmbigNQ's `annotations`, for one).
  */
 function formatHint(value: unknown, current: ImportFormat): string | null {
   if (typeof value !== 'object' || value === null) return null;
-  if (FORMATS[current].signature.some((key) => key in value)) return null;
   for (const name of IMPORT_FORMATS) {
     if (name === current) continue;
     if (FORMATS[name].schema.safeParse(value).success) {

@@ -49,7 +49,6 @@ export const ambignq: SourceFormat<AmbignqRecord> = {
   name: 'ambignq',
   label: 'AmbigNQ (light or full)',
   schema: AmbignqRecord,
-  signature: ['annotations'],
   defaults: {
     description: 'AmbigNQ: open-domain NQ questions annotated with their plausible readings.',
     licence: 'CC BY-SA 3.0',

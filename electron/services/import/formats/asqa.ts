@@ -49,7 +49,6 @@ export const asqa: SourceFormat<AsqaRecord> = {
   label: 'ASQA',
   schema: AsqaRecord,
   splits: ['train', 'dev', 'test'],
-  signature: ['qa_pairs'],
   defaults: {
     description: 'ASQA: ambiguous factoid questions with long-form answers.',
     licence: 'Apache-2.0 (questions derive from AmbigNQ, CC BY-SA 3.0)',

@@ -6,7 +6,6 @@ export const awb: SourceFormat<AwbRecord> = {
   name: 'awb',
   label: 'Ambiguity Workbench JSONL (awb-instance/1)',
   schema: AwbRecord,
-  signature: ['format', 'base_question'],
   defaults: { description: '', licence: '', attribution: '', url: '' },
   // A record is one (dataset, base question, type); the same base question may appear once per type.
   sourceId: (record) => [record.dataset.name, record.base_question.source_id, record.instance?.ambiguity_type ?? ''].join('\u0000'),

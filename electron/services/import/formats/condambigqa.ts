@@ -32,7 +32,6 @@ export const condambigqa: SourceFormat<CondAmbigRecord> = {
   name: 'condambigqa',
   label: 'CondAmbigQA',
   schema: CondAmbigRecord,
-  signature: ['properties', 'ctxs'],
   defaults: {
     description: 'CondAmbigQA: ambiguous questions whose answers hold under explicit conditions.',
     licence: 'CC BY-SA 3.0',

@@ -18,8 +18,6 @@ export interface SourceFormat<Record = unknown> {
   /** Split names of a `{"train": {id: record}}` file, if the format comes that way. */
   readonly splits?: readonly string[];
   readonly defaults: Pick<AwbDataset, 'description' | 'licence' | 'attribution' | 'url'>;
-  /** Top-level keys that mark a record of this format (to tell a wrong format from a bad record). */
-  readonly signature: readonly string[];
   /** The id used to spot the same record twice in one file. */
   sourceId(record: Record, raw: RawRecord): string;
   toAwb(record: Record, context: ConvertContext): AwbRecord;

@@ -59,7 +59,6 @@ export const musique: SourceFormat<MusiqueRecord> = {
   name: 'musique',
   label: 'MuSiQue v1.0',
   schema: MusiqueRecord,
-  signature: ['paragraphs', 'question_decomposition'],
   defaults: {
     description: 'MuSiQue: multi-hop questions composed from single-hop ones.',
     licence: 'CC BY 4.0',
