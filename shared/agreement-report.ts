@@ -48,7 +48,12 @@ function row(
 ): AgreementRow {
   // Raters per item (Fleiss' n): the most ratings any item has, which is k when each instance
   // goes to k of a campaign's annotators.
-  const raters = matrix.reduce((most, ratings) => Math.max(most, ratings.filter((r) => r !== null).length), 0);
+  let raters = 0;
+  for (const ratings of matrix) {
+    let n = 0;
+    for (const r of ratings) if (r !== null) n++;
+    if (n > raters) raters = n;
+  }
   const categories = scaleValues(criterion.scale);
   const patterns = toPatterns(matrix, categories);
   const fleiss = fleissFromPatterns(patterns);
