@@ -190,6 +190,15 @@ describe('retrieval off the main thread', () => {
   });
 });
 
+describe('retrieval only when needed', () => {
+  it('starts no retrieval worker for a run that retrieves nothing', async () => {
+    const { db } = await freshDb('no-retrieval.db');
+    const run = await runPipeline(db, { config: config({ detection: { types: ['semantic'], rule: 'all' } }), stages: ['detect'] });
+    expect(run).toMatchObject({ status: 'done', calls: 8, retrieval: null });
+    db.close();
+  });
+});
+
 describe('the cache', () => {
   it('answers a repeated call from the database, unless told not to', async () => {
     const { db } = await freshDb('cache.db');

@@ -131,13 +131,36 @@ export async function startRetrievalWorker(file: string): Promise<RetrievalWork>
   };
 }
 
-/** The worker where it can run, else in-thread. */
-export async function retrievalWork(db: WritableDB, retriever: Retriever, options: { custom: boolean; log?: (message: string) => void }): Promise<RetrievalWork> {
+/**
+ * The worker where it can run, else in-thread. The worker starts on the first request, so a run
+ * that retrieves nothing (say, only clarify) never pays for one; `where` is null until then.
+ */
+export function retrievalWork(
+  db: WritableDB,
+  retriever: Retriever,
+  options: { custom: boolean; log?: (message: string) => void },
+): Omit<RetrievalWork, 'where'> & { readonly where: RetrievalWork['where'] | null } {
   if (options.custom || db.memory) return inThread(db, retriever);
-  try {
-    return await startRetrievalWorker(db.name);
-  } catch (error) {
-    options.log?.(`Retrieval runs in-thread: ${(error as Error).message}`);
-    return inThread(db, retriever);
-  }
+  let started: Promise<RetrievalWork> | null = null;
+  let where: RetrievalWork['where'] | null = null;
+  const work = () =>
+    (started ??= startRetrievalWorker(db.name)
+      .catch((error: unknown) => {
+        options.log?.(`Retrieval runs in-thread: ${(error as Error).message}`);
+        return inThread(db, retriever);
+      })
+      .then((w) => {
+        where = w.where;
+        return w;
+      }));
+  return {
+    get where() {
+      return where;
+    },
+    cues: async (question, corpusId, k) => (await work()).cues(question, corpusId, k),
+    evidence: async (request) => (await work()).evidence(request),
+    close: async () => {
+      if (started) await (await started).close();
+    },
+  };
 }

@@ -113,7 +113,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
   const runId = insertRun(db, { ...config, stages: chosen, limit: options.limit ?? null, datasets: options.datasets ?? [], noCache: options.noCache ?? [] });
   const llm = new LlmClient(db, config, { runId, ...(options.signal ? { signal: options.signal } : {}), noCache: new Set(options.noCache ?? []), ...(options.keys ? { keys: options.keys } : {}) });
   const retriever = options.retriever ?? new EmbeddedRetriever(db);
-  const work = await retrievalWork(db, retriever, { custom: options.retriever !== undefined });
+  const work = retrievalWork(db, retriever, { custom: options.retriever !== undefined });
   const ctx: StageContext = { db, config, llm, prompts: currentPrompts(db), runId, retriever, work, corpusId };
   const counts: StageCounts[] = [];
   const limit = options.limit ?? 1_000_000_000;

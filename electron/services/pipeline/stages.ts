@@ -47,7 +47,7 @@ export interface StageContext {
   runId: number;
   retriever: Retriever;
   /** Cues and evidence, computed off this thread where possible. */
-  work: RetrievalWork;
+  work: Pick<RetrievalWork, 'cues' | 'evidence'>;
   corpusId: number | null;
 }
 
