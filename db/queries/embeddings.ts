@@ -1,5 +1,5 @@
 import { codeBits, simhash } from '../../shared/retrieval/simhash';
-import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+import { all, get, iterate, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
 /**
  * Embedding models and their vectors. Each model has two tables named after its id: a plain
@@ -175,13 +175,16 @@ export function getVectors(db: ReadableDB, modelId: number, passageIds: readonly
   return new Map(rows.map((r) => [r.passage_id, fromBlob(r.vector)]));
 }
 
-/** Coarse search on the binary codes: the `k` nearest by Hamming distance, within a corpus. */
-export function coarseNeighbours(db: ReadableDB, modelId: number, query: Float32Array, corpusId: number | null, k: number): number[] {
-  const partition = corpusId === null ? sql.empty : sql`AND corpus_id = ${BigInt(corpusId)}`;
-  return all<{ rowid: number }>(
-    db,
-    sql`SELECT rowid FROM ${bitTable(modelId)} WHERE embedding MATCH vec_bit(${simhash(query)}) AND k = ${k} ${partition}`,
-  ).map((r) => Number(r.rowid));
+/** Every binary code of a model (within a corpus), as stored: one row at a time. */
+export function iterateCodes(db: ReadableDB, modelId: number, corpusId: number | null): Generator<{ rowid: number | bigint; embedding: Buffer }> {
+  const partition = corpusId === null ? sql.empty : sql`WHERE corpus_id = ${BigInt(corpusId)}`;
+  return iterate(db, sql`SELECT rowid, embedding FROM ${bitTable(modelId)} ${partition}`);
+}
+
+/** Up to `limit` float32 vectors of a model (within a corpus) after a passage id, in passage order. */
+export function vectorsAfter(db: ReadableDB, modelId: number, corpusId: number | null, afterId: number, limit: number): { passage_id: number; vector: Buffer }[] {
+  const scope = corpusId === null ? sql.empty : sql`AND corpus_id = ${corpusId}`;
+  return all(db, sql`SELECT passage_id, vector FROM ${floatTable(modelId)} WHERE passage_id > ${afterId} ${scope} ORDER BY passage_id LIMIT ${limit}`);
 }
 
 /** Exact cosine distances of the given passages to the query, nearest first. */

@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../db/connection';
 import { findModel, floatTable, toBlob } from '../../db/queries/embeddings';
+import { findCorpusByName } from '../../db/queries/corpora';
 import { all, sql } from '../../db/sql';
 import { importCorpus } from '../../electron/services/corpus/import-corpus';
+import { warmDenseIndex } from '../../electron/services/retrieval/code-index';
 import { embedCorpus, embedderFor } from '../../electron/services/retrieval/models';
 import { EmbeddedRetriever } from '../../electron/services/retrieval/search';
 import { rng, syllableWord } from '../helpers/synthetic';
@@ -108,6 +110,11 @@ export async function benchRetrieval(ctx: BenchContext): Promise<Measurement[]> 
   for (const q of questions) bm25.push(await time(() => retriever.search({ query: q, mode: 'bm25', k: 10, corpus: 'bench' })));
   const dense = [];
   const hybrid = [];
+  // The first large dense query loads the binary codes; the int8 copies then build in the background.
+  const firstDense = await time(() => retriever.search({ query: questions[0]!, mode: 'dense', k: 10, corpus: 'bench' }));
+  const corpusId = findCorpusByName(db, 'bench')!.id;
+  const warmUp = await time(() => warmDenseIndex(db, model, corpusId));
+  const rss = process.memoryUsage().rss / 2 ** 20;
   for (const q of questions.slice(0, 20)) await retriever.search({ query: q, mode: 'dense', k: 10, corpus: 'bench' });
   const denseResults: number[][] = [];
   for (const q of questions) {
@@ -150,7 +157,10 @@ export async function benchRetrieval(ctx: BenchContext): Promise<Measurement[]> 
     { name: `BM25 question query p50 at ${label}`, value: percentile(bm25, 50), unit: 'ms', target: big ? { max: 10 } : undefined },
     { name: '  BM25 p95', value: percentile(bm25, 95), unit: 'ms' },
     { name: '  BM25 p50 as a share of the exact scan', value: percentile(bm25, 50) / exactP50, unit: '×' },
-    { name: `dense top-10 p50 at ${label} (binary codes scanned, 1,000 re-scored)`, value: percentile(dense, 50), unit: 'ms', target: big ? { max: 60 } : undefined },
+    { name: `first dense query at ${label} (loads the binary codes)`, value: firstDense / 1000, unit: 's' },
+    { name: `  int8 copies built in the background after it`, value: warmUp / 1000, unit: 's' },
+    { name: '  process resident memory with codes and int8 copies held', value: rss, unit: 'MB' },
+    { name: `dense top-10 p50 at ${label} (codes → 1,000 → int8 → 40 → float32)`, value: percentile(dense, 50), unit: 'ms', target: big ? { max: 60 } : undefined },
     { name: '  dense p95', value: percentile(dense, 95), unit: 'ms' },
     { name: '  dense p50 as a share of the exact scan', value: percentile(dense, 50) / exactP50, unit: '×' },
     { name: '  dense recall@10 against the exact scan', value: recall, unit: '', target: big ? { min: 0.95 } : undefined },

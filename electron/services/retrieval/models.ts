@@ -193,7 +193,7 @@ export async function embedCorpus(db: WritableDB, options: EmbedOptions): Promis
         embedder.fit(stride === 1 ? batch : batch.filter((p) => p.id % stride === 0));
         after = batch.at(-1)!.id;
       }
-      forgetCodes(row.id);
+      forgetCodes(db, row.id);
       transaction(db, () => {
         saveModelState(db, row.id, serializeState(embedder.getState()));
         // A new fit changes every vector: the old ones go.

@@ -5,7 +5,7 @@ import { all, sql, type WritableDB } from '../../../db/sql';
 import { AppError, type SearchHit, type SearchMode, type SearchResult } from '../../../shared/api';
 import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
 import { contentTerms } from '../../../shared/retrieval/terms';
-import { codeNeighbours } from './code-index';
+import { denseCandidates } from './code-index';
 import { defaultModelFor, embedderFor } from './models';
 import { termStatistics } from './term-stats';
 
@@ -48,8 +48,6 @@ const FREQUENT_SHARE = 0.05;
 const FREQUENT_FLOOR = 2000;
 /** Corpora up to this size are searched exactly; larger ones coarse-to-fine on bit vectors. */
 const EXACT_LIMIT = 5_000;
-/** Candidates the coarse stage passes on to exact re-scoring. */
-const CANDIDATES = 1000;
 
 export interface Bm25Query {
   match: string | null;
@@ -142,7 +140,7 @@ export async function denseSearch(
           db,
           model.id,
           vector!,
-          codeNeighbours(db, model.id, vector!, corpusId, Math.max(CANDIDATES, k * 10), vectorRevision(db, model.id, corpusId)),
+          denseCandidates(db, model, vector!, corpusId, k, vectorRevision(db, model.id, corpusId)),
           k,
         );
   return { ids: rows.map((r) => r.id), scores: rows.map((r) => 1 - r.distance) };
