@@ -83,6 +83,23 @@ describe('MuSiQue import', () => {
     const db = memoryDb();
     expect(await importFile(db, { file, format: 'musique' })).toMatchObject({ read: 5, imported: 5 });
   });
+
+  it('reads records pretty-printed one after another (jq .[] output), and names a broken one by its line', async () => {
+    const pretty = musique.slice(0, 3).map((r) => JSON.stringify(r, null, 2));
+    const db = memoryDb();
+    expect(await importFile(db, { file: writeFile(tmp.file('musique-pretty.json'), pretty.join('\n')), format: 'musique' })).toMatchObject({ read: 3, imported: 3, rejected: 0 });
+    // The second record loses a comma: the file is refused, pointing into that record.
+    const broken = pretty[1]!.replace('",\n', '"\n');
+    expect(broken).not.toBe(pretty[1]);
+    const line = pretty[0]!.split('\n').length + 1;
+    const fresh = memoryDb();
+    const report = await importFile(fresh, { file: writeFile(tmp.file('musique-pretty-broken.json'), [pretty[0], broken, pretty[2]].join('\n')), format: 'musique' });
+    expect(report).toMatchObject({ read: 3, imported: 0, committed: false });
+    // The error names the line where the missing comma is noticed: the one after it.
+    const cut = pretty[1]!.slice(0, pretty[1]!.indexOf('",\n')).split('\n').length;
+    expect(report.errors[0]).toMatchObject({ location: `musique-pretty-broken.json: line ${line + cut}`, message: expect.stringMatching(/invalid JSON: expected ','/) });
+    expect(count(fresh, 'base_questions')).toBe(0);
+  });
 });
 
 describe('ASQA import', () => {

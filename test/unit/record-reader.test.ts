@@ -55,6 +55,28 @@ describe('readRecords', () => {
     expect(values(records)).toEqual([{ train: 1 }]);
   });
 
+  it('reads objects pretty-printed one after another (as jq prints them), across tiny chunks', async () => {
+    const data = [{ id: 'a', text: 'x}{' }, { id: 'b', nested: { list: [1, '{'] } }, { id: 'c' }];
+    const content = data.map((d) => JSON.stringify(d, null, 2)).join('\n');
+    for (const chunkBytes of [1, 3, 1024]) expect(values(await read(content, { chunkBytes }))).toEqual(data);
+    const records = await read(`${JSON.stringify(data[0], null, 2)}\n\n${JSON.stringify(data[1], null, 2)}\n`);
+    expect(records.map((r) => r.location)).toEqual(['line 1, record [0]', 'line 6, record [1]']);
+    // One pretty-printed object is one record.
+    expect(values(await read(JSON.stringify({ id: 'only', n: 1 }, null, 2)))).toEqual([{ id: 'only', n: 1 }]);
+  });
+
+  it('keeps a record with a broken value to itself in a pretty-printed stream, and says where the stream breaks', async () => {
+    const records = await read('{\n  "id": "a",\n  "n": 01\n}\n{\n  "id": "b"\n}\n');
+    expect(records).toHaveLength(2);
+    const broken = parseRecord(records[0]!, 1 << 20);
+    expect(broken.ok).toBe(false);
+    expect(parseRecord(records[1]!, 1 << 20).ok).toBe(true);
+    const failure = (content: string) => read(content).then(() => null, (error: FileStructureError) => [error.line, error.message]);
+    expect(await failure('{\n  "id": "a"\n},\n{\n  "id": "b"\n}')).toEqual([3, expect.stringMatching(/unexpected , between records/)]);
+    expect(await failure('{\n  "id": "a"\n}\n[1]')).toEqual([4, expect.stringMatching(/expected a JSON object/)]);
+    expect(await failure('{\n  "id": "a"\n}\n{\n  "id": "b"')).toEqual([5, expect.stringMatching(/ends inside record \[1\] \(which starts on line 4\).*truncated/)]);
+  });
+
   it('reports a truncated array with the line it ends on', async () => {
     await expect(read('[\n{"id": 1},\n{"id": 2')).rejects.toThrow(FileStructureError);
     await expect(read('[\n{"id": 1},\n{"id": 2')).rejects.toThrow(/ends inside record \[1\].*line 3.*truncated/);

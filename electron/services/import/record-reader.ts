@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 
 /**
- * Streams the records of a JSON file without holding the file in memory. Three layouts:
+ * Streams the records of a JSON file without holding the file in memory. Four layouts:
  *
  * - `jsonl`: one JSON value per line (blank lines skipped, CRLF accepted);
+ * - `stream`: JSON objects one after another, each over several lines, as `jq` or an indenting
+ *   serialiser prints them (told from JSON Lines by a first line that is `{` alone);
  * - `array`: one top-level JSON array whose elements are the records;
  * - `splits`: one top-level object of objects, `{"train": {"id": record, ...}, "dev": {...}}`
  *   (the official ASQA file).
@@ -15,7 +17,7 @@ import { isUtf8 } from 'node:buffer';
  * `maxRecordBytes` is not kept: it is reported as too large and the scan goes on.
  */
 
-export type Layout = 'jsonl' | 'array' | 'splits';
+export type Layout = 'jsonl' | 'stream' | 'array' | 'splits';
 
 export interface RawRecord {
   /** 0-based ordinal of the record in the file. */
@@ -204,6 +206,7 @@ class StructureSplitter implements Sink {
         case QUOTE: {
           this.inString = true;
           const depth = this.stack.length;
+          if (depth === 0 && target === 0) throw new FileStructureError('unexpected string between records: each record must be a JSON object', this.line);
           if (depth <= target && depth > 0 && this.expectKey[depth - 1] && this.stack[depth - 1] === LBRACE) {
             this.keyParts = [];
             keyStart = i;
@@ -218,7 +221,13 @@ class StructureSplitter implements Sink {
         case LBRACE:
         case LBRACKET: {
           const depth = this.stack.length;
-          if (depth === 0) {
+          if (target === 0) {
+            if (depth === 0) {
+              if (b !== LBRACE) throw new FileStructureError('expected a JSON object (this file holds objects one after another)', this.line);
+              this.startElement('container');
+              elementStart = i;
+            }
+          } else if (depth === 0) {
             if (this.closed) this.trailing();
             if (b !== (target === 1 ? LBRACKET : LBRACE)) {
               throw new FileStructureError(
@@ -255,6 +264,7 @@ class StructureSplitter implements Sink {
           break;
         }
         case COMMA:
+          if (this.stack.length === 0 && target === 0) throw new FileStructureError('unexpected , between records: records follow one another without commas', this.line);
           if (this.element?.kind === 'scalar' && this.stack.length === target) {
             this.finishElement(chunk, elementStart, i);
             elementStart = -1;
@@ -266,6 +276,7 @@ class StructureSplitter implements Sink {
           break;
         default: {
           const depth = this.stack.length;
+          if (depth === 0 && target === 0) throw new FileStructureError(`unexpected ${JSON.stringify(String.fromCharCode(b))} between records: each record must be a JSON object`, this.line);
           if (depth === 0) {
             if (this.closed) this.trailing();
             throw new FileStructureError(
@@ -292,7 +303,7 @@ class StructureSplitter implements Sink {
       const where = this.element ? `inside record ${this.describe(this.element)} (which starts on line ${this.element.line})` : '';
       throw new FileStructureError(`the file ends ${where || 'before its closing bracket'}: it looks truncated`, this.line);
     }
-    if (!this.closed) throw new FileStructureError('the file holds no JSON value', this.line);
+    if (!this.closed && this.index === 0) throw new FileStructureError('the file holds no JSON value', this.line);
   }
 
   private describe(element: OpenElement): string {
@@ -349,7 +360,7 @@ class StructureSplitter implements Sink {
     this.element = null;
     const index = this.index++;
     const where =
-      element.split !== undefined ? `${element.split}[${JSON.stringify(element.key)}]` : `element [${index}]`;
+      element.split !== undefined ? `${element.split}[${JSON.stringify(element.key)}]` : this.targetDepth === 0 ? `record [${index}]` : `element [${index}]`;
     this.records.push({
       index,
       line: element.line,
@@ -374,6 +385,7 @@ export function detectLayout(head: Buffer, splits: readonly string[] | undefined
     const names = splits.map((s) => s.replace(/[^A-Za-z0-9_-]/g, '')).join('|');
     if (new RegExp(`^\\s*\\{\\s*"(?:${names})"\\s*:\\s*\\{`).test(text)) return 'splits';
   }
+  if (first[0] === '{' && /^\s*\{[ \t]*\r?\n/.test(text)) return 'stream';
   return 'jsonl';
 }
 
@@ -389,9 +401,7 @@ export async function* readRecords(file: string, options: ReadOptions): AsyncGen
     const detected = detectLayout(head, options.splits);
     if (!detected) return null;
     layout = detected;
-    return layout === 'jsonl'
-      ? new LineSplitter(options.maxRecordBytes)
-      : new StructureSplitter(layout === 'array' ? 1 : 2, options.maxRecordBytes);
+    return layout === 'jsonl' ? new LineSplitter(options.maxRecordBytes) : new StructureSplitter({ stream: 0, array: 1, splits: 2 }[layout], options.maxRecordBytes);
   };
   try {
     for await (const data of stream) {
