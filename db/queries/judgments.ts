@@ -1,4 +1,4 @@
-import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, iterate, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 export type JudgmentSource = 'app' | 'pack' | 'file' | 'resolution';
 
@@ -64,25 +64,32 @@ export function campaignCurrentJudgments(
   );
 }
 
-/** Every judgment event of an assignment and criterion, oldest first (its history). */
-export function judgmentHistory(db: ReadableDB, assignmentId: number, criterion: string): { id: number; value: string | null; source: string; created_at: string; conflict: number }[] {
-  return all(
-    db,
-    sql`SELECT id, value, source, created_at, conflict FROM judgments WHERE assignment_id = ${assignmentId} AND criterion = ${criterion} ORDER BY id`,
-  );
-}
-
 /**
- * The annotator's most recent decision in a campaign that is still in effect (for undo): each
- * undo then walks one decision further back.
+ * The annotator's latest decision in a campaign that no undo has taken back (for undo). In-app
+ * undo writes its entry with source 'resolution'; walking back from the newest, each such entry
+ * cancels the next 'app' decision, so repeated undos take decisions back one at a time, newest
+ * first, as a stack (two decisions on one criterion take two undos to clear it).
  */
 export function lastDecision(db: ReadableDB, campaignId: number, annotatorId: number): { id: number; assignment_id: number; criterion: string; instance_id: number } | undefined {
+  let pending = 0;
+  for (const row of iterate<{ id: number; assignment_id: number; criterion: string; instance_id: number; source: JudgmentSource }>(
+    db,
+    sql`SELECT j.id, j.assignment_id, j.criterion, s.instance_id, j.source FROM judgments j JOIN assignments s ON s.id = j.assignment_id
+        WHERE s.campaign_id = ${campaignId} AND s.annotator_id = ${annotatorId} AND j.source IN ('app', 'resolution')
+        ORDER BY j.id DESC`,
+  )) {
+    if (row.source === 'resolution') pending++;
+    else if (pending > 0) pending--;
+    else return { id: row.id, assignment_id: row.assignment_id, criterion: row.criterion, instance_id: row.instance_id };
+  }
+  return undefined;
+}
+
+/** The value and comment a criterion had just before a judgment (null when it had none). */
+export function judgmentBefore(db: ReadableDB, assignmentId: number, criterion: string, judgmentId: number): { value: string | null; comment: string } | undefined {
   return get(
     db,
-    sql`SELECT j.id, j.assignment_id, j.criterion, s.instance_id FROM judgments j JOIN assignments s ON s.id = j.assignment_id
-        WHERE s.campaign_id = ${campaignId} AND s.annotator_id = ${annotatorId} AND j.source = 'app'
-          AND j.id = (SELECT max(id) FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion)
-        ORDER BY j.id DESC LIMIT 1`,
+    sql`SELECT value, comment FROM judgments WHERE assignment_id = ${assignmentId} AND criterion = ${criterion} AND id < ${judgmentId} ORDER BY id DESC LIMIT 1`,
   );
 }
 

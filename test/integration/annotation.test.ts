@@ -149,6 +149,17 @@ describe('judging in the database', () => {
     expect(item.values.ambiguity?.value).toBe('yes');
     expect(judging.queue().done).toBe(0);
 
+    // Undos walk back one decision at a time: two decisions on one criterion take two undos.
+    judging.decide({ instanceId: first.instanceId, criterion: 'clarification', value: 'yes', comment: 'first look', itemMs: 100 });
+    judging.decide({ instanceId: first.instanceId, criterion: 'clarification', value: 'no', comment: 'second look', itemMs: 100 });
+    expect(judging.undo()).toMatchObject({ criterion: 'clarification' });
+    expect(judging.item(first.position).values.clarification).toMatchObject({ value: 'yes', comment: 'first look' });
+    expect(judging.undo()).toMatchObject({ criterion: 'clarification' });
+    expect(judging.item(first.position).values.clarification?.value).toBeNull();
+    expect(judging.undo()).toMatchObject({ criterion: 'ambiguity' });
+    expect(judging.item(first.position).values.ambiguity?.value).toBeNull();
+    expect(judging.undo()).toBeNull();
+
     judging.skip(queue.items[1]!.instanceId, 300);
     expect(judging.queue().items[1]!.skipped).toBe(true);
   });
@@ -213,19 +224,27 @@ describe('offline packs', () => {
       for (const criterion of ['ambiguity', 'clarification', 'long_answer']) judging.decide({ instanceId: item.instanceId, criterion, value: 'yes', comment: '', itemMs: 100 });
     }
     judging.decide({ instanceId: items[3]!.instanceId, criterion: 'ambiguity', value: 'no', comment: 'not ambiguous', itemMs: 100 });
+    judging.decide({ instanceId: items[3]!.instanceId, criterion: 'ambiguity', value: 'yes', comment: '', itemMs: 100 });
+    // Two undos clear both decisions on the criterion; a third takes back item 3's last one.
     expect(judging.undo()).toMatchObject({ instanceId: items[3]!.instanceId, criterion: 'ambiguity' });
+    expect(judging.item(items[3]!.position).values.ambiguity).toMatchObject({ value: 'no', comment: 'not ambiguous' });
+    expect(judging.undo()).toMatchObject({ instanceId: items[3]!.instanceId, criterion: 'ambiguity' });
+    expect(judging.item(items[3]!.position).values.ambiguity?.value ?? null).toBeNull();
+    expect(judging.undo()).toMatchObject({ instanceId: items[2]!.instanceId, criterion: 'long_answer' });
+    judging.decide({ instanceId: items[2]!.instanceId, criterion: 'long_answer', value: 'yes', comment: '', itemMs: 100 });
     judging.decide({ instanceId: items[3]!.instanceId, criterion: 'ambiguity', value: 'yes', comment: '', itemMs: 100 });
     // A second session on the same pack resumes from the results file.
     expect(new PackJudging(packFile).queue().done).toBe(3);
 
+    // Every event goes in, undos included: 13 decisions and 3 undos.
     const before = countJudgments();
     const first = awbJson<{ imported: number; already: number; conflicts: number }>(['pack', 'import', packFile, '--db', dbFile]);
     expect(first.status).toBe(0);
-    expect(first.json).toMatchObject({ imported: 12, already: 0, conflicts: 0 });
+    expect(first.json).toMatchObject({ imported: 16, already: 0, conflicts: 0 });
     const after = countJudgments();
-    expect(after - before).toBe(12);
+    expect(after - before).toBe(16);
     const second = awbJson<{ imported: number; already: number }>(['pack', 'import', packFile, '--db', dbFile]);
-    expect(second.json).toMatchObject({ imported: 0, already: 12 });
+    expect(second.json).toMatchObject({ imported: 0, already: 16 });
     expect(countJudgments()).toBe(after);
     const view = campaignView(db, campaign.id);
     expect(view.progress.find((p) => p.annotator === 'bob')).toMatchObject({ total: 4, done: 3 });
@@ -288,7 +307,7 @@ describe('offline packs', () => {
     expect(awb(['pack', 'import', lonely, '--db', dbFile]).stderr).toMatch(/The results need their pack beside them: lonely\.awbpack is missing\. Nothing was imported\./);
     expect(countJudgments()).toBe(before);
     // Named by its results file, a pack with its results beside it imports as usual.
-    expect(awbJson(['pack', 'import', resultsPath(packFile), '--db', dbFile]).json).toMatchObject({ imported: 0, already: 12 });
+    expect(awbJson(['pack', 'import', resultsPath(packFile), '--db', dbFile]).json).toMatchObject({ imported: 0, already: 16 });
   });
 
   it('keeps a changed judgment with its history and flags the conflict until adjudicated', () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { findAnnotatorId } from '../../../db/queries/annotators';
 import { addItemTime, annotatorQueue, annotatorQueueRows, findAssignment, setSkipped } from '../../../db/queries/assignments';
 import { getCampaign } from '../../../db/queries/campaigns';
-import { annotatorCurrentJudgments, currentJudgments, insertJudgment, judgmentHistory, lastDecision } from '../../../db/queries/judgments';
+import { annotatorCurrentJudgments, currentJudgments, insertJudgment, judgmentBefore, lastDecision } from '../../../db/queries/judgments';
 import { getProtocol } from '../../../db/queries/protocols';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type InstanceDetail, type JudgingItem, type JudgingQueue } from '../../../shared/api';
@@ -14,7 +14,7 @@ import { instanceDetail } from '../browse';
  * Judging against the database (an annotator working in the maintainer's app, or on a shared
  * database). Every decision is committed before the call returns, so the UI shows the next item
  * only once the previous decision is on disk. Judgments are append-only; undo writes the value the
- * criterion had before the last decision.
+ * criterion had before the last decision not yet undone, so undos walk back one decision at a time.
  */
 
 export interface Decision {
@@ -153,17 +153,16 @@ export class DatabaseJudging implements JudgingStore {
   undo(): { instanceId: number; criterion: string; position: number } | null {
     const last = lastDecision(this.db, this.campaignId, this.annotatorId);
     if (!last) return null;
-    const history = judgmentHistory(this.db, last.assignment_id, last.criterion);
-    const before = history.length >= 2 ? history[history.length - 2]!.value : null;
+    const before = judgmentBefore(this.db, last.assignment_id, last.criterion, last.id);
     const assignment = this.assignment(last.instance_id);
     transaction(this.db, () =>
       insertJudgment(this.db, {
         uid: randomUUID(),
         assignmentId: last.assignment_id,
         criterion: last.criterion,
-        value: before,
-        comment: '',
-        // An undo is not itself undone by the next undo: it is recorded as a resolution.
+        value: before?.value ?? null,
+        comment: before?.comment ?? '',
+        // Recorded as a resolution: the next undo skips it and the decision it took back.
         source: 'resolution',
         itemMs: null,
         createdAt: new Date().toISOString(),

@@ -260,16 +260,24 @@ export class PackJudging implements JudgingStore {
   }
 
   undo(): { instanceId: number; criterion: string; position: number } | null {
-    // The latest decision still in effect (not itself an undo, not overwritten since).
+    // The latest decision no undo has taken back: walking back, each undo cancels the next decision.
+    let pending = 0;
     for (let i = this.events.length - 1; i >= 0; i--) {
       const e = this.events[i]!;
-      if (e.type !== 'judgment' || e.undo) continue;
-      const later = this.events.slice(i + 1).some((x) => x.type === 'judgment' && x.instance_id === e.instance_id && x.criterion === e.criterion);
-      if (later) continue;
-      const before = this.events
-        .slice(0, i)
-        .filter((x): x is Extract<ResultEvent, { type: 'judgment' }> => x.type === 'judgment' && x.instance_id === e.instance_id && x.criterion === e.criterion)
-        .at(-1);
+      if (e.type !== 'judgment') continue;
+      if (e.undo) {
+        pending++;
+        continue;
+      }
+      if (pending > 0) {
+        pending--;
+        continue;
+      }
+      let before: Extract<ResultEvent, { type: 'judgment' }> | undefined;
+      for (let j = i - 1; j >= 0 && !before; j--) {
+        const x = this.events[j]!;
+        if (x.type === 'judgment' && x.instance_id === e.instance_id && x.criterion === e.criterion) before = x;
+      }
       const event: ResultEvent = { ...e, uid: randomUUID(), value: before?.value ?? null, comment: before?.comment ?? '', item_ms: null, undo: true, created_at: new Date().toISOString() };
       this.append(event);
       this.events.push(event);
