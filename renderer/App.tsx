@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { CommandPalette, ShortcutSheet, type Command } from './components/CommandPalette';
-import { formatCount } from './components/bits';
+import { formatCount, plural } from './components/bits';
 import { useApi, useJobs, useKeys, useTheme, type Theme } from './hooks';
 import { AboutView } from './views/AboutView';
 import { BaseQuestionView } from './views/BaseQuestionView';
@@ -215,9 +215,9 @@ export function App() {
       </main>
       <footer className="statusbar" data-testid="statusbar">
         <span className="mono" title="Database file">{info.data?.databasePath ?? ''}</span>
-        <span>{formatCount(stats.data?.instances)} instances</span>
-        <span>{formatCount(stats.data?.base_questions)} base questions</span>
-        <span>{formatCount(stats.data?.passages)} passages</span>
+        <span>{plural(stats.data?.instances, 'instance')}</span>
+        <span>{plural(stats.data?.base_questions, 'base question')}</span>
+        <span>{plural(stats.data?.passages, 'passage')}</span>
         <span className="spacer" />
         {running.map((job) => (
           <JobLine key={job.id} job={job} />

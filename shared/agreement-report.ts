@@ -192,13 +192,27 @@ export function agreementReport(
 
 // ---- tables for papers -----------------------------------------------------------------------
 
+/** A table for the screen, a CSV file or a paper: `align` says which columns hold numbers. */
+export interface ReportTable {
+  header: string[];
+  rows: string[][];
+  /** Per column: 'l' for text, 'r' for numbers (right-aligned on screen and in LaTeX). */
+  align: ('l' | 'r')[];
+}
+
+/** Every digit shown with the same precision, κ included (one table must not say 0.19 and another 0.188). */
+export const DIGITS = 3;
+
 const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
-const num = (v: number | null, digits = 3) => (v === null ? '—' : v.toFixed(digits));
+const num = (v: number | null) => (v === null ? '—' : v.toFixed(DIGITS));
+const aligned = (text: number, columns: number): ('l' | 'r')[] => Array.from({ length: columns }, (_, i) => (i < text ? 'l' : 'r'));
 
 /** Table 8 style: one line per criterion (all items). */
-export function agreementTable(report: Pick<AgreementReport, 'rows'>): { header: string[]; rows: string[][] } {
+export function agreementTable(report: Pick<AgreementReport, 'rows'>): ReportTable {
+  const header = ['Criterion', "Fleiss' κ", '95% CI', 'P̄', 'Strict', 'Majority', 'Maj. share', "Krippendorff's α", 'Gwet AC1'];
   return {
-    header: ['Criterion', "Fleiss' κ", '95% CI', 'P̄', 'Strict', 'Majority', 'Maj. share', "Krippendorff's α", 'Gwet AC1'],
+    header,
+    align: aligned(1, header.length),
     rows: report.rows
       .filter((r) => r.ambiguity_type === 'all')
       .map((r) => [
@@ -216,7 +230,7 @@ export function agreementTable(report: Pick<AgreementReport, 'rows'>): { header:
 }
 
 /** Table 2 (bottom) style: YES rate by type per criterion, the all-valid line, and κ. */
-export function validityTable(report: Pick<AgreementReport, 'rows' | 'validity'>): { header: string[]; rows: string[][] } {
+export function validityTable(report: Pick<AgreementReport, 'rows' | 'validity'>): ReportTable {
   const types = report.validity.map((v) => v.ambiguity_type).filter((t) => t !== 'all');
   const criteria = [...new Set(report.rows.filter((r) => r.yes_rate !== null || r.ambiguity_type === 'all').map((r) => r.criterion))];
   const body = criteria
@@ -225,18 +239,31 @@ export function validityTable(report: Pick<AgreementReport, 'rows' | 'validity'>
       c,
       ...types.map((t) => pct(report.validity.find((v) => v.ambiguity_type === t)?.yes_rates[c] ?? null)),
       pct(report.validity.find((v) => v.ambiguity_type === 'all')?.yes_rates[c] ?? null),
-      num(report.rows.find((r) => r.criterion === c && r.ambiguity_type === 'all')?.fleiss_kappa ?? null, 2),
+      num(report.rows.find((r) => r.criterion === c && r.ambiguity_type === 'all')?.fleiss_kappa ?? null),
     ]);
   body.push(['All fields valid', ...types.map((t) => pct(report.validity.find((v) => v.ambiguity_type === t)?.all_valid_rate ?? null)), pct(report.validity.find((v) => v.ambiguity_type === 'all')?.all_valid_rate ?? null), '—']);
-  return { header: ['Criterion', ...types, 'all', "Fleiss' κ"], rows: body };
+  const header = ['Criterion', ...types, 'all', "Fleiss' κ"];
+  return { header, align: aligned(1, header.length), rows: body };
 }
 
 /** MIRAGE Table 3 style: the same measures per instance status (e.g. before vs after the filter). */
-export function statusTable(report: Pick<AgreementReport, 'status_rows'>): { header: string[]; rows: string[][] } {
+export function statusTable(report: Pick<AgreementReport, 'status_rows'>): ReportTable {
+  const header = ['Criterion', 'Status', 'Items', 'YES rate', "Fleiss' κ", 'P̄', 'Gwet AC1'];
   return {
-    header: ['Criterion', 'Instances', 'Items', 'YES rate', "Fleiss' κ", 'P̄', 'Gwet AC1'],
+    header,
+    align: aligned(2, header.length),
     rows: report.status_rows.map((r) => [r.criterion, r.subset.replace(/^status: /, ''), String(r.items), pct(r.yes_rate), num(r.fleiss_kappa), num(r.p_bar), num(r.gwet_ac1)]),
   };
+}
+
+/**
+ * The same table with each criterion id in the first column replaced by its protocol label
+ * ("long_answer" → "Long answer consistent"), as the judging screen names it. Other cells
+ * ("All fields valid") stay as they are.
+ */
+export function withCriterionLabels<T extends { rows: string[][] }>(table: T, labels: Readonly<Record<string, string>>): T {
+  const label = (cell: string) => (Object.hasOwn(labels, cell) ? labels[cell]! : cell);
+  return { ...table, rows: table.rows.map((row) => row.map((cell, i) => (i === 0 ? label(cell) : cell))) };
 }
 
 export function toCsv(table: { header: string[]; rows: string[][] }): string {
@@ -244,12 +271,12 @@ export function toCsv(table: { header: string[]; rows: string[][] }): string {
   return [table.header, ...table.rows].map((r) => r.map(field).join(',')).join('\n') + '\n';
 }
 
-export function toLatex(table: { header: string[]; rows: string[][] }, caption: string): string {
+export function toLatex(table: { header: string[]; rows: string[][]; align?: ('l' | 'r')[] }, caption: string): string {
   const escape = (v: string) => v.replace(/\\/g, '\\textbackslash{}').replace(/([&%$#_{}])/g, '\\$1').replace(/κ/g, '$\\kappa$').replace(/α/g, '$\\alpha$').replace(/P̄/g, '$\\bar{P}$').replace(/—/g, '--');
   return [
     '\\begin{table}[t]',
     '\\centering',
-    `\\begin{tabular}{l${'r'.repeat(table.header.length - 1)}}`,
+    `\\begin{tabular}{${table.align?.join('') ?? `l${'r'.repeat(table.header.length - 1)}`}}`,
     '\\toprule',
     `${table.header.map(escape).join(' & ')} \\\\`,
     '\\midrule',

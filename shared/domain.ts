@@ -11,7 +11,7 @@ export const AMBIGUITY_TYPE_DEFINITIONS: Record<AmbiguityType, string> = {
   semantic: 'A name or phrase can point to several entities or senses; each reading is interpreted separately.',
   syntactic: 'The sentence can be parsed in more than one way; each parse is resolved into its own question.',
   constraint: 'The question is too specific for the evidence; it is generalised by relaxing a constraint.',
-  unspecified: 'Imported without an ambiguity type; the readings come from the source dataset.',
+  unspecified: 'Imported without an ambiguity type; its interpretations come from the source dataset.',
 };
 
 /**

@@ -243,3 +243,10 @@ export interface PromptTemplate {
   builtIn: boolean;
   createdAt: string;
 }
+
+/** Dollars: "$0" when nothing was spent, "<$0.0001" rather than a misleading "$0.0000" for a few cheap calls. */
+export function formatUsd(v: number): string {
+  if (v === 0) return '$0';
+  if (v < 0.0001) return '<$0.0001';
+  return `$${v < 1 ? v.toFixed(4) : v.toFixed(2)}`;
+}

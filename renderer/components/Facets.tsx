@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { FacetCount } from '../../shared/api';
 
-/** One facet: its values with counts (and a thin bar per count, for a glance at the spread). */
+/** One facet: its values with counts (and a faint bar per count behind each, for a glance at the spread). */
 export function Facet<V extends string | number | null>(props: {
   title: string;
   options: FacetCount<V>[] | undefined;
@@ -30,7 +30,7 @@ export function Facet<V extends string | number | null>(props: {
             {props.render ? props.render(option) : option.label}
           </span>
           <span className="n">{option.count.toLocaleString('en-US')}</span>
-          <span className="bar" style={{ width: `calc((100% - 70px) * ${option.count / max})` }} />
+          <span className="bar" aria-hidden style={{ width: `calc((100% - 24px) * ${option.count / max})` }} />
         </label>
       ))}
       {options && options.length === 0 ? <div className="muted small">none</div> : null}

@@ -90,6 +90,21 @@ export function formatCount(n: number | undefined): string {
   return n === undefined ? '…' : n.toLocaleString('en-US');
 }
 
+/** A count with its noun: "1 instance", "2 instances", "… instances" while loading. */
+export function plural(n: number | undefined, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/**
+ * Where to cut `text` at or before `limit` without splitting a word: the last whitespace after
+ * `floor`, or `limit` itself when one word runs past `floor` (a URL, a long compound).
+ */
+export function wordCut(text: string, limit: number, floor = Math.floor(limit / 2)): number {
+  if (limit >= text.length) return text.length;
+  for (let i = limit; i > floor; i--) if (/\s/.test(text[i]!)) return i;
+  return limit;
+}
+
 export function formatEta(seconds: number | null): string {
   if (seconds === null) return '';
   if (seconds < 60) return `ETA ${Math.ceil(seconds)} s`;

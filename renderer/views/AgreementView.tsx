@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { Link } from 'wouter';
-import { agreementTable, statusTable, toCsv, toLatex, validityTable } from '../../shared/agreement-report';
+import { agreementTable, DIGITS, statusTable, toCsv, toLatex, validityTable, withCriterionLabels, type ReportTable } from '../../shared/agreement-report';
 import type { AgreementReport, AgreementRow, CampaignView, Disagreement } from '../../shared/api';
 import { scaleValues } from '../../shared/protocols';
 import { call } from '../api';
@@ -15,7 +15,19 @@ import { useApi } from '../hooks';
  * that hold up when one answer dominates (Krippendorff's α, Gwet's AC1).
  */
 
-function Table({ table, caption, file, testId }: { table: { header: string[]; rows: string[][] }; caption: string; file: string; testId: string }) {
+/** Criterion id → the protocol's label, as the judging screen shows it. */
+type Labels = Readonly<Record<string, string>>;
+
+const labelOf = (labels: Labels, id: string) => (Object.hasOwn(labels, id) ? labels[id]! : id);
+
+/** A criterion by its label, with its id (what CSV files and the CLI use) on hover. */
+function CriterionName({ id, labels }: { id: string; labels: Labels }) {
+  return <span title={labelOf(labels, id) === id ? undefined : id}>{labelOf(labels, id)}</span>;
+}
+
+/** CSV keeps the criterion ids (stable for scripts, as the CLI writes them); LaTeX, for papers, the labels. */
+function Table({ table, labels, caption, file, testId }: { table: ReportTable; labels: Labels; caption: string; file: string; testId: string }) {
+  const numeric = (j: number) => table.align[j] === 'r';
   return (
     <section className="card">
       <header className="card-head">
@@ -24,15 +36,17 @@ function Table({ table, caption, file, testId }: { table: { header: string[]; ro
         <button type="button" className="button small" onClick={() => downloadText(`${file}.csv`, toCsv(table), 'text/csv')}>
           CSV
         </button>
-        <button type="button" className="button small" onClick={() => downloadText(`${file}.tex`, toLatex(table, caption), 'application/x-tex')}>
+        <button type="button" className="button small" onClick={() => downloadText(`${file}.tex`, toLatex(withCriterionLabels(table, labels), caption), 'application/x-tex')}>
           LaTeX
         </button>
       </header>
       <table className="plain numbers" data-testid={testId}>
         <thead>
           <tr>
-            {table.header.map((h) => (
-              <th key={h}>{h}</th>
+            {table.header.map((h, j) => (
+              <th key={j} className={numeric(j) ? 'num' : undefined}>
+                {h}
+              </th>
             ))}
           </tr>
         </thead>
@@ -40,8 +54,8 @@ function Table({ table, caption, file, testId }: { table: { header: string[]; ro
           {table.rows.map((r, i) => (
             <tr key={i}>
               {r.map((cell, j) => (
-                <td key={j} className={j === 0 ? '' : 'num'} title={cell === '—' ? 'undefined: see the notes below' : undefined}>
-                  {cell}
+                <td key={j} className={numeric(j) ? 'num' : undefined} title={cell === '—' ? 'undefined: see the notes below' : undefined}>
+                  {j === 0 ? <CriterionName id={cell} labels={labels} /> : cell}
                 </td>
               ))}
             </tr>
@@ -61,11 +75,11 @@ const FIELD_NAMES: Record<string, string> = {
   kappa_ci: 'the κ interval',
 };
 
-function UndefinedNotes({ rows }: { rows: AgreementRow[] }) {
+function UndefinedNotes({ rows, labels }: { rows: AgreementRow[]; labels: Labels }) {
   const notes = rows.flatMap((r) => {
     const byReason = new Map<string, string[]>();
     for (const [field, reason] of Object.entries(r.undefined_reasons)) byReason.set(reason, [...(byReason.get(reason) ?? []), FIELD_NAMES[field] ?? field]);
-    return [...byReason].map(([reason, fields]) => `${r.criterion}: ${fields.join(', ')} undefined, because ${reason}.`);
+    return [...byReason].map(([reason, fields]) => `${labelOf(labels, r.criterion)}: ${fields.join(', ')} undefined, because ${reason}.`);
   });
   if (!notes.length) return null;
   return (
@@ -78,12 +92,12 @@ function UndefinedNotes({ rows }: { rows: AgreementRow[] }) {
   );
 }
 
-function ParadoxNote({ rows }: { rows: AgreementRow[] }) {
+function ParadoxNote({ rows, labels }: { rows: AgreementRow[]; labels: Labels }) {
   const flagged = rows.filter((r) => r.prevalence_paradox);
   if (!flagged.length) return null;
   return (
     <div className="notice warn" data-testid="paradox-note">
-      <strong>High agreement, low κ: the prevalence paradox.</strong> On {flagged.map((r) => r.criterion).join(', ')} the annotators agree on{' '}
+      <strong>High agreement, low κ: the prevalence paradox.</strong> On {flagged.map((r) => `“${labelOf(labels, r.criterion)}”`).join(', ')} the annotators agree on{' '}
       {flagged.map((r) => `${((r.p_bar ?? 0) * 100).toFixed(1)}%`).join(' / ')} of rating pairs, yet κ is{' '}
       {flagged.map((r) => (r.fleiss_kappa === null ? 'undefined' : r.fleiss_kappa.toFixed(3))).join(' / ')}. When nearly every rating is the same answer, the
       agreement κ expects by chance is itself close to 1, so κ collapses even though the raters hardly ever differ (MARCH reports κ −0.006 at 98.9% agreement).
@@ -95,7 +109,7 @@ function ParadoxNote({ rows }: { rows: AgreementRow[] }) {
 
 const MEASURE_COLOURS = { "Fleiss' κ": 'var(--chart-1)', "Krippendorff's α": 'var(--chart-2)', 'Gwet AC1': 'var(--chart-3)', 'YES rate': 'var(--chart-4)' } as const;
 
-function CriterionChart({ criterion, rows }: { criterion: string; rows: AgreementRow[] }) {
+function CriterionChart({ criterion, rows, labels }: { criterion: string; rows: AgreementRow[]; labels: Labels }) {
   const data = rows
     .filter((r) => r.criterion === criterion)
     .map((r) => ({
@@ -108,7 +122,9 @@ function CriterionChart({ criterion, rows }: { criterion: string; rows: Agreemen
   const measures = Object.keys(MEASURE_COLOURS).filter((m) => data.some((d) => m in d)) as (keyof typeof MEASURE_COLOURS)[];
   return (
     <figure className="chart" data-testid="criterion-chart">
-      <figcaption>{criterion}</figcaption>
+      <figcaption>
+        <CriterionName id={criterion} labels={labels} />
+      </figcaption>
       <ResponsiveContainer width="100%" height={200}>
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
@@ -126,18 +142,20 @@ function CriterionChart({ criterion, rows }: { criterion: string; rows: Agreemen
   );
 }
 
-function PairwiseMatrix({ pairwise }: { pairwise: AgreementReport['pairwise'][number] }) {
+function PairwiseMatrix({ pairwise, labels }: { pairwise: AgreementReport['pairwise'][number]; labels: Labels }) {
   return (
     <div>
       <div className="small muted">
-        {pairwise.criterion}: {pairwise.weighted ? "Cohen's κ, quadratic weights" : "Cohen's κ"}
+        <CriterionName id={pairwise.criterion} labels={labels} />: {pairwise.weighted ? "Cohen's κ, quadratic weights" : "Cohen's κ"}
       </div>
       <table className="plain compact numbers">
         <thead>
           <tr>
             <th />
             {pairwise.raters.map((r) => (
-              <th key={r}>{r}</th>
+              <th key={r} className="num">
+                {r}
+              </th>
             ))}
           </tr>
         </thead>
@@ -152,7 +170,7 @@ function PairwiseMatrix({ pairwise }: { pairwise: AgreementReport['pairwise'][nu
                   style={{ ['--heat' as string]: k === null || a === b ? 0 : Math.max(0, k) }}
                   title={k === null ? 'undefined (no shared items, or no variation)' : undefined}
                 >
-                  {a === b ? '·' : k === null ? '—' : k.toFixed(2)}
+                  {a === b ? '·' : k === null ? '—' : k.toFixed(DIGITS)}
                 </td>
               ))}
             </tr>
@@ -163,8 +181,9 @@ function PairwiseMatrix({ pairwise }: { pairwise: AgreementReport['pairwise'][nu
   );
 }
 
-export function AgreementPanel({ campaignId }: { campaignId: number }) {
+export function AgreementPanel({ campaignId, criteria: protocolCriteria }: { campaignId: number; criteria: readonly { id: string; label: string }[] }) {
   const [resamples, setResamples] = useState(1000);
+  const labels = useMemo<Labels>(() => Object.fromEntries(protocolCriteria.map((c) => [c.id, c.label])), [protocolCriteria]);
   const report = useApi('agreement:get', { campaignId, resamples });
   const r = report.data;
   const overall = r?.rows.filter((row) => row.ambiguity_type === 'all') ?? [];
@@ -175,8 +194,8 @@ export function AgreementPanel({ campaignId }: { campaignId: number }) {
       {r ? (
         <>
           <div className="small muted">
-            {overall[0]?.items ?? 0} items with two or more ratings · {overall[0]?.raters ?? 0} annotators · {r.adjudicated} adjudicated labels (they replace the majority
-            in YES rates) · {r.conflicts} open conflicts · κ intervals from{' '}
+            {overall[0]?.items ?? 0} items rated twice or more · {overall[0]?.raters ?? 0} annotators · {r.adjudicated} adjudicated labels (they replace the majority in
+            YES rates) · {r.conflicts} open conflicts · κ intervals from{' '}
             <select className="input inline" value={resamples} onChange={(e) => setResamples(Number(e.target.value))} aria-label="Bootstrap resamples">
               {[200, 1000, 5000].map((n) => (
                 <option key={n} value={n}>
@@ -184,20 +203,20 @@ export function AgreementPanel({ campaignId }: { campaignId: number }) {
                 </option>
               ))}
             </select>{' '}
-            bootstrap resamples of items (seed {r.bootstrap.seed}) · computed in {r.milliseconds} ms
+            bootstrap resamples of items (seed {r.bootstrap.seed}) · <span style={{ whiteSpace: 'nowrap' }}>computed in {r.milliseconds} ms</span>
           </div>
-          <ParadoxNote rows={overall} />
-          <Table table={validityTable(r)} caption="YES rate by majority vote, per ambiguity type" file={`campaign-${campaignId}-validity`} testId="validity-table" />
-          <Table table={agreementTable(r)} caption="Agreement per criterion" file={`campaign-${campaignId}-agreement`} testId="agreement-table" />
-          <UndefinedNotes rows={overall} />
+          <ParadoxNote rows={overall} labels={labels} />
+          <Table table={validityTable(r)} labels={labels} caption="YES rate by majority vote, per ambiguity type" file={`campaign-${campaignId}-validity`} testId="validity-table" />
+          <Table table={agreementTable(r)} labels={labels} caption="Agreement per criterion" file={`campaign-${campaignId}-agreement`} testId="agreement-table" />
+          <UndefinedNotes rows={overall} labels={labels} />
           {r.status_rows.length ? (
-            <Table table={statusTable(r)} caption="By instance status (before vs after filtering)" file={`campaign-${campaignId}-by-status`} testId="status-table" />
+            <Table table={statusTable(r)} labels={labels} caption="By instance status (before vs after filtering)" file={`campaign-${campaignId}-by-status`} testId="status-table" />
           ) : null}
           <section className="card">
             <h2>Per criterion and ambiguity type</h2>
             <div className="charts">
               {criteria.map((c) => (
-                <CriterionChart key={c} criterion={c} rows={r.rows} />
+                <CriterionChart key={c} criterion={c} rows={r.rows} labels={labels} />
               ))}
             </div>
           </section>
@@ -205,7 +224,7 @@ export function AgreementPanel({ campaignId }: { campaignId: number }) {
             <h2>Pairwise agreement</h2>
             <div className="charts">
               {r.pairwise.map((p) => (
-                <PairwiseMatrix key={p.criterion} pairwise={p} />
+                <PairwiseMatrix key={p.criterion} pairwise={p} labels={labels} />
               ))}
             </div>
           </section>
@@ -257,6 +276,7 @@ export function DisagreementsPanel({ campaign }: { campaign: CampaignView }) {
   const [saved, setSaved] = useState<Disagreement[] | null>(null);
   const [open, setOpen] = useState<'open' | 'all'>('open');
   const items = (saved ?? list.data ?? []).filter((d) => open === 'all' || !d.adjudication);
+  const labels = useMemo<Labels>(() => Object.fromEntries(campaign.protocol.criteria.map((c) => [c.id, c.label])), [campaign.protocol.criteria]);
   return (
     <div className="stack">
       <ErrorNotice error={list.error} />
@@ -282,7 +302,9 @@ export function DisagreementsPanel({ campaign }: { campaign: CampaignView }) {
             <Link href={`/instances/${d.instanceId}`}>#{d.instanceId}</Link>
             <span className="question-line">{d.question}</span>
             <div className="spacer" />
-            <span className="mono small">{d.criterion}</span>
+            <span className="small">
+              <CriterionName id={d.criterion} labels={labels} />
+            </span>
           </header>
           <div className="votes">
             {d.votes

@@ -3,7 +3,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { locateAnswer } from '../../shared/checks';
 import { listStateToSearch, parseBaseQuestionParams } from '../list-params';
 import { call } from '../api';
-import { ErrorNotice, StatusWord, TypeTag } from '../components/bits';
+import { ErrorNotice, plural, StatusWord, TypeTag } from '../components/bits';
 import { type Mark } from '../components/Highlight';
 import { useApi, useKeys } from '../hooks';
 import { PassageText } from './InstanceView';
@@ -55,7 +55,7 @@ export function BaseQuestionView({ id }: { id: number }) {
                 {d.question}
               </div>
               <div className="meta">
-                <span>{d.hops ? `${d.hops} hops` : 'no hop count'}</span>
+                <span>{d.hops ? plural(d.hops, 'hop') : 'no hop count'}</span>
                 <span>
                   {d.dataset} · <span className="mono">{d.sourceId}</span>
                 </span>

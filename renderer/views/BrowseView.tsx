@@ -15,11 +15,25 @@ import { call } from '../api';
 import { DataTable, type Column } from '../components/DataTable';
 import { Facet } from '../components/Facets';
 import { Highlight } from '../components/Highlight';
-import { ErrorNotice, formatCount, StatusWord, TypeTag } from '../components/bits';
+import { ErrorNotice, plural, StatusWord, TypeTag } from '../components/bits';
 import { useApi, useDataVersion, useKeys } from '../hooks';
 
+/** Cell text with the search words marked; the whole text on hover, as the cell cuts it short. */
 function SearchText({ text, query }: { text: string; query: string }) {
-  return <Highlight text={text} marks={matchRanges(text, query).map((r) => ({ ...r, className: '' }))} />;
+  return (
+    <span title={text}>
+      <Highlight text={text} marks={matchRanges(text, query).map((r) => ({ ...r, className: '' }))} />
+    </span>
+  );
+}
+
+/** A cell that may be cut short, with its whole text on hover. */
+function Clipped({ text, mono = false }: { text: string; mono?: boolean }) {
+  return (
+    <span className={mono ? 'mono' : undefined} title={text}>
+      {text}
+    </span>
+  );
 }
 
 function instanceColumns(search: string): Column<InstanceRow>[] {
@@ -29,13 +43,14 @@ function instanceColumns(search: string): Column<InstanceRow>[] {
       id: 'question',
       header: 'Question',
       cell: ({ row }) => <SearchText text={row.original.question} query={search} />,
-      meta: { width: 'minmax(280px, 1fr)', sortKey: 'question', label: 'question' },
+      // The question takes what the other columns leave: they are sized to fit a 1440-px window.
+      meta: { width: 'minmax(200px, 1fr)', sortKey: 'question', label: 'question' },
     },
     {
       id: 'type',
       header: 'Type',
       cell: ({ row }) => <TypeTag type={row.original.ambiguityType} />,
-      meta: { width: '124px', sortKey: 'ambiguity_type', label: 'type' },
+      meta: { width: '116px', sortKey: 'ambiguity_type', label: 'type' },
     },
     {
       id: 'status',
@@ -44,10 +59,10 @@ function instanceColumns(search: string): Column<InstanceRow>[] {
       meta: { width: '96px', sortKey: 'status', label: 'status' },
     },
     {
-      id: 'readings',
-      header: 'Readings',
+      id: 'interpretations',
+      header: 'Interpretations',
       accessorKey: 'interpretationCount',
-      meta: { width: '84px', numeric: true, sortKey: 'interpretation_count', label: 'readings' },
+      meta: { width: '136px', numeric: true, sortKey: 'interpretation_count', label: 'interpretations' },
     },
     {
       id: 'hops',
@@ -55,11 +70,16 @@ function instanceColumns(search: string): Column<InstanceRow>[] {
       cell: ({ row }) => row.original.hops ?? '–',
       meta: { width: '60px', numeric: true, sortKey: 'hops', label: 'hops' },
     },
-    { id: 'dataset', header: 'Dataset', accessorKey: 'dataset', meta: { width: '170px', sortKey: 'dataset', label: 'dataset' } },
+    {
+      id: 'dataset',
+      header: 'Dataset',
+      cell: ({ row }) => <Clipped text={row.original.dataset} />,
+      meta: { width: '172px', sortKey: 'dataset', label: 'dataset' },
+    },
     {
       id: 'source',
       header: 'Source ID',
-      cell: ({ row }) => <span className="mono">{row.original.sourceId}</span>,
+      cell: ({ row }) => <Clipped text={row.original.sourceId} mono />,
       meta: { width: '170px', sortKey: 'source_id', label: 'source ID' },
     },
     { id: 'stage', header: 'Stage', accessorKey: 'stage', meta: { width: '90px', sortKey: 'stage', label: 'stage' } },
@@ -79,12 +99,13 @@ function baseQuestionColumns(search: string): Column<BaseQuestionRow>[] {
       id: 'question',
       header: 'Question',
       cell: ({ row }) => <SearchText text={row.original.question} query={search} />,
-      meta: { width: 'minmax(280px, 1fr)', sortKey: 'question', label: 'question' },
+      // The question takes what the other columns leave: they are sized to fit a 1440-px window.
+      meta: { width: 'minmax(200px, 1fr)', sortKey: 'question', label: 'question' },
     },
     {
       id: 'answer',
       header: 'Answer',
-      cell: ({ row }) => row.original.answer ?? <span className="muted">–</span>,
+      cell: ({ row }) => (row.original.answer !== null ? <Clipped text={row.original.answer} /> : <span className="muted">–</span>),
       meta: { width: '200px', sortKey: 'answer', label: 'answer' },
     },
     {
@@ -94,18 +115,24 @@ function baseQuestionColumns(search: string): Column<BaseQuestionRow>[] {
       meta: { width: '60px', numeric: true, sortKey: 'hops', label: 'hops' },
     },
     { id: 'instances', header: 'Instances', accessorKey: 'instanceCount', meta: { width: '84px', numeric: true, label: 'instances' } },
-    { id: 'dataset', header: 'Dataset', accessorKey: 'dataset', meta: { width: '170px', sortKey: 'dataset', label: 'dataset' } },
+    {
+      id: 'dataset',
+      header: 'Dataset',
+      cell: ({ row }) => <Clipped text={row.original.dataset} />,
+      meta: { width: '172px', sortKey: 'dataset', label: 'dataset' },
+    },
     {
       id: 'source',
       header: 'Source ID',
-      cell: ({ row }) => <span className="mono">{row.original.sourceId}</span>,
+      cell: ({ row }) => <Clipped text={row.original.sourceId} mono />,
       meta: { width: '190px', sortKey: 'source_id', label: 'source ID' },
     },
   ];
 }
 
+// The source ID is on the instance page; hidden here, the other columns fit a 1440-px window.
 const HIDDEN_BY_DEFAULT: Record<'instances' | 'base-questions', VisibilityState> = {
-  instances: { stage: false, updated: false },
+  instances: { source: false, stage: false, updated: false },
   'base-questions': {},
 };
 
@@ -258,9 +285,9 @@ export function InstancesView() {
       <section className="table-area">
         <div className="toolbar">
           <Tabs active="instances" />
-          <SearchBox value={state.search} onChange={(q) => update({ search: q, sort: q ? 'relevance' : 'id' })} placeholder="Search questions, readings and answers  ( / )" />
+          <SearchBox value={state.search} onChange={(q) => update({ search: q, sort: q ? 'relevance' : 'id' })} placeholder="Search questions, interpretations and answers  ( / )" />
           <span className="summary" data-testid="row-count">
-            {formatCount(facets.data?.total)} instances
+            {plural(facets.data?.total, 'instance')}
           </span>
           <ColumnChooser columns={columns} visibility={visibility} onChange={setVisibility} />
         </div>
@@ -320,7 +347,7 @@ export function BaseQuestionsView() {
           <Tabs active="base-questions" />
           <SearchBox value={state.search} onChange={(q) => update({ search: q, sort: q ? 'relevance' : 'id' })} placeholder="Search questions and answers  ( / )" />
           <span className="summary" data-testid="row-count">
-            {formatCount(facets.data?.total)} base questions
+            {plural(facets.data?.total, 'base question')}
           </span>
           <ColumnChooser columns={columns} visibility={visibility} onChange={setVisibility} />
         </div>

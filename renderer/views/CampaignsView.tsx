@@ -463,7 +463,7 @@ export function CampaignView({ id, tab }: { id: number; tab: Tab }) {
                 </tbody>
               </table>
             ) : null}
-            {tab === 'agreement' ? <AgreementPanel campaignId={c.id} /> : null}
+            {tab === 'agreement' ? <AgreementPanel campaignId={c.id} criteria={c.protocol.criteria} /> : null}
             {tab === 'disagreements' ? <DisagreementsPanel campaign={c} /> : null}
             {tab === 'files' ? <FilesPanel campaign={c} directory={directory} /> : null}
           </>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { CORPUS_FORMATS, type CorpusFormat, type ExportReport, type ImportReport, type Job } from '../../shared/api';
 import { IMPORT_FORMATS, type ImportFormat } from '../../shared/domain';
 import { call, isDesktop, pickFile, upload } from '../api';
-import { ErrorNotice, formatEta, ProgressBar } from '../components/bits';
+import { ErrorNotice, formatEta, plural, ProgressBar } from '../components/bits';
 import { useApi, useJobs } from '../hooks';
 
 const FORMAT_LABELS: Record<ImportFormat, string> = {
@@ -37,14 +37,21 @@ function guessFormat(name: string): ImportFormat | null {
   return IMPORT_FORMATS.find((f) => lower.includes(f === 'condambigqa' ? 'condambig' : f)) ?? null;
 }
 
+/** An import that kept nothing (one invalid record refuses the whole file) finished, but was refused. */
+function wasRefused(job: Job): boolean {
+  const result = job.result as { committed?: unknown } | null;
+  return job.state === 'done' && typeof result === 'object' && result !== null && result.committed === false;
+}
+
 export function JobLine({ job }: { job: Job }) {
   const fraction = job.total ? job.done / job.total : null;
+  const refused = wasRefused(job);
   return (
     <div className="job" data-testid="job">
       <span>{job.title}</span>
       {job.state === 'running' ? (
         <>
-          <ProgressBar fraction={fraction} />
+          <ProgressBar key={String(fraction === null)} fraction={fraction} />
           <span>{fraction !== null ? `${Math.floor(fraction * 100)}%` : ''}</span>
           <span className="muted">{formatEta(job.etaSeconds)}</span>
           {job.detail ? <span className="muted small">{job.detail}</span> : null}
@@ -53,7 +60,7 @@ export function JobLine({ job }: { job: Job }) {
           </button>
         </>
       ) : (
-        <span className={job.state === 'done' ? 'flag-ok' : 'flag-bad'}>{job.state}</span>
+        <span className={job.state === 'done' && !refused ? 'flag-ok' : 'flag-bad'}>{refused ? 'refused' : job.state}</span>
       )}
     </div>
   );
@@ -64,8 +71,8 @@ function ImportResult({ report }: { report: ImportReport }) {
     <div className="card" data-testid="import-report">
       <div className={`notice ${report.committed ? (report.rejected ? 'warn' : 'ok') : 'bad'}`}>
         {report.committed
-          ? `Imported ${report.imported.toLocaleString('en-US')} records into “${report.dataset}” (${report.duplicates} already there, ${report.rejected} rejected) in ${report.seconds} s.`
-          : `Nothing was imported: ${report.rejected} record${report.rejected === 1 ? '' : 's'} had problems. Fix them, or tick “skip invalid records”.`}
+          ? `Imported ${plural(report.imported, 'record')} into “${report.dataset}” (${report.duplicates} already there, ${report.rejected} rejected) in ${report.seconds} s.`
+          : `Nothing was imported: ${plural(report.rejected, 'record')} had problems. Fix them, or tick “skip invalid records”.`}
       </div>
       <table className="plain compact">
         <tbody>
@@ -75,7 +82,7 @@ function ImportResult({ report }: { report: ImportReport }) {
         </tbody>
       </table>
       <ImportErrors errors={report.errors} />
-      {report.more_errors ? <div className="muted">… and {report.more_errors} more problems.</div> : null}
+      {report.more_errors ? <div className="muted">… and {plural(report.more_errors, 'more problem')}.</div> : null}
     </div>
   );
 }
@@ -106,8 +113,8 @@ function CorpusResult({ report }: { report: CorpusReport }) {
     <div className="card" data-testid="import-report">
       <div className={`notice ${report.committed ? 'ok' : 'bad'}`}>
         {report.committed
-          ? `Corpus “${report.corpus}”: ${report.passages_created.toLocaleString('en-US')} new passages from ${report.records} records (${report.duplicates} already there${report.resumed_from ? `, resumed after record ${report.resumed_from}` : ''}) in ${report.seconds.toFixed(1)} s. Embed it on the Search page for dense search.`
-          : `Nothing was imported: ${report.rejected} record${report.rejected === 1 ? '' : 's'} had problems.`}
+          ? `Corpus “${report.corpus}”: ${plural(report.passages_created, 'new passage')} from ${plural(report.records, 'record')} (${report.duplicates} already there${report.resumed_from ? `, resumed after record ${report.resumed_from}` : ''}) in ${report.seconds.toFixed(1)} s. Embed it on the Search page for dense search.`
+          : `Nothing was imported: ${plural(report.rejected, 'record')} had problems.`}
       </div>
       <ImportErrors errors={report.errors} />
     </div>
@@ -252,14 +259,14 @@ export function ExportView() {
     <div className="page">
       <div className="page-inner">
         <h1>Export</h1>
-        <p className="muted">Writes awb-instance/1 JSON Lines: every instance with its readings, evidence, answers and provenance, and every base question that has no instance yet. Importing the file elsewhere gives back the same data.</p>
+        <p className="muted">Writes awb-instance/1 JSON Lines: every instance with its interpretations, evidence, answers and provenance, and every base question that has no instance yet. Importing the file elsewhere gives back the same data.</p>
         <div className="form">
           <span>Datasets</span>
           <div>
             {(datasets.data ?? []).map((d) => (
               <label key={d.id} className="check">
                 <input type="checkbox" checked={selected.includes(d.name)} onChange={(e) => setSelected(e.target.checked ? [...selected, d.name] : selected.filter((n) => n !== d.name))} />
-                {d.name} <span className="muted small">({d.instances} instances, {d.baseQuestions} base questions)</span>
+                {d.name} <span className="muted small">({plural(d.instances, 'instance')}, {plural(d.baseQuestions, 'base question')})</span>
               </label>
             ))}
             <div className="muted small">{selected.length ? '' : 'None ticked: all datasets.'}</div>
@@ -284,7 +291,7 @@ export function ExportView() {
         {job ? <JobLine job={job} /> : null}
         {job?.state === 'done' ? (
           <div className="notice ok">
-            Wrote {(job.result as ExportReport).records} records to <span className="mono">{(job.result as ExportReport).file}</span>.
+            Wrote {plural((job.result as ExportReport).records, 'record')} to <span className="mono">{(job.result as ExportReport).file}</span>.
           </div>
         ) : null}
         {job && job.error ? <div className="notice bad">{job.error.message}</div> : null}

@@ -1,11 +1,11 @@
 import { useMemo, useState, type CSSProperties } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import type { EvidenceView, InstanceDetail, InterpretationView, LongAnswerView, PassageView } from '../../shared/api';
+import type { EvidenceView, InstanceDetail, InterpretationView, LongAnswerView, PassageView, Provenance } from '../../shared/api';
 import { checkSpan, locateAnswer, sentenceAround } from '../../shared/checks';
 import { AMBIGUITY_TYPE_DEFINITIONS } from '../../shared/domain';
 import { listStateToSearch, parseInstanceParams } from '../list-params';
 import { call } from '../api';
-import { ErrorNotice, ProvenanceMark, StatusWord, TypeTag } from '../components/bits';
+import { describeProvenance, ErrorNotice, plural, ProvenanceMark, StatusWord, TypeTag, wordCut } from '../components/bits';
 import { Highlight, type Mark } from '../components/Highlight';
 import { useApi, useKeys } from '../hooks';
 
@@ -39,7 +39,7 @@ export function PassageText({ passage, marks }: { passage: PassageView; marks: M
       </div>
     );
   }
-  const focus = marks[0] ? sentenceAround(text, marks[0]) : { start: 0, end: 300 };
+  const focus = marks[0] ? sentenceAround(text, marks[0]) : { start: 0, end: wordCut(text, 300) };
   const shown = text.slice(focus.start, focus.end);
   const shifted = marks
     .filter((m) => m.start >= focus.start && m.end <= focus.end)
@@ -82,7 +82,7 @@ function EvidenceList({ reading, evidence }: { reading: InterpretationView; evid
                 {e.passage.title || 'untitled'}
               </span>
               <span className="src" title={`${e.origin ? `${e.origin} · ` : ''}corpus ${e.passage.corpus}`}>
-                {e.score !== null ? `${e.score.toFixed(3)} · ` : ''}
+                {e.score !== null ? `similarity ${e.score.toFixed(3)} · ` : ''}
                 {e.origin || e.passage.corpus}
               </span>
             </div>
@@ -94,13 +94,13 @@ function EvidenceList({ reading, evidence }: { reading: InterpretationView; evid
   );
 }
 
-function ShortAnswer({ reading, evidence }: { reading: InterpretationView; evidence: EvidenceView[] }) {
+function ShortAnswer({ reading, evidence, shared }: { reading: InterpretationView; evidence: EvidenceView[]; shared: string | null }) {
   const answer = reading.shortAnswer;
   if (!answer) return <div className="muted">No short answer.</div>;
   const passage = reading.answerPassage ?? evidence.find((e) => e.passage.id === answer.passageId)?.passage ?? null;
   let check: { level: 'ok' | 'warn' | 'bad' | 'none'; text: string };
   if (answer.passageId === null) {
-    check = { level: 'none', text: 'no source passage recorded' };
+    check = { level: 'none', text: 'no source passage' };
   } else if (!passage) {
     check = { level: 'bad', text: 'its passage is missing' };
   } else if (answer.start === null || answer.end === null) {
@@ -125,22 +125,50 @@ function ShortAnswer({ reading, evidence }: { reading: InterpretationView; evide
   return (
     <div className="answer" data-testid="short-answer">
       <span className="answer-text">{answer.text}</span>
-      <ProvenanceMark provenance={answer.provenance} />
+      <OwnProvenance provenance={answer.provenance} shared={shared} />
       {answer.aliases.length ? <span className="aliases">also: {answer.aliases.join(' · ')}</span> : null}
-      <span className={`small ${check.level === 'none' ? 'muted' : `flag-${check.level}`}`}>
-        {{ ok: '✓', warn: '⚠', bad: '✗', none: '·' }[check.level]} {check.text}
-      </span>
+      {check.level === 'none' ? (
+        // Imported answers often come without their passage: a quiet note, not a check.
+        <span className="answer-note" title="The source gives this answer without the passage it comes from, so it cannot be checked against one.">
+          {check.text}
+        </span>
+      ) : (
+        <span className={`small flag-${check.level}`}>
+          {{ ok: '✓', warn: '⚠', bad: '✗' }[check.level]} {check.text}
+        </span>
+      )}
     </div>
   );
 }
 
-function ReadingColumn({ reading, frozen }: { reading: InterpretationView; frozen: EvidenceView[] }) {
+/**
+ * The one provenance every field of an instance shares (say, all from one dataset), if they do:
+ * it is then shown once in the header instead of beside every field.
+ */
+function sharedProvenance(d: InstanceDetail): Provenance | null {
+  const all = [
+    ...d.interpretations.flatMap((r) => [r.provenance ?? r.conditionProvenance, r.shortAnswer?.provenance ?? null]),
+    ...d.longAnswers.map((a) => a.provenance),
+  ].filter((p): p is Provenance => p !== null);
+  const first = all[0];
+  if (!first || all.length < 2) return null;
+  const described = describeProvenance(first);
+  return all.every((p) => describeProvenance(p) === described) ? first : null;
+}
+
+/** A field's provenance mark, left out when it is the one the whole instance shares. */
+function OwnProvenance({ provenance, shared }: { provenance: Provenance | null; shared: string | null }) {
+  if (provenance && shared !== null && describeProvenance(provenance) === shared) return null;
+  return <ProvenanceMark provenance={provenance} />;
+}
+
+function ReadingColumn({ reading, frozen, shared }: { reading: InterpretationView; frozen: EvidenceView[]; shared: string | null }) {
   const cited = frozen.filter((e) => reading.citations.includes(e.rank));
   return (
     <article className={`reading${reading.status === 'dropped' ? ' dropped' : ''}`} style={readingStyle(reading.position)} data-testid="reading">
       <header className="reading-head">
         <div className="reading-title">
-          <span className="reading-badge" aria-label={`Reading ${reading.position + 1}`}>
+          <span className="reading-badge" aria-label={`Interpretation ${reading.position + 1}`}>
             {reading.position + 1}
           </span>
           <div>
@@ -153,7 +181,7 @@ function ReadingColumn({ reading, frozen }: { reading: InterpretationView; froze
           </div>
         </div>
         <div className="meta">
-          <ProvenanceMark provenance={reading.provenance ?? reading.conditionProvenance} />
+          <OwnProvenance provenance={reading.provenance ?? reading.conditionProvenance} shared={shared} />
           {typeof reading.extra.wikipage === 'string' ? <span className="small">Wikipedia: {reading.extra.wikipage}</span> : null}
           {reading.status === 'dropped' ? <span className="flag-bad small">dropped: {reading.droppedReason}</span> : null}
         </div>
@@ -189,13 +217,13 @@ function ReadingColumn({ reading, frozen }: { reading: InterpretationView; froze
       ) : null}
       <section className="reading-section">
         <h3>Short answer</h3>
-        <ShortAnswer reading={reading} evidence={[...reading.evidence, ...frozen]} />
+        <ShortAnswer reading={reading} evidence={[...reading.evidence, ...frozen]} shared={shared} />
       </section>
     </article>
   );
 }
 
-function LongAnswer({ answer, readings, index, count }: { answer: LongAnswerView; readings: InterpretationView[]; index: number; count: number }) {
+function LongAnswer({ answer, readings, index, count, shared }: { answer: LongAnswerView; readings: InterpretationView[]; index: number; count: number; shared: string | null }) {
   // Readings whose answers land on the same words share one mark, with a badge per reading.
   const spans = new Map<string, { start: number; end: number; readings: InterpretationView[] }>();
   const missing: InterpretationView[] = [];
@@ -215,7 +243,7 @@ function LongAnswer({ answer, readings, index, count }: { answer: LongAnswerView
     start: span.start,
     end: span.end,
     style: readingStyle(span.readings[0]!.position),
-    title: `Reading ${span.readings.map((r) => r.position + 1).join(', ')}`,
+    title: `${span.readings.length === 1 ? 'Interpretation' : 'Interpretations'} ${span.readings.map((r) => r.position + 1).join(', ')}`,
     after: (
       <span className="mark-badges" aria-hidden>
         {span.readings.map((r) => (
@@ -231,14 +259,14 @@ function LongAnswer({ answer, readings, index, count }: { answer: LongAnswerView
     <section className="long-answer" data-testid="long-answer">
       <div className="meta">
         <h2>Long answer{count > 1 ? ` ${index + 1} of ${count}` : ''}</h2>
-        <ProvenanceMark provenance={answer.provenance} />
+        <OwnProvenance provenance={answer.provenance} shared={shared} />
       </div>
       <div className="long-answer-text">
         <Highlight text={answer.text} marks={marks} />
       </div>
       <div className="checks" data-testid="long-answer-checks">
         {missing.length === 0 && withAnswers > 0 ? (
-          <span className="flag-ok">✓ all {withAnswers} short answers appear in it</span>
+          <span className="flag-ok">{withAnswers === 1 ? '✓ the short answer appears in it' : `✓ all ${withAnswers} short answers appear in it`}</span>
         ) : null}
         {missing.map((reading) => (
           <span key={reading.id} className="flag-bad" data-testid="missing-answer">
@@ -248,7 +276,7 @@ function LongAnswer({ answer, readings, index, count }: { answer: LongAnswerView
       </div>
       {answer.citations.length ? (
         <details>
-          <summary className="small muted">{answer.citations.length} cited passages</summary>
+          <summary className="small muted">{plural(answer.citations.length, 'cited passage')}</summary>
           <div className="reading-section">
             {answer.citations.map((c, i) => (
               <div key={i} className="passage">
@@ -270,7 +298,7 @@ function FrozenEvidence({ detail }: { detail: InstanceDetail }) {
   if (detail.evidence.length === 0) return null;
   return (
     <section className="card" data-testid="frozen-evidence">
-      <h2>Evidence list ({detail.evidence.length} passages, frozen with the instance)</h2>
+      <h2>Evidence list ({plural(detail.evidence.length, 'passage')}, frozen with the instance)</h2>
       {detail.evidence.map((e) => {
         const citing = detail.interpretations.filter((r) => r.citations.includes(e.rank));
         return (
@@ -278,7 +306,7 @@ function FrozenEvidence({ detail }: { detail: InstanceDetail }) {
             <div className="passage-head">
               <span className="rank">#{e.rank}</span>
               <span className="title">{e.passage.title || 'untitled'}</span>
-              <span className="cite-dots" title={citing.length ? `Cited by reading ${citing.map((r) => r.position + 1).join(', ')}` : 'Not cited'}>
+              <span className="cite-dots" title={citing.length ? `Cited by ${citing.length === 1 ? 'interpretation' : 'interpretations'} ${citing.map((r) => r.position + 1).join(', ')}` : 'Not cited'}>
                 {citing.map((r) => (
                   <span key={r.id} className="cite-dot" style={readingStyle(r.position)}>
                     {r.position + 1}
@@ -286,7 +314,7 @@ function FrozenEvidence({ detail }: { detail: InstanceDetail }) {
                 ))}
               </span>
               <span className="src">
-                {e.score !== null ? e.score.toFixed(3) : ''} {e.origin}
+                {e.score !== null ? `similarity ${e.score.toFixed(3)}` : ''} {e.origin}
               </span>
             </div>
             <PassageText passage={e.passage} marks={[]} />
@@ -304,6 +332,8 @@ function FrozenEvidence({ detail }: { detail: InstanceDetail }) {
  * same thing, with the votes held back in blind campaigns.
  */
 export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: InstanceDetail; linkBaseQuestion?: boolean }) {
+  const common = sharedProvenance(d);
+  const shared = common ? describeProvenance(common) : null;
   return (
     <>
       <header className="question-head" data-testid="instance-head">
@@ -321,8 +351,8 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
               removed at {d.removedStage ?? 'a stage'}: {d.removedReason}
             </span>
           ) : null}
-          <span>{d.baseQuestion.hops ? `${d.baseQuestion.hops} hops` : 'no hop count'}</span>
-          <span>{d.interpretations.length} readings</span>
+          <span>{d.baseQuestion.hops ? plural(d.baseQuestion.hops, 'hop') : 'no hop count'}</span>
+          <span>{plural(d.interpretations.length, 'interpretation')}</span>
           <span>
             {d.baseQuestion.dataset} ·{' '}
             {linkBaseQuestion ? (
@@ -344,19 +374,24 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
               </>
             ) : null}
           </span>
+          {common ? (
+            <span className="small" data-testid="shared-provenance">
+              provenance of every field: <ProvenanceMark provenance={common} />
+            </span>
+          ) : null}
         </div>
       </header>
       {d.interpretations.length ? (
         <div className="readings" data-testid="readings">
           {d.interpretations.map((reading) => (
-            <ReadingColumn key={reading.id} reading={reading} frozen={d.evidence} />
+            <ReadingColumn key={reading.id} reading={reading} frozen={d.evidence} shared={shared} />
           ))}
         </div>
       ) : (
-        <div className="notice">This instance has no readings yet.</div>
+        <div className="notice">This instance has no interpretations yet.</div>
       )}
       {d.longAnswers.map((answer, i) => (
-        <LongAnswer key={answer.id} answer={answer} readings={d.interpretations} index={i} count={d.longAnswers.length} />
+        <LongAnswer key={answer.id} answer={answer} readings={d.interpretations} index={i} count={d.longAnswers.length} shared={shared} />
       ))}
       {d.longAnswers.length === 0 ? <div className="muted small">No long answer.</div> : null}
       <FrozenEvidence detail={d} />

@@ -28,7 +28,7 @@ const JUDGING_SHORTCUTS: [string, string][] = [
   ['k  ←  ↑', 'previous item'],
   ['u  Ctrl Z', 'undo the last decision'],
   ['s', 'skip this item for now'],
-  ['h', 'guidelines'],
+  ['g  h', 'open or close the guidelines (judging keys keep working beside them)'],
   ['?', 'this sheet'],
 ];
 
@@ -65,7 +65,7 @@ function ItemTimer({ since, before }: { since: number; before: number }) {
   }, [since]);
   return (
     <span className="muted" title="Time on this item (recorded with each decision)" data-testid="item-timer">
-      {formatSeconds(before + elapsed)} on this item
+      {formatSeconds(before + elapsed)}
     </span>
   );
 }
@@ -80,7 +80,8 @@ function CriterionCard({
   onCloseComment,
   progress,
 }: {
-  progress: string;
+  /** How many items of the queue have this criterion decided. */
+  progress: { decided: number; total: number };
   criterion: Criterion;
   item: JudgingItem;
   active: boolean;
@@ -122,8 +123,8 @@ function CriterionCard({
         <span className="label">{criterion.label}</span>
         {!criterion.required || criterion.scale.kind === 'text' ? <span className="muted small">optional</span> : null}
         {current?.value != null ? <span className="flag-ok small">✓ saved</span> : null}
-        <span className="per-criterion small" title="Items with this criterion decided">
-          {progress}
+        <span className="per-criterion small" title={`This criterion is decided on ${progress.decided} of the ${progress.total} items in your queue`}>
+          {progress.decided}/{progress.total} items
         </span>
       </header>
       <p className="question">{questionFor(criterion, item.instance.ambiguityType)}</p>
@@ -444,12 +445,16 @@ export function JudgingView() {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement | null;
       if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT')) return;
-      if (sheet || guidelines) {
-        if (event.key === 'h' && guidelines) setGuidelines(false);
+      if (sheet) return;
+      if (event.altKey) return;
+      // The guidelines sit beside the criteria, so every judging key keeps working while they are open.
+      if ((event.key === 'g' || event.key === 'h') && !event.ctrlKey && !event.metaKey) {
+        event.preventDefault();
+        setGuidelines((open) => !open);
         return;
       }
       const it = itemRef.current;
-      if (!it || event.altKey) return;
+      if (!it) return;
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'z') {
         event.preventDefault();
         undo();
@@ -465,7 +470,6 @@ export function JudgingView() {
       else if (key === 'k' || key === 'ArrowUp' || key === 'ArrowLeft') step(-1);
       else if (key === 'u') undo();
       else if (key === 's') skip();
-      else if (key === 'h') setGuidelines(true);
       else if (key === '?') setSheet(true);
       else if (key === 'c' && criterion && criterion.scale.kind !== 'text') setCommentOpen(true);
       else if (criterion && criterion.scale.kind !== 'text') {
@@ -477,7 +481,7 @@ export function JudgingView() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [criteria, decide, undo, skip, step, sheet, guidelines, setActive]);
+  }, [criteria, decide, undo, skip, step, sheet, setActive]);
 
   if (!session) {
     return (
@@ -527,15 +531,16 @@ export function JudgingView() {
           <button type="button" className="button small" onClick={undo}>
             undo <kbd>u</kbd>
           </button>
-          <button type="button" className="button small" onClick={() => setGuidelines(true)}>
-            guidelines <kbd>h</kbd>
+          <button type="button" className="button small" aria-pressed={guidelines} onClick={() => setGuidelines(!guidelines)} title="Open or close the guidelines (g or h)">
+            guidelines <kbd>g</kbd>
           </button>
           <button type="button" className="button small ghost" onClick={() => setSheet(true)}>
             <kbd>?</kbd>
           </button>
         </div>
       </div>
-      <div className="judge-strip" aria-label="Queue">
+      <div className="judge-strip" aria-label="Queue" title="Your queue, one square per item: click one to open it">
+        <QueueLegend />
         {queue?.items.map((i, n) => (
           <button
             key={i.position}
@@ -552,10 +557,32 @@ export function JudgingView() {
         </div>
       ) : null}
       <ErrorNotice error={error} />
-      <div className="judge-body">
+      {/* Open guidelines take a column between the instance and the criteria, so one can judge while reading them. */}
+      <div className="judge-body" style={guidelines ? { gridTemplateColumns: 'minmax(0, 1fr) minmax(280px, 30%) 380px' } : undefined}>
         <div className="judge-instance" data-testid="judge-instance" data-position={item?.position ?? ''}>
           {item ? <InstanceSide detail={item.instance} linkBaseQuestion={!queue?.offline} /> : <div className="empty">Loading…</div>}
         </div>
+        {guidelines && queue ? (
+          <div className="judge-panel" role="dialog" aria-modal="false" aria-label="Guidelines" data-testid="guidelines">
+            <header className="card-head">
+              <h2>{queue.protocol.name}: guidelines</h2>
+              <div className="spacer" />
+              <button type="button" className="button small ghost" onClick={() => setGuidelines(false)}>
+                close <kbd>g</kbd>
+              </button>
+            </header>
+            <div className="markdown">
+              <Markdown>{queue.protocol.guidelines || '_This protocol has no guidelines._'}</Markdown>
+              {criteria.map((c) => (
+                <section key={c.id}>
+                  <h3>{c.label}</h3>
+                  <p>{c.question}</p>
+                  {c.help ? <p className="muted">{c.help}</p> : null}
+                </section>
+              ))}
+            </div>
+          </div>
+        ) : null}
         <aside className="judge-panel" aria-label="Criteria">
           {item && entry ? (
             <div className="small muted">
@@ -572,45 +599,39 @@ export function JudgingView() {
                   onActivate={() => setActive(i)}
                   onDecide={(value, comment) => decide(c, value, comment)}
                   commentOpen={commentOpen}
-                  progress={`${queue?.perCriterion[c.id] ?? 0}/${queue?.total ?? 0}`}
+                  progress={{ decided: queue?.perCriterion[c.id] ?? 0, total: queue?.total ?? 0 }}
                   onCloseComment={() => setCommentOpen(false)}
                 />
               ))
             : null}
           <p className="small muted">
-            Keys are printed on the buttons. <kbd>Tab</kbd> moves between criteria, <kbd>c</kbd> comments, <kbd>?</kbd> lists every key.
+            Keys are printed on the buttons. <kbd>Tab</kbd> moves between criteria, <kbd>c</kbd> comments, <kbd>g</kbd> shows the guidelines, <kbd>?</kbd> lists every
+            key.
           </p>
         </aside>
       </div>
-      {guidelines && queue ? (
-        <div className="drawer" role="dialog" aria-label="Guidelines">
-          <header>
-            <h2>{queue.protocol.name}: guidelines</h2>
-            <button type="button" className="button small ghost" onClick={() => setGuidelines(false)}>
-              close <kbd>Esc</kbd>
-            </button>
-          </header>
-          <div className="markdown">
-            <Markdown>{queue.protocol.guidelines || '_This protocol has no guidelines._'}</Markdown>
-            {criteria.map((c) => (
-              <section key={c.id}>
-                <h3>{c.label}</h3>
-                <p>{c.question}</p>
-                {c.help ? <p className="muted">{c.help}</p> : null}
-              </section>
-            ))}
-          </div>
-        </div>
-      ) : null}
-      {guidelines ? <EscapeCloser onClose={() => setGuidelines(false)} /> : null}
+      {guidelines && !sheet ? <EscapeCloser onClose={() => setGuidelines(false)} /> : null}
       {sheet ? <ShortcutSheet title="Judging keys" shortcuts={JUDGING_SHORTCUTS} onClose={() => setSheet(false)} /> : null}
     </div>
+  );
+}
+
+/** What the colours of the queue squares mean (the same colours as `.judge-strip .cell`). */
+function QueueLegend() {
+  const swatch = (colour: string) => <span aria-hidden="true" style={{ color: colour }}>■</span>;
+  return (
+    <span className="small muted" style={{ marginRight: 8, whiteSpace: 'nowrap', lineHeight: '10px' }}>
+      {swatch('var(--ok)')} done {swatch('color-mix(in srgb, var(--accent) 40%, var(--surface-3))')} started {swatch('var(--warn)')} skipped {swatch('var(--surface-3)')} to do
+    </span>
   );
 }
 
 function EscapeCloser({ onClose }: { onClose: () => void }) {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
+      // Esc in a comment field cancels the comment, and leaves the guidelines open.
+      const target = event.target as HTMLElement | null;
+      if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA')) return;
       if (event.key === 'Escape') onClose();
     };
     window.addEventListener('keydown', onKey);

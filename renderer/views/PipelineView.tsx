@@ -3,11 +3,10 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { Link, useLocation, useSearch } from 'wouter';
 import type { Job } from '../../shared/api';
 import { PIPELINE_STAGES, type PipelineStage } from '../../shared/domain';
-import type { Funnel, PromptTemplate, RunSummary } from '../../shared/pipeline';
+import { formatUsd, type Funnel, type PromptTemplate, type RunSummary } from '../../shared/pipeline';
 import { call } from '../api';
-import { ErrorNotice } from '../components/bits';
+import { ErrorNotice, formatEta, ProgressBar } from '../components/bits';
 import { useApi, useJobs } from '../hooks';
-import { JobLine } from './ImportView';
 
 /**
  * The construction pipeline: start a run (config, stages, limit, datasets), watch it with ETA
@@ -18,7 +17,77 @@ import { JobLine } from './ImportView';
 const TABS = ['run', 'funnel', 'failures', 'prompts', 'prices'] as const;
 type Tab = (typeof TABS)[number];
 
-const money = (v: number) => `$${v < 1 ? v.toFixed(4) : v.toFixed(2)}`;
+
+const failedItems = (run: RunSummary) => run.stages.reduce((n, s) => n + s.failed, 0);
+
+/** A run's status, with its failed items: "done" in green only when nothing failed. */
+function runStatus(run: RunSummary): { text: string; className: string } {
+  const failed = failedItems(run);
+  if (run.status === 'done') return failed ? { text: `done, ${failed} failed`, className: 'flag-warn' } : { text: 'done', className: 'flag-ok' };
+  return { text: run.status, className: run.status === 'running' ? '' : 'flag-bad' };
+}
+
+/**
+ * What a running pipeline job reports beside its counts. The service writes its detail as
+ * "<stage> · <calls> calls, <cached> cached · <cost>", the cost as formatUsd writes it
+ * (electron/services/pipeline/handlers.ts).
+ */
+interface LiveRun {
+  stage: PipelineStage;
+  /** The stages of this run, in order. */
+  stages: readonly PipelineStage[];
+  calls: number;
+  cached: number;
+  /** As formatUsd writes it. */
+  cost: string;
+}
+
+const DETAIL = /^(\w+) · (\d+) calls, (\d+) cached · (\S+)$/;
+
+function liveRun(job: Job): LiveRun | null {
+  const match = job.detail ? DETAIL.exec(job.detail) : null;
+  const stage = PIPELINE_STAGES.find((s) => s === match?.[1]);
+  if (!match || !stage) return null;
+  // The job's title lists the chosen stages ("Pipeline: clarify, decompose"), or none for all of them.
+  const chosen = job.title.startsWith('Pipeline: ') ? PIPELINE_STAGES.filter((s) => job.title.slice('Pipeline: '.length).split(', ').includes(s)) : PIPELINE_STAGES;
+  return { stage, stages: chosen.includes(stage) ? chosen : PIPELINE_STAGES, calls: Number(match[2]), cached: Number(match[3]), cost: match[4]! };
+}
+
+/**
+ * The running pipeline: the current stage and its items, one fraction for both the bar and the
+ * percentage, the stage's ETA (its pace so far, as the CLI shows it), calls and cost so far.
+ */
+function PipelineJobLine({ job }: { job: Job }) {
+  const live = liveRun(job);
+  const fraction = job.total ? job.done / job.total : null;
+  const eta = formatEta(job.etaSeconds);
+  return (
+    <div className="job" data-testid="job">
+      <span>{job.title}</span>
+      {live ? (
+        <span className="small">
+          stage {live.stages.indexOf(live.stage) + 1} of {live.stages.length}: <strong>{live.stage}</strong>
+        </span>
+      ) : null}
+      {/* A new bar per stage and per kind, so it never slides back from the last stage's 100% or the waiting bar's stripe while the label says 0%. */}
+      <ProgressBar key={`${live?.stage ?? ''}:${fraction === null ? 'waiting' : 'counting'}`} fraction={fraction} />
+      <span data-testid="job-percent">{fraction === null ? 'starting…' : `${job.done.toLocaleString('en-US')} of ${job.total!.toLocaleString('en-US')} items · ${Math.floor(fraction * 100)}%`}</span>
+      <span className="muted" title="Time left in this stage, from its pace so far">
+        {eta || (fraction !== null ? 'ETA: estimating…' : '')}
+      </span>
+      {live ? (
+        <span className="muted small" title="Calls and cost of the whole run so far">
+          {live.calls.toLocaleString('en-US')} calls, {live.cached.toLocaleString('en-US')} cached · {live.cost}
+        </span>
+      ) : job.detail ? (
+        <span className="muted small">{job.detail}</span>
+      ) : null}
+      <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('jobs:cancel', { id: job.id })}>
+        ✕
+      </button>
+    </div>
+  );
+}
 
 function RunsTable({ runs }: { runs: RunSummary[] }) {
   const [open, setOpen] = useState<number | null>(null);
@@ -41,8 +110,8 @@ function RunsTable({ runs }: { runs: RunSummary[] }) {
           <Fragment key={r.id}>
             <tr className="clickable" onClick={() => setOpen(open === r.id ? null : r.id)}>
               <td>#{r.id}</td>
-              <td className={r.status === 'done' ? 'flag-ok' : r.status === 'running' ? '' : 'flag-bad'} title={r.error ?? undefined}>
-                {r.status}
+              <td className={runStatus(r).className} title={r.error ?? (failedItems(r) ? 'Failed items are retried by the next run; see the Failures tab' : undefined)}>
+                {runStatus(r).text}
               </td>
               <td className="small muted">{r.startedAt.slice(0, 19).replace('T', ' ')}</td>
               <td className="num">{r.calls.toLocaleString('en-US')}</td>
@@ -50,7 +119,7 @@ function RunsTable({ runs }: { runs: RunSummary[] }) {
               <td className="num">
                 {r.promptTokens.toLocaleString('en-US')} / {r.completionTokens.toLocaleString('en-US')}
               </td>
-              <td className="num">{money(r.costUsd)}</td>
+              <td className="num">{formatUsd(r.costUsd)}</td>
             </tr>
             {open === r.id ? (
               <tr>
@@ -78,7 +147,7 @@ function RunsTable({ runs }: { runs: RunSummary[] }) {
                           <td className="num">{s.failed}</td>
                           <td className="num">{s.calls}</td>
                           <td className="num">{s.cachedCalls}</td>
-                          <td className="num">{money(s.costUsd)}</td>
+                          <td className="num">{formatUsd(s.costUsd)}</td>
                         </tr>
                       ))}
                     </tbody>
@@ -147,6 +216,17 @@ function RunTab() {
   const configText = text ?? (defaults.data ? JSON.stringify(defaults.data.last ?? defaults.data.example, null, 2) : '');
   const running = jobs.filter((j) => j.state === 'running');
   const latest: Job | undefined = jobs.at(-1);
+  const live = running[0] ? liveRun(running[0]) : null;
+  const startBlocked =
+    running.length > 0
+      ? 'A run is going: wait for it, or cancel it.'
+      : stages.length === 0
+        ? 'Tick at least one stage.'
+        : !check
+          ? 'Checking the config…'
+          : !check.ok
+            ? 'Fix the config first: see the note under the editor.'
+            : null;
 
   useEffect(() => {
     if (!configText) return;
@@ -230,10 +310,15 @@ function RunTab() {
           ))}
           <span className="muted">(none ticked: all)</span>
         </div>
-        <div>
-          <button type="button" className="button primary" disabled={!check?.ok || running.length > 0 || stages.length === 0} onClick={() => void start()}>
+        <div className="row-gap">
+          <button type="button" className="button primary" disabled={startBlocked !== null} title={startBlocked ?? undefined} onClick={() => void start()}>
             Start
           </button>
+          {startBlocked ? (
+            <span className="small muted" data-testid="start-blocked">
+              {startBlocked}
+            </span>
+          ) : null}
         </div>
         <ErrorNotice error={error} />
         <h3 className="small muted">API keys</h3>
@@ -242,17 +327,8 @@ function RunTab() {
       <div className="stack">
         <section className="card" data-testid="pipeline-jobs">
           <h2>Now</h2>
-          {running.length ? running.map((j) => <JobLine key={j.id} job={j} />) : <div className="muted small">Nothing running.</div>}
-          {latest && latest.state !== 'running' ? (
-            <div className={`notice ${latest.state === 'done' ? 'ok' : 'bad'}`} data-testid="pipeline-result">
-              {latest.state === 'done'
-                ? (() => {
-                    const run = latest.result as RunSummary;
-                    return `Run #${run.id} ${run.status}: ${run.calls} calls, ${run.cachedCalls} from the cache, ${money(run.costUsd)}.`;
-                  })()
-                : `The run ${latest.state}${latest.error ? `: ${latest.error.message}` : ''}.`}
-            </div>
-          ) : null}
+          {running.length ? running.map((j) => <PipelineJobLine key={j.id} job={j} />) : <div className="muted small">Nothing running.</div>}
+          {latest && latest.state !== 'running' ? <RunResult job={latest} /> : null}
         </section>
         <section className="card">
           <h2>Where items stand</h2>
@@ -262,6 +338,10 @@ function RunTab() {
                 <th>Stage</th>
                 <th className="num">Done</th>
                 <th className="num">Failed</th>
+                <th className="num" title="Items the stage has taken up: done + failed (failed ones are tried again by the next run)">
+                  Total
+                </th>
+                {running[0] ? <th title="Where the running run is: stages finished, the one in progress, the ones waiting">This run</th> : null}
               </tr>
             </thead>
             <tbody>
@@ -270,16 +350,55 @@ function RunTab() {
                   <td>{s.stage}</td>
                   <td className="num">{s.done.toLocaleString('en-US')}</td>
                   <td className="num">{s.failed ? <Link href={`/pipeline/failures?stage=${s.stage}`}>{s.failed}</Link> : 0}</td>
+                  <td className="num">{(s.done + s.failed).toLocaleString('en-US')}</td>
+                  {running[0] ? <td className="small">{stageInRun(s.stage, live, running[0])}</td> : null}
                 </tr>
               ))}
             </tbody>
           </table>
+          {running[0] ? <div className="small muted">Done and failed counts catch up when the run ends.</div> : null}
         </section>
         <section className="card">
           <h2>Runs</h2>
           <RunsTable runs={status.data?.runs ?? []} />
         </section>
       </div>
+    </div>
+  );
+}
+
+/** A stage's place in the running run: finished, in progress (items done of those waiting for it), waiting, or not in it. */
+function stageInRun(stage: string, live: LiveRun | null, job: Job): string {
+  if (!live) return '';
+  const at = live.stages.indexOf(live.stage);
+  const index = live.stages.indexOf(stage as PipelineStage);
+  if (index === -1) return 'not in this run';
+  if (index < at) return 'finished';
+  if (index > at) return 'waiting';
+  return job.total ? `in progress: ${job.done.toLocaleString('en-US')} of ${job.total.toLocaleString('en-US')}` : 'starting';
+}
+
+/** The last run's outcome: green only when every item went through. */
+function RunResult({ job }: { job: Job }) {
+  if (job.state !== 'done') {
+    return (
+      <div className="notice bad" data-testid="pipeline-result">
+        The run {job.state}
+        {job.error ? `: ${job.error.message}` : ''}.
+      </div>
+    );
+  }
+  const run = job.result as RunSummary;
+  const failed = failedItems(run);
+  return (
+    <div className={`notice ${failed ? 'warn' : 'ok'}`} data-testid="pipeline-result">
+      Run #{run.id} {run.status}
+      {failed ? (
+        <>
+          , <Link href="/pipeline/failures">{failed} failed</Link>
+        </>
+      ) : null}
+      : {run.calls.toLocaleString('en-US')} calls, {run.cachedCalls.toLocaleString('en-US')} from the cache, {formatUsd(run.costUsd)}.
     </div>
   );
 }
@@ -343,10 +462,15 @@ function FunnelTab() {
           </section>
           <section className="card">
             <ResponsiveContainer width="100%" height={280}>
-              <BarChart data={f.rows.slice(1).map((r) => ({ step: r.step, ...r.counts }))} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+              <BarChart data={f.rows.slice(1).map((r) => ({ step: r.step, ...r.counts }))} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
                 <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
                 <XAxis dataKey="step" tick={{ fontSize: 11, fill: 'var(--text-2)' }} />
-                <YAxis tick={{ fontSize: 11, fill: 'var(--text-2)' }} />
+                {/* Counts of instances: whole numbers only. */}
+                <YAxis
+                  allowDecimals={false}
+                  tick={{ fontSize: 11, fill: 'var(--text-2)' }}
+                  label={{ value: 'instances', angle: -90, position: 'insideLeft', style: { textAnchor: 'middle', fontSize: 11, fill: 'var(--text-2)' } }}
+                />
                 <Tooltip contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', fontSize: 12 }} />
                 <Legend wrapperStyle={{ fontSize: 11 }} />
                 {f.types.map((t, i) => (
@@ -361,13 +485,24 @@ function FunnelTab() {
   );
 }
 
-function Trace({ item }: { item: string }) {
+/** The question an item is about: a base question (bq:ID), or an instance's base question (inst:ID). */
+function useItemQuestion(item: string, known: string | undefined): string | undefined {
+  const [kind, id] = item.split(':');
+  const ask = known === undefined && Number(id) > 0;
+  const question = useApi('base-questions:get', ask && kind === 'bq' ? { id: Number(id) } : null);
+  const instance = useApi('instances:get', ask && kind === 'inst' ? { id: Number(id) } : null);
+  return known || question.data?.question || instance.data?.baseQuestion.question;
+}
+
+function Trace({ item, question: known }: { item: string; question?: string }) {
   const trace = useApi('pipeline:trace', { item });
+  const question = useItemQuestion(item, known);
   return (
     <section className="card" data-testid="trace">
       <h2>
-        Trace of <span className="mono">{item}</span>
+        {question ?? 'Trace'} <span className="mono small muted">{item}</span>
       </h2>
+      <div className="small muted">Every stage this item went through and every model call made for it.</div>
       <ErrorNotice error={trace.error} />
       {trace.data?.stages.map((s) => (
         <div key={s.stage} className="small">
@@ -380,7 +515,7 @@ function Trace({ item }: { item: string }) {
           <summary>
             <span className="mono">#{c.id}</span> {c.stage} · {c.model} · <span className={c.status === 'ok' ? 'flag-ok' : 'flag-bad'}>{c.status}</span>
             {c.latencyMs !== null ? ` · ${Math.round(c.latencyMs)} ms` : ''}
-            {c.promptTokens !== null ? ` · ${c.promptTokens}+${c.completionTokens} tokens` : ''}
+            {c.promptTokens !== null ? ` · ${c.promptTokens.toLocaleString('en-US')} in + ${(c.completionTokens ?? 0).toLocaleString('en-US')} out tokens` : ''}
             {c.error ? ` · ${c.error}` : ''}
           </summary>
           {c.messages.map((m, i) => (
@@ -432,7 +567,7 @@ function FailuresTab() {
           Trace
         </button>
       </div>
-      {item ? <Trace item={item} /> : null}
+      {item ? <Trace item={item} question={failures.data?.find((f) => f.item === item)?.question || undefined} /> : null}
       <table className="plain" data-testid="failures">
         <thead>
           <tr>

@@ -3,7 +3,7 @@ import { useLocation, useSearch } from 'wouter';
 import { SEARCH_MODES, type SearchHit, type SearchMode } from '../../shared/api';
 import { matchRanges } from '../../shared/search';
 import { call } from '../api';
-import { ErrorNotice } from '../components/bits';
+import { ErrorNotice, plural, wordCut } from '../components/bits';
 import { Highlight } from '../components/Highlight';
 import { useApi, useJobs, useKeys } from '../hooks';
 import { JobLine } from './ImportView';
@@ -54,10 +54,13 @@ function ScoreBar({ value, max, label }: { value: number; max: number; label: st
 function Hit({ hit, terms, maxScore, mode }: { hit: SearchHit; terms: string; maxScore: number; mode: SearchMode }) {
   const [open, setOpen] = useState(false);
   const marks = matchRanges(hit.passage.text, terms, { prefix: false }).map((r) => ({ ...r, className: '' }));
+  const text = hit.passage.text;
   const first = marks[0]?.start ?? 0;
-  const start = open ? 0 : Math.max(0, hit.passage.text.lastIndexOf(' ', Math.max(0, first - 120)));
-  const end = open ? hit.passage.text.length : Math.min(hit.passage.text.length, start + 420);
-  const shown = hit.passage.text.slice(start, end);
+  // Start a little before the first match and end near 420 characters on, both between words.
+  const space = first > 120 ? text.lastIndexOf(' ', first - 120) : -1;
+  const start = open || space < 0 ? 0 : space + 1;
+  const end = open ? text.length : wordCut(text, start + 420, start + 300);
+  const shown = text.slice(start, end);
   return (
     <article className="passage search-hit" data-testid="search-hit">
       <div className="passage-head">
@@ -70,8 +73,8 @@ function Hit({ hit, terms, maxScore, mode }: { hit: SearchHit; terms: string; ma
       <div className="passage-text">
         {start > 0 ? '… ' : ''}
         <Highlight text={shown} marks={marks.filter((m) => m.start >= start && m.end <= end).map((m) => ({ ...m, start: m.start - start, end: m.end - start }))} />
-        {end < hit.passage.text.length ? ' … ' : ' '}
-        {hit.passage.text.length > 420 ? (
+        {end < text.length ? ' … ' : ' '}
+        {open || start > 0 || end < text.length ? (
           <button type="button" className="more" onClick={() => setOpen(!open)}>
             {open ? 'less' : 'show all'}
           </button>
@@ -95,11 +98,11 @@ function Corpora() {
       <h3>Corpora</h3>
       {(corpora.data ?? []).map((c) => (
         <div key={c.id} className="small">
-          <strong>{c.name}</strong> · {c.passages.toLocaleString('en-US')} passages
+          <strong>{c.name}</strong> · {plural(c.passages, 'passage')}
           {c.models.length ? (
             c.models.map((m) => (
               <div key={m.name} className="muted">
-                {m.vectors.toLocaleString('en-US')} vectors · {m.lexical ? 'offline (lexical)' : m.name} · {m.dimensions}d
+                {plural(m.vectors, 'vector')} · {m.lexical ? 'offline (lexical)' : m.name} · {m.dimensions}d
               </div>
             ))
           ) : (
@@ -211,7 +214,7 @@ export function SearchView() {
             <section className="search-results" aria-label="Results">
               <div className="meta small">
                 <span data-testid="search-summary">
-                  {data.hits.length} passages · {MODE_LABEL[data.mode]} · {data.milliseconds.toFixed(1)} ms
+                  {plural(data.hits.length, 'passage')} · {MODE_LABEL[data.mode]} · {data.milliseconds.toFixed(1)} ms
                 </span>
                 {data.model ? (
                   <span title="The model whose vectors the dense ranking used">
@@ -250,7 +253,7 @@ export function SearchView() {
                     {cues.data.constraint.relax_delta_ratio.toFixed(2)}
                     {cues.data.constraint.constraints.length ? (
                       <div className="small muted">
-                        {cues.data.constraint.constraints.map((c) => `without ${c.text}: ${c.hits_without} hits`).join(' · ')}
+                        {cues.data.constraint.constraints.map((c) => `without ${c.text}: ${plural(c.hits_without, 'hit')}`).join(' · ')}
                       </div>
                     ) : (
                       <div className="small muted">no number, date or quoted span to drop</div>
@@ -279,7 +282,7 @@ export function SearchView() {
               ) : null}
               <p className="small muted">
                 Low hits, high KL divergence and a high relax ratio together point to an over-specific question (constraint ambiguity); a separable
-                retrieval set points to several readings.
+                retrieval set points to several interpretations.
               </p>
               <Corpora />
             </aside>

@@ -159,11 +159,11 @@ describe('agreement', () => {
     const table = page.getByTestId('agreement-table');
     await table.waitFor();
     const text = await table.innerText();
-    expect(text).toMatch(/ambiguity\s+0\.\d{3}\s+\[/);
+    expect(text).toMatch(/Ambiguous as stated\s+0\.\d{3}\s+\[/);
     expect(await page.getByTestId('validity-table').innerText()).toMatch(/All fields valid/);
     expect(await page.getByTestId('validity-table').locator('th').allInnerTexts()).toEqual(['Criterion', 'constraint', 'semantic', 'syntactic', 'all', "Fleiss' κ"]);
     await page.getByTestId('paradox-note').waitFor();
-    expect(await page.getByTestId('paradox-note').innerText()).toMatch(/clarification/);
+    expect(await page.getByTestId('paradox-note').innerText()).toMatch(/Readings resolve it/);
     expect(await page.getByTestId('criterion-chart').count()).toBe(3);
     expect(await page.getByTestId('criterion-chart').first().locator('.recharts-bar-rectangle').count()).toBeGreaterThan(4);
     await ui.screenshot('22-agreement');
@@ -172,7 +172,7 @@ describe('agreement', () => {
     expect(download.suggestedFilename()).toBe(`campaign-${agreementCampaign}-agreement.tex`);
     const latex = fs.readFileSync((await download.path())!, 'utf8');
     expect(latex).toContain('\\begin{tabular}');
-    expect(latex).toContain('ambiguity');
+    expect(latex).toContain('Ambiguous as stated');
   });
 
   it('lists disagreements with who said what, and an adjudication takes one off the list', async () => {

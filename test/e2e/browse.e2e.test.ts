@@ -69,8 +69,8 @@ describe('browsing instances', () => {
   it('sorts by a column header on the server', async () => {
     await ui.goto('/instances');
     await ui.waitForRows();
-    await page.getByRole('columnheader', { name: /Readings/ }).click();
-    await page.getByRole('columnheader', { name: /Readings/ }).click();
+    await page.getByRole('columnheader', { name: /Interpretations/ }).click();
+    await page.getByRole('columnheader', { name: /Interpretations/ }).click();
     await page.waitForURL(/sort=interpretation_count&dir=desc/);
     await page.waitForFunction(() => document.querySelector('.grid-row[data-index="0"] [role="gridcell"]:nth-child(5)')?.textContent !== '');
     const top = Number(await ui.cellText(0, 4));
@@ -296,7 +296,7 @@ describe('importing from the UI', () => {
     await expect.poll(() => page.locator('#import-path').inputValue()).toMatch(/more\.json$/);
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.getByTestId('import-report').waitFor();
-    expect(await page.getByTestId('import-report').innerText()).toMatch(/Imported 1 records into “Extra”/);
+    expect(await page.getByTestId('import-report').innerText()).toMatch(/Imported 1 record into “Extra”/);
     await page.getByRole('link', { name: /Instances/ }).first().click();
     await ui.waitForRowCount(479);
   });

@@ -68,12 +68,12 @@ describe('the pipeline page', () => {
     await ui.screenshot('30-pipeline-running');
     const result = page.getByTestId('pipeline-result');
     await result.waitFor({ timeout: 60_000 });
-    expect(await result.innerText()).toMatch(/Run #1 done: \d+ calls, 0 from the cache, \$0\.\d{4}\./);
+    expect(await result.innerText()).toMatch(/Run #1 done, 1 failed: \d+ calls, 0 from the cache, \$0\.\d{4}\./);
     await page.reload();
     await page.getByTestId('stage-status').locator('tbody tr').first().waitFor();
     const stageRows = await page.getByTestId('stage-status').locator('tbody tr').allInnerTexts();
-    expect(stageRows[0]).toMatch(/^detect\s+1\s+1$/);
-    expect(stageRows.at(-1)).toMatch(/^filter\s+1\s+0$/);
+    expect(stageRows[0]).toMatch(/^detect\s+1\s+1\s+2$/);
+    expect(stageRows.at(-1)).toMatch(/^filter\s+1\s+0\s+1$/);
     await page.getByTestId('runs').locator('tr.clickable').first().click();
     expect(await page.getByTestId('runs').innerText()).toMatch(/clarify\s+1\s+1\s+0\s+0\s+1/);
     await ui.screenshot('31-pipeline-run');

@@ -14,6 +14,7 @@ import {
   toPatterns,
   type Rating,
 } from '../../shared/agreement';
+import { agreementReport, agreementTable, statusTable, toLatex, validityTable, withCriterionLabels, type AgreementInput } from '../../shared/agreement-report';
 
 /** Expands a table of category counts per item into a ratings matrix. */
 function fromCounts(counts: number[][], categories: string[]): string[][] {
@@ -198,5 +199,47 @@ describe('sampling', () => {
       expect(variance / (n * p * (1 - p))).toBeLessThan(1.1);
       expect(draws.every((d) => Number.isInteger(d) && d >= 0 && d <= n)).toBe(true);
     }
+  });
+});
+
+describe('agreement tables', () => {
+  // Three raters, six items of two types and two statuses, one yes/no criterion.
+  const votes: Rating[][] = [
+    ['yes', 'yes', 'no'],
+    ['yes', 'yes', 'yes'],
+    ['no', 'no', 'yes'],
+    ['yes', 'no', 'yes'],
+    ['no', 'no', 'no'],
+    ['yes', 'yes', 'yes'],
+  ];
+  const input: AgreementInput = {
+    criteria: [{ id: 'long_answer', label: 'Long answer consistent', scale: { kind: 'yesno' } }],
+    items: votes.map((_, i) => ({ id: i + 1, type: i % 2 ? 'semantic' : 'syntactic', status: i < 3 ? 'building' : 'ready' })),
+    raters: ['a', 'b', 'c'],
+    ratings: new Map([['long_answer', votes]]),
+    adjudications: new Map(),
+  };
+  const report = agreementReport(input, { resamples: 50, seed: 1 }, { id: 1, name: 'test', protocol: 'p' });
+
+  it('shows κ with the same three decimals in every table', () => {
+    const kappa = report.rows.find((r) => r.ambiguity_type === 'all')!.fleiss_kappa!.toFixed(3);
+    expect(agreementTable(report).rows[0]![1]).toBe(kappa);
+    expect(validityTable(report).rows[0]!.at(-1)).toBe(kappa);
+    for (const row of statusTable(report).rows) expect(row[4]).toMatch(/^-?\d\.\d{3}$|^—$/);
+  });
+
+  it('says which columns hold numbers, and names the status column for what it holds', () => {
+    const status = statusTable(report);
+    expect(status.header.slice(0, 2)).toEqual(['Criterion', 'Status']);
+    expect(status.align).toEqual(['l', 'l', 'r', 'r', 'r', 'r', 'r']);
+    expect(status.rows.map((r) => r[1])).toEqual(['building', 'ready']);
+    expect(agreementTable(report).align).toEqual(['l', ...Array<string>(8).fill('r')]);
+    expect(toLatex(status, 'By status')).toContain('\\begin{tabular}{llrrrrr}');
+  });
+
+  it('names criteria by their protocol labels, leaving other first cells alone', () => {
+    const labelled = withCriterionLabels(validityTable(report), { long_answer: 'Long answer consistent' });
+    expect(labelled.rows.map((r) => r[0])).toEqual(['Long answer consistent', 'All fields valid']);
+    expect(labelled.rows[0]!.slice(1)).toEqual(validityTable(report).rows[0]!.slice(1));
   });
 });

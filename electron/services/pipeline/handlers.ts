@@ -4,6 +4,7 @@ import { deletePrice, failedItems, lastRunConfig, listPrices, setPrice } from '.
 import type { WritableDB } from '../../../db/sql';
 import type { Handlers } from '../../../shared/api';
 import { PIPELINE_STAGES } from '../../../shared/domain';
+import { formatUsd } from '../../../shared/pipeline';
 import { appRoot } from '../../paths';
 import type { JobRunner } from '../jobs';
 import { currentPrompts, promptHistory, savePrompt } from './prompts';
@@ -48,7 +49,7 @@ export function pipelineHandlers(
             ...(request.noCache ? { noCache: request.stages.length ? request.stages : [...PIPELINE_STAGES] } : {}),
             signal: control.signal,
             keys: keys(),
-            onProgress: (p) => control.progress(p.done, p.total, `${p.stage} · ${p.calls} calls, ${p.cachedCalls} cached · $${p.costUsd.toFixed(4)}`),
+            onProgress: (p) => control.progress(p.done, p.total, `${p.stage} · ${p.calls} calls, ${p.cachedCalls} cached · ${formatUsd(p.costUsd)}`),
           });
         } finally {
           connection.release();
