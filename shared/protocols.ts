@@ -152,6 +152,8 @@ export const BUILT_IN_PROTOCOLS: ProtocolDocument[] = [
           semantic: 'Does a name or phrase in the question refer to more than one entity or sense, as the readings show?',
           syntactic: 'Can the question be parsed in more than one way, as the readings show?',
           constraint: 'Is the question narrower than its evidence supports, so that relaxing a constraint gives the readings shown?',
+          // Imported instances carry no type: the question is then whether it is ambiguous at all.
+          unspecified: 'Can the question reasonably be read in more than one way, as the interpretations shown read it?',
         },
         scale: yesno,
         required: true,

@@ -42,6 +42,13 @@ function toSearch(state: SearchState): string {
 
 const MODE_LABEL: Record<SearchMode, string> = { bm25: 'BM25', dense: 'Dense', hybrid: 'Hybrid (RRF)' };
 
+/** ADF's retrieval states, in words. */
+const STATE_MEANING: Record<'ambiguous' | 'uncertain' | 'unambiguous', string> = {
+  ambiguous: 'top passages split in two groups: several interpretations likely',
+  uncertain: 'top passages spread out, but in no two groups',
+  unambiguous: 'top passages agree',
+};
+
 function ScoreBar({ value, max, label }: { value: number; max: number; label: string }) {
   return (
     <span className="score" title={label}>
@@ -262,12 +269,23 @@ export function SearchView() {
                   {cues.data.geometry ? (
                     <>
                       <dt title="Spread of the top passages' vectors around their centroid (ADF)">dispersion σ²</dt>
-                      <dd>{cues.data.geometry.dispersion.toFixed(3)} (τ {cues.data.geometry.thresholds.variance})</dd>
+                      <dd>
+                        {cues.data.geometry.dispersion.toFixed(3)} <span className="small muted">(high from τ {cues.data.geometry.thresholds.variance})</span>
+                      </dd>
                       <dt title="Mean silhouette of a 2-means split of the top passages (ADF)">separation</dt>
-                      <dd>{cues.data.geometry.separation === null ? 'undefined (fewer than 3 passages)' : `${cues.data.geometry.separation.toFixed(3)} (τ ${cues.data.geometry.thresholds.separation})`}</dd>
+                      <dd>
+                        {cues.data.geometry.separation === null ? (
+                          'undefined (fewer than 3 passages)'
+                        ) : (
+                          <>
+                            {cues.data.geometry.separation.toFixed(3)} <span className="small muted">(two groups from τ {cues.data.geometry.thresholds.separation})</span>
+                          </>
+                        )}
+                      </dd>
                       <dt>retrieval state</dt>
                       <dd>
-                        <strong className={cues.data.geometry.state === 'ambiguous' ? 'flag-warn' : cues.data.geometry.state === 'uncertain' ? 'flag-warn' : 'flag-ok'}>{cues.data.geometry.state}</strong>
+                        <strong className={cues.data.geometry.state === 'unambiguous' ? 'flag-ok' : 'flag-warn'}>{cues.data.geometry.state}</strong>
+                        <div className="small muted">{STATE_MEANING[cues.data.geometry.state]}</div>
                       </dd>
                     </>
                   ) : (

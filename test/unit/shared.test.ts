@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpan, locateAnswer, sentenceAround } from '../../shared/checks';
-import { decompositionStyle } from '../../shared/domain';
+import { AMBIGUITY_TYPES, decompositionStyle } from '../../shared/domain';
+import { BUILT_IN_PROTOCOLS, ProtocolDocument, questionFor } from '../../shared/protocols';
 import { matchRanges, searchTerms, toFtsQuery } from '../../shared/search';
 import { countTokens, findSpan, htmlToText, normalizeAnswer } from '../../shared/text';
 import { listStateToSearch, parseBaseQuestionParams, parseInstanceParams } from '../../renderer/list-params';
@@ -112,5 +113,15 @@ describe('list URL state', () => {
     expect(state.sort).toBe('relevance');
     expect(listStateToSearch(state)).toBe('?q=x');
     expect(parseBaseQuestionParams('').sort).toBe('id');
+  });
+});
+
+describe('built-in protocols', () => {
+  it('are valid documents, and ask the ambiguity question in terms of each type, type-less instances included', () => {
+    for (const document of BUILT_IN_PROTOCOLS) expect(ProtocolDocument.safeParse(document).success).toBe(true);
+    const ambiguity = BUILT_IN_PROTOCOLS.find((p) => p.key === 'march-validation')!.criteria.find((c) => c.id === 'ambiguity')!;
+    const questions = AMBIGUITY_TYPES.map((type) => questionFor(ambiguity, type));
+    expect(new Set(questions).size).toBe(AMBIGUITY_TYPES.length);
+    expect(questionFor(ambiguity, 'unspecified')).not.toMatch(/its type/);
   });
 });
