@@ -186,8 +186,11 @@ function startInt8(db: ReadableDB, modelId: number, corpusId: number | null, dim
 
 /** The int8 copies when ready for this version of the vectors; otherwise starts building them. */
 function int8For(db: ReadableDB, modelId: number, corpusId: number | null, dimensions: number, version: string): LoadedInt8 | null {
-  const cached = held(db).int8.get(cacheKey(modelId, corpusId));
+  const key = cacheKey(modelId, corpusId);
+  const cached = held(db).int8.get(key);
   if (cached?.version === version) return cached.int8;
+  // Stale copies go at once rather than after the rebuild: never two sets in memory.
+  if (cached) held(db).int8.delete(key);
   void startInt8(db, modelId, corpusId, dimensions, version);
   return null;
 }
