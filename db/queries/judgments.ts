@@ -68,19 +68,23 @@ export function campaignCurrentJudgments(
  * The annotator's latest decision in a campaign that no undo has taken back (for undo). In-app
  * undo writes its entry with source 'resolution'; walking back from the newest, each such entry
  * cancels the next 'app' decision, so repeated undos take decisions back one at a time, newest
- * first, as a stack (two decisions on one criterion take two undos to clear it).
+ * first, as a stack (two decisions on one criterion take two undos to clear it). A decision that
+ * a later pack or file import replaced is passed over: undoing it would overwrite the import.
  */
 export function lastDecision(db: ReadableDB, campaignId: number, annotatorId: number): { id: number; assignment_id: number; criterion: string; instance_id: number } | undefined {
   let pending = 0;
-  for (const row of iterate<{ id: number; assignment_id: number; criterion: string; instance_id: number; source: JudgmentSource }>(
+  for (const row of iterate<{ id: number; assignment_id: number; criterion: string; instance_id: number; source: JudgmentSource; replaced: number }>(
     db,
-    sql`SELECT j.id, j.assignment_id, j.criterion, s.instance_id, j.source FROM judgments j JOIN assignments s ON s.id = j.assignment_id
+    sql`SELECT j.id, j.assignment_id, j.criterion, s.instance_id, j.source,
+               EXISTS (SELECT 1 FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion
+                       AND k.id > j.id AND k.source IN ('pack', 'file')) AS replaced
+        FROM judgments j JOIN assignments s ON s.id = j.assignment_id
         WHERE s.campaign_id = ${campaignId} AND s.annotator_id = ${annotatorId} AND j.source IN ('app', 'resolution')
         ORDER BY j.id DESC`,
   )) {
     if (row.source === 'resolution') pending++;
     else if (pending > 0) pending--;
-    else return { id: row.id, assignment_id: row.assignment_id, criterion: row.criterion, instance_id: row.instance_id };
+    else if (!row.replaced) return { id: row.id, assignment_id: row.assignment_id, criterion: row.criterion, instance_id: row.instance_id };
   }
   return undefined;
 }

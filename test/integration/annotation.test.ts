@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
-import type { WritableDB } from '../../db/sql';
+import { insertJudgment } from '../../db/queries/judgments';
+import { get, sql, type WritableDB } from '../../db/sql';
 import { adjudicate, campaignAgreement, disagreements } from '../../electron/services/annotation/agreement';
 import { campaignView, createCampaign } from '../../electron/services/annotation/campaigns';
 import { DatabaseJudging } from '../../electron/services/annotation/judging';
@@ -159,6 +160,16 @@ describe('judging in the database', () => {
     expect(judging.undo()).toMatchObject({ criterion: 'ambiguity' });
     expect(judging.item(first.position).values.ambiguity?.value).toBeNull();
     expect(judging.undo()).toBeNull();
+
+    // A decision that a later file import replaced is not undone: that would overwrite the import.
+    judging.decide({ instanceId: first.instanceId, criterion: 'clarification', value: 'yes', comment: 'mine', itemMs: 100 });
+    const assignmentId = get<{ id: number }>(
+      db,
+      sql`SELECT s.id FROM assignments s JOIN annotators a ON a.id = s.annotator_id WHERE s.campaign_id = ${campaign.id} AND s.instance_id = ${first.instanceId} AND a.name = 'ann'`,
+    )!.id;
+    insertJudgment(db, { uid: 'from-file-1', assignmentId, criterion: 'clarification', value: 'no', comment: 'from file', source: 'file', itemMs: null, createdAt: new Date().toISOString() });
+    expect(judging.undo()).toBeNull();
+    expect(judging.item(first.position).values.clarification).toMatchObject({ value: 'no', comment: 'from file' });
 
     judging.skip(queue.items[1]!.instanceId, 300);
     expect(judging.queue().items[1]!.skipped).toBe(true);

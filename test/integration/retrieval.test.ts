@@ -7,7 +7,7 @@ import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { upsertPassage } from '../../db/queries/passages';
 import { all, get, sql, transaction, type WritableDB } from '../../db/sql';
 import { importCorpus } from '../../electron/services/corpus/import-corpus';
-import { denseCandidates, warmDenseIndex } from '../../electron/services/retrieval/code-index';
+import { denseCandidates, forgetCodes, warmDenseIndex } from '../../electron/services/retrieval/code-index';
 import { constraintCues } from '../../electron/services/retrieval/cues';
 import { collectEvidence } from '../../electron/services/retrieval/evidence';
 import { embedCorpus, offlineModelName } from '../../electron/services/retrieval/models';
@@ -376,6 +376,58 @@ describe('vectors', () => {
     await warmDenseIndex(db, model, corpus);
     expect(candidates(twin)).toHaveLength(40);
     expect(candidates(twin)[0]).toBe(id);
+  });
+
+  it('keeps int8 copies current through changes, shares the all-corpora copy, and holds them within the budget', async () => {
+    const { db, corpus, model, near } = clusteredCorpus(104, 6000);
+    const other = getOrCreateCorpus(db, 'd');
+    transaction(db, () => {
+      const rows = [];
+      for (let i = 0; i < 6000; i++) {
+        const { id } = upsertPassage(db, { corpusId: other, sourceId: null, title: `d${i}`, text: `d${i}`, origin: 't' });
+        rows.push({ passageId: id, corpusId: other, vector: near(i + 3) });
+      }
+      storeEmbeddings(db, model.id, rows);
+    });
+    const twin = near(1);
+    const candidates = (corpusId: number | null) => denseCandidates(db, model, twin, corpusId, 10, vectorRevision(db, model.id, corpusId));
+
+    // A build under way when the vectors change: warming waits for it, then builds the new version.
+    expect(candidates(corpus)).toHaveLength(1000);
+    const { id } = upsertPassage(db, { corpusId: corpus, sourceId: null, title: 'late', text: 'late', origin: 't' });
+    storeEmbeddings(db, model.id, [{ passageId: id, corpusId: corpus, vector: twin }]);
+    await warmDenseIndex(db, model, corpus);
+    expect(candidates(corpus)).toHaveLength(40);
+    expect(candidates(corpus)[0]).toBe(id);
+
+    // The copies of every corpus serve a query on one: corpus d is answered without a build of its own.
+    await warmDenseIndex(db, model, null);
+    expect(candidates(other)).toHaveLength(40);
+    expect(candidates(null)).toHaveLength(40);
+
+    // A budget for one corpus's copies (6,000 × 104 bytes) but not two: building one lets go of the other.
+    process.env.AWB_INT8_BUDGET_MB = '1';
+    try {
+      forgetCodes(db, model.id);
+      await warmDenseIndex(db, model, null);
+      expect(candidates(null)).toHaveLength(1000);
+      await warmDenseIndex(db, model, corpus);
+      expect(candidates(corpus)).toHaveLength(40);
+      await warmDenseIndex(db, model, other);
+      expect(candidates(other)).toHaveLength(40);
+      expect(candidates(corpus)).toHaveLength(1000);
+      // That query started rebuilding c's copies, which in turn let go of d's.
+      await warmDenseIndex(db, model, corpus);
+      expect(candidates(corpus)).toHaveLength(40);
+      expect(candidates(other)).toHaveLength(1000);
+      await warmDenseIndex(db, model, other);
+      process.env.AWB_INT8_BUDGET_MB = '0.5';
+      forgetCodes(db, model.id);
+      await warmDenseIndex(db, model, corpus);
+      expect(candidates(corpus)).toHaveLength(1000);
+    } finally {
+      delete process.env.AWB_INT8_BUDGET_MB;
+    }
   });
 });
 

@@ -17,12 +17,20 @@ import { simhashTransform } from '../../../shared/retrieval/simhash';
  *    Only the best few dozen are then read from the float32 table for exact scores: reading all
  *    1,000 costs one random page each, slow when the page cache is cold. One byte per dimension
  *    (384 MB per million 384-d vectors), built in the background after the first large query
- *    (about 10 s per million here); held only within INT8_BUDGET. Without them, every candidate
- *    is re-scored from disk.
+ *    (about 14 s per million here). A connection holds them within int8Budget(), letting go of
+ *    others to fit; the copies of every corpus also serve each one. Without them, every
+ *    candidate is re-scored from disk.
  */
 
-/** The most memory the int8 copies of one model and corpus may take. */
-export const INT8_BUDGET = 512 * 1024 * 1024;
+/**
+ * The most memory the int8 copies held for one connection may take together (others are let go
+ * to fit): 512 MB, or AWB_INT8_BUDGET_MB.
+ */
+export function int8Budget(): number {
+  const raw = process.env.AWB_INT8_BUDGET_MB;
+  const mb = raw ? Number(raw) : NaN;
+  return (Number.isFinite(mb) && mb >= 0 ? mb : 512) * 1024 * 1024;
+}
 
 interface LoadedCodes {
   version: string;
@@ -50,7 +58,7 @@ interface Held {
   codes: Map<string, LoadedCodes>;
   /** The int8 copies, or null when they would not fit the budget. */
   int8: Map<string, { version: string; int8: LoadedInt8 | null }>;
-  building: Map<string, Promise<void>>;
+  building: Map<string, { version: string; done: Promise<void> }>;
 }
 
 const heldByDb = new WeakMap<ReadableDB, Held>();
@@ -124,7 +132,8 @@ const INT8_STEP = 4000;
  */
 async function buildInt8(db: ReadableDB, modelId: number, corpusId: number | null, dimensions: number, version: string): Promise<LoadedInt8 | null | undefined> {
   const count = countEmbeddings(db, modelId, corpusId);
-  if (count * dimensions > INT8_BUDGET) return null;
+  if (count * dimensions > int8Budget()) return null;
+  makeRoom(db, cacheKey(modelId, corpusId), count * dimensions);
   let capacity = Math.max(1, count);
   let ids = new Float64Array(capacity);
   let values = new Int8Array(capacity * dimensions);
@@ -162,35 +171,67 @@ async function buildInt8(db: ReadableDB, modelId: number, corpusId: number | nul
     }
     after = rows.at(-1)!.passage_id;
     await new Promise((resolve) => setImmediate(resolve));
+    // Vectors being added (an embedding job): stop now rather than finish a stale copy.
+    if (vectorRevision(db, modelId, corpusId) !== version) return undefined;
   }
   if (vectorRevision(db, modelId, corpusId) !== version) return undefined;
   return { ids: ids.subarray(0, n), values: values.subarray(0, n * dimensions), weights: weights.subarray(0, n), dimensions };
 }
 
-/** Starts building the int8 copies unless under way; resolves when they are ready (or refused). */
+/** Lets go of other int8 copies held for the connection until `bytes` more fit the budget. */
+function makeRoom(db: ReadableDB, keep: string, bytes: number): void {
+  const { int8 } = held(db);
+  let total = bytes;
+  for (const [key, entry] of int8) if (key !== keep) total += entry.int8?.values.byteLength ?? 0;
+  for (const [key, entry] of [...int8]) {
+    if (total <= int8Budget()) break;
+    if (key === keep) continue;
+    total -= entry.int8?.values.byteLength ?? 0;
+    int8.delete(key);
+  }
+}
+
+/**
+ * Builds the int8 copies for this version of the vectors unless that build is under way, and
+ * resolves when it ends. A build of an older version is waited for first, then this one starts.
+ */
 function startInt8(db: ReadableDB, modelId: number, corpusId: number | null, dimensions: number, version: string): Promise<void> {
   const key = cacheKey(modelId, corpusId);
   const { building, int8: int8Cache } = held(db);
   const running = building.get(key);
-  if (running) return running;
-  const done = buildInt8(db, modelId, corpusId, dimensions, version)
-    .then((int8) => {
-      if (int8 !== undefined) int8Cache.set(key, { version, int8 });
-    })
-    // A database closed or changed under the build: the next query tries again.
-    .catch(() => undefined)
-    .finally(() => building.delete(key));
-  building.set(key, done);
-  return done;
+  if (running?.version === version) return running.done;
+  if (running) return running.done.then(() => startInt8(db, modelId, corpusId, dimensions, version));
+  const entry = {
+    version,
+    done: buildInt8(db, modelId, corpusId, dimensions, version)
+      .then((int8) => {
+        if (int8 !== undefined) int8Cache.set(key, { version, int8 });
+      })
+      // A database closed or changed under the build: the next query tries again.
+      .catch(() => undefined)
+      .finally(() => {
+        if (building.get(key) === entry) building.delete(key);
+      }),
+  };
+  building.set(key, entry);
+  return entry.done;
 }
 
-/** The int8 copies when ready for this version of the vectors; otherwise starts building them. */
+/**
+ * The int8 copies when ready for this version of the vectors, otherwise starts building them.
+ * Copies of every corpus, when current, serve a query on one corpus as well.
+ */
 function int8For(db: ReadableDB, modelId: number, corpusId: number | null, dimensions: number, version: string): LoadedInt8 | null {
+  const { int8 } = held(db);
   const key = cacheKey(modelId, corpusId);
-  const cached = held(db).int8.get(key);
+  const cached = int8.get(key);
   if (cached?.version === version) return cached.int8;
+  if (corpusId !== null) {
+    const everything = int8.get(cacheKey(modelId, null));
+    if (everything?.int8 && everything.version === vectorRevision(db, modelId, null)) return everything.int8;
+  }
   // Stale copies go at once rather than after the rebuild: never two sets in memory.
-  if (cached) held(db).int8.delete(key);
+  if (cached) int8.delete(key);
   void startInt8(db, modelId, corpusId, dimensions, version);
   return null;
 }
