@@ -135,13 +135,13 @@ export const BUILT_IN_PROTOCOLS: ProtocolDocument[] = [
     description: 'Three yes/no checks of a constructed instance, as in the MARCH human validation (majority of five annotators).',
     guidelines: [
       '## What you judge',
-      'Each item is one question under one ambiguity type, with its readings (clarified questions), their evidence and short answers, and one long answer.',
+      'Each item is one question under one ambiguity type, with its interpretations (clarified questions), their evidence and short answers, and one long answer.',
       '',
-      '- **Ambiguous as stated**: answer *yes* only if the original question really allows the readings the stated type describes. A question that is merely hard, or ambiguous in some other way, is *no*.',
-      '- **Readings resolve it**: *yes* if every clarified question picks out one reading and together they cover the ambiguity; *no* if one still leaves it open, or if two ask the same thing.',
+      '- **Ambiguous as stated**: answer *yes* only if the original question really allows the interpretations the stated type describes. A question that is merely hard, or ambiguous in some other way, is *no*.',
+      '- **Interpretations resolve it**: *yes* if every clarified question picks out one interpretation and together they cover the ambiguity; *no* if one still leaves it open, or if two ask the same thing.',
       '- **Long answer consistent**: *yes* if every short answer appears in the long answer and nothing in it contradicts them.',
       '',
-      'Judge each item on its own. Do not look things up beyond the passages shown unless a reading depends on a fact you are unsure of.',
+      'Judge each item on its own. Do not look things up beyond the passages shown unless an interpretation depends on a fact you are unsure of.',
     ].join('\n'),
     criteria: [
       {
@@ -149,9 +149,9 @@ export const BUILT_IN_PROTOCOLS: ProtocolDocument[] = [
         label: 'Ambiguous as stated',
         question: 'Is the question ambiguous in the way its type says?',
         questionByType: {
-          semantic: 'Does a name or phrase in the question refer to more than one entity or sense, as the readings show?',
-          syntactic: 'Can the question be parsed in more than one way, as the readings show?',
-          constraint: 'Is the question narrower than its evidence supports, so that relaxing a constraint gives the readings shown?',
+          semantic: 'Does a name or phrase in the question refer to more than one entity or sense, as the interpretations show?',
+          syntactic: 'Can the question be parsed in more than one way, as the interpretations show?',
+          constraint: 'Is the question narrower than its evidence supports, so that relaxing a constraint gives the interpretations shown?',
           // Imported instances carry no type: the question is then whether it is ambiguous at all.
           unspecified: 'Can the question reasonably be read in more than one way, as the interpretations shown read it?',
         },
@@ -161,7 +161,7 @@ export const BUILT_IN_PROTOCOLS: ProtocolDocument[] = [
       },
       {
         id: 'clarification',
-        label: 'Readings resolve it',
+        label: 'Interpretations resolve it',
         question: 'Does each clarified question settle the ambiguity one way, and do they cover it together?',
         questionByType: {},
         scale: yesno,
@@ -186,16 +186,16 @@ export const BUILT_IN_PROTOCOLS: ProtocolDocument[] = [
     guidelines: [
       'Rate the long answer against the original question, its clarified questions and short answers.',
       '',
-      '- **Relevance**: addresses every reading and includes its short answer, without wandering off.',
-      '- **Faithfulness**: agrees with the question, the readings and the short answers.',
+      '- **Relevance**: addresses every interpretation and includes its short answer, without wandering off.',
+      '- **Faithfulness**: agrees with the question, the interpretations and the short answers.',
       '- **Informativeness**: adds useful background or explanation beyond the bare answers.',
       '- **Correctness**: the facts it states are right.',
       '',
       '0 is the worst, 5 the best; use the whole range.',
     ].join('\n'),
     criteria: [
-      { id: 'relevance', label: 'Relevance', question: 'Does the long answer address every reading, with its short answer, and stay on topic?', questionByType: {}, scale: zeroToFive('misses the readings', 'covers all, nothing extra'), required: true, help: '' },
-      { id: 'faithfulness', label: 'Faithfulness', question: 'Is the long answer consistent with the question, the readings and the short answers?', questionByType: {}, scale: zeroToFive('contradicts them', 'fully consistent'), required: true, help: '' },
+      { id: 'relevance', label: 'Relevance', question: 'Does the long answer address every interpretation, with its short answer, and stay on topic?', questionByType: {}, scale: zeroToFive('misses the interpretations', 'covers all, nothing extra'), required: true, help: '' },
+      { id: 'faithfulness', label: 'Faithfulness', question: 'Is the long answer consistent with the question, the interpretations and the short answers?', questionByType: {}, scale: zeroToFive('contradicts them', 'fully consistent'), required: true, help: '' },
       { id: 'informativeness', label: 'Informativeness', question: 'Does the long answer give useful context or explanation beyond the answers?', questionByType: {}, scale: zeroToFive('nothing beyond the answers', 'rich, useful context'), required: true, help: '' },
       { id: 'correctness', label: 'Correctness', question: 'Are the facts in the long answer correct?', questionByType: {}, scale: zeroToFive('mostly wrong', 'entirely correct'), required: true, help: '' },
     ],
@@ -205,13 +205,13 @@ export const BUILT_IN_PROTOCOLS: ProtocolDocument[] = [
     name: 'CondAmbigQA review',
     description: 'Accept or reject a set of condition-answer-citation tuples with written feedback, plus three yes/no checks (after CondAmbigQA, section 3.3).',
     guidelines: [
-      'Each reading carries a condition (the circumstances under which its answer holds), an answer and citations into the retrieved fragments.',
+      'Each interpretation carries a condition (the circumstances under which its answer holds), an answer and citations into the retrieved fragments.',
       '',
       'Check that the reasoning from condition to answer holds together, that it is logically sound, and that the cited fragments really support it. **Reject** when anything must change and say what in the feedback: it goes back to whoever revises the tuples.',
     ].join('\n'),
     criteria: [
       { id: 'coherence', label: 'Reasoning coherent', question: 'Does each answer follow from its condition in a coherent line of reasoning?', questionByType: {}, scale: yesno, required: true, help: '' },
-      { id: 'soundness', label: 'Logically sound', question: 'Are the conditions distinct and logically sound, with no reading missing?', questionByType: {}, scale: yesno, required: true, help: '' },
+      { id: 'soundness', label: 'Logically sound', question: 'Are the conditions distinct and logically sound, with no interpretation missing?', questionByType: {}, scale: yesno, required: true, help: '' },
       { id: 'citations', label: 'Citations accurate', question: 'Do the cited fragments support the answers they are cited for?', questionByType: {}, scale: yesno, required: true, help: '' },
       {
         id: 'decision',

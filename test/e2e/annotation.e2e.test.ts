@@ -163,7 +163,7 @@ describe('agreement', () => {
     expect(await page.getByTestId('validity-table').innerText()).toMatch(/All fields valid/);
     expect(await page.getByTestId('validity-table').locator('th').allInnerTexts()).toEqual(['Criterion', 'constraint', 'semantic', 'syntactic', 'all', "Fleiss' κ"]);
     await page.getByTestId('paradox-note').waitFor();
-    expect(await page.getByTestId('paradox-note').innerText()).toMatch(/Readings resolve it/);
+    expect(await page.getByTestId('paradox-note').innerText()).toMatch(/Interpretations resolve it/);
     expect(await page.getByTestId('criterion-chart').count()).toBe(3);
     expect(await page.getByTestId('criterion-chart').first().locator('.recharts-bar-rectangle').count()).toBeGreaterThan(4);
     await ui.screenshot('22-agreement');

@@ -146,7 +146,7 @@ describe('a full run', () => {
     expect(funnel.rows.map((r) => [r.step, r.total])).toEqual([
       ['base questions screened', 2],
       ['detected ambiguous', 1],
-      ['clarified (2+ readings)', 1],
+      ['clarified (2+ interpretations)', 1],
       ['answered (2+ supported answers)', 1],
       ['after collisions', 1],
       ['kept by the filter', 1],

@@ -226,7 +226,7 @@ export function pipelineStatus(db: WritableDB): { stages: { stage: string; done:
 
 const FUNNEL_STEPS: { step: string; reached: (stage: string, status: string, removedStage: string | null) => boolean }[] = [
   { step: 'detected ambiguous', reached: () => true },
-  { step: 'clarified (2+ readings)', reached: (stage, _status, removed) => stage !== 'detect' && removed !== 'clarify' },
+  { step: 'clarified (2+ interpretations)', reached: (stage, _status, removed) => stage !== 'detect' && removed !== 'clarify' },
   { step: 'answered (2+ supported answers)', reached: (stage, _status, removed) => ['answer', 'merge', 'shorten', 'collide', 'filter'].includes(stage) && removed !== 'answer' },
   { step: 'after collisions', reached: (stage, _status, removed) => ['collide', 'filter'].includes(stage) && removed !== 'collide' },
   { step: 'kept by the filter', reached: (_stage, status) => status === 'ready' },
