@@ -8,7 +8,7 @@ export type AmbiguityType = (typeof AMBIGUITY_TYPES)[number];
 
 /** One-line definitions shown beside the type tag in the detail view (our own wording). */
 export const AMBIGUITY_TYPE_DEFINITIONS: Record<AmbiguityType, string> = {
-  semantic: 'A name or phrase can point to several entities or senses; each reading is interpreted separately.',
+  semantic: 'A name or phrase can point to several entities or senses; each interpretation takes one of them.',
   syntactic: 'The sentence can be parsed in more than one way; each parse is resolved into its own question.',
   constraint: 'The question is too specific for the evidence; it is generalised by relaxing a constraint.',
   unspecified: 'Imported without an ambiguity type; its interpretations come from the source dataset.',
@@ -52,6 +52,15 @@ export const FILTER_VERDICTS = ['aligned', 'misaligned'] as const;
 export type FilterVerdict = (typeof FILTER_VERDICTS)[number];
 
 export const IMPORT_FORMATS = ['musique', 'asqa', 'ambignq', 'condambigqa', 'awb'] as const;
+
+/** How each import format is named to people (the job line, reports). */
+export const IMPORT_FORMAT_NAMES: Record<(typeof IMPORT_FORMATS)[number], string> = {
+  musique: 'MuSiQue',
+  asqa: 'ASQA',
+  ambignq: 'AmbigNQ',
+  condambigqa: 'CondAmbigQA',
+  awb: 'Workbench JSONL',
+};
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** `Entity >> relation` (with `#1`, `#2` for earlier answers) is MuSiQue's relation style. */

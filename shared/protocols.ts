@@ -137,7 +137,7 @@ export const BUILT_IN_PROTOCOLS: ProtocolDocument[] = [
       '## What you judge',
       'Each item is one question under one ambiguity type, with its interpretations (clarified questions), their evidence and short answers, and one long answer.',
       '',
-      '- **Ambiguous as stated**: answer *yes* only if the original question really allows the interpretations the stated type describes. A question that is merely hard, or ambiguous in some other way, is *no*.',
+      '- **Ambiguous as stated**: answer *yes* only if the original question really allows the interpretations the stated type describes. A question that is merely hard, or ambiguous in some other way, is *no*. An imported item may have no type (*unspecified*): then answer *yes* if the question can reasonably be read in more than one way, as its interpretations read it.',
       '- **Interpretations resolve it**: *yes* if every clarified question picks out one interpretation and together they cover the ambiguity; *no* if one still leaves it open, or if two ask the same thing.',
       '- **Long answer consistent**: *yes* if every short answer appears in the long answer and nothing in it contradicts them.',
       '',

@@ -4,6 +4,7 @@ import { schemaVersion } from '../../db/migrate';
 import { getStats } from '../../db/queries/stats';
 import type { WritableDB } from '../../db/sql';
 import { AppError, type AppInfo, type Attribution, type Handlers } from '../../shared/api';
+import { IMPORT_FORMAT_NAMES } from '../../shared/domain';
 import {
   baseQuestionDetail,
   baseQuestionFacetsView,
@@ -100,7 +101,7 @@ export function createHandlers(workbench: Workbench): Handlers {
     'base-questions:get': ({ id }) => baseQuestionDetail(db, id),
     'import:start': (request) => {
       const file = path.resolve(request.path);
-      const job = workbench.jobs.start('import', `Import ${path.basename(file)} (${request.format})`, 'bytes', async (control) => {
+      const job = workbench.jobs.start('import', `Import ${path.basename(file)} as ${IMPORT_FORMAT_NAMES[request.format]}`, 'bytes', async (control) => {
         const writer = workbench.writer();
         try {
           return await importFile(writer.db, {

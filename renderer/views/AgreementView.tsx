@@ -100,7 +100,7 @@ function ParadoxNote({ rows, labels }: { rows: AgreementRow[]; labels: Labels })
       <strong>High agreement, low κ: the prevalence paradox.</strong> On {flagged.map((r) => `“${labelOf(labels, r.criterion)}”`).join(', ')} the annotators agree on{' '}
       {flagged.map((r) => `${((r.p_bar ?? 0) * 100).toFixed(1)}%`).join(' / ')} of rating pairs, yet κ is{' '}
       {flagged.map((r) => (r.fleiss_kappa === null ? 'undefined' : r.fleiss_kappa.toFixed(3))).join(' / ')}. When nearly every rating is the same answer, the
-      agreement κ expects by chance is itself close to 1, so κ collapses even though the raters hardly ever differ (MARCH reports κ −0.006 at 98.9% agreement).
+      agreement κ expects by chance is itself close to 1, so κ collapses even though the raters hardly ever differ (MARCH reports κ -0.006 at 98.9% agreement).
       Read Gwet's AC1 ({flagged.map((r) => (r.gwet_ac1 === null ? 'undefined' : r.gwet_ac1.toFixed(3))).join(' / ')}), which does not assume balanced answers,
       alongside the raw agreement.
     </div>

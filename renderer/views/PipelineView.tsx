@@ -89,9 +89,9 @@ function PipelineJobLine({ job }: { job: Job }) {
   );
 }
 
-function RunsTable({ runs }: { runs: RunSummary[] }) {
+function RunsTable({ runs, going }: { runs: RunSummary[]; going: boolean }) {
   const [open, setOpen] = useState<number | null>(null);
-  if (!runs.length) return <div className="muted small">No run yet.</div>;
+  if (!runs.length) return <div className="muted small">{going ? 'The first run is going; it is listed here when it ends.' : 'No run yet.'}</div>;
   return (
     <table className="plain" data-testid="runs">
       <thead>
@@ -360,7 +360,7 @@ function RunTab() {
         </section>
         <section className="card">
           <h2>Runs</h2>
-          <RunsTable runs={status.data?.runs ?? []} />
+          <RunsTable runs={status.data?.runs ?? []} going={Boolean(running[0])} />
         </section>
       </div>
     </div>

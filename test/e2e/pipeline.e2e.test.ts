@@ -125,11 +125,14 @@ describe('the pipeline page', () => {
   it('saves an edited prompt as a new version', async () => {
     await page.getByRole('tab', { name: 'Prompts' }).click();
     await page.getByRole('link', { name: /^filter v1/ }).click();
+    // The editor shows the filter prompt before it is edited.
+    await page.getByTestId('prompt-editor').getByText(/^filter v1 /).waitFor();
     const system = page.locator('#prompt-system');
     await system.fill(`${await system.inputValue()} Be strict.`);
     await page.getByRole('button', { name: 'Save as v2' }).click();
     await page.getByRole('link', { name: /^filter v2/ }).waitFor();
-    expect(await page.getByTestId('prompt-editor').innerText()).toMatch(/History: v2 .*, v1 /);
+    // The history loads after the editor: wait for it rather than read it once.
+    await page.getByTestId('prompt-editor').getByText(/History: v2 .*, v1 /).waitFor();
   });
 
   it('raised no errors in the page', () => {
