@@ -90,21 +90,15 @@ export function tagCall(db: WritableDB, id: number, item: string): void {
   run(db, sql`UPDATE llm_calls SET item = ${item} WHERE id = ${id} AND (item IS NULL OR item <> ${item})`);
 }
 
-interface CallRow {
-  id: number;
-  stage: string | null;
-  endpoint: string;
-  model: string;
-  status: 'ok' | 'error';
-  error: string | null;
+/** A stored call: the trace's own fields, and the rest as stored (snake case, the request as JSON). */
+type CallRow = Pick<CallTrace, 'id' | 'stage' | 'endpoint' | 'model' | 'status' | 'error' | 'response'> & {
   request: string;
-  response: string | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
   latency_ms: number | null;
   cost_usd: number | null;
   created_at: string;
-}
+};
 
 export function callsForItems(db: ReadableDB, items: readonly string[]): CallTrace[] {
   if (items.length === 0) return [];
