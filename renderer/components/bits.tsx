@@ -48,17 +48,18 @@ export function ProvenanceMark({ provenance }: { provenance: Provenance | null }
   );
 }
 
+/** A progress bar; without a fraction, an indeterminate one (keyed apart, so a bar never slides in from its animation). */
 export function ProgressBar({ fraction }: { fraction: number | null }) {
   if (fraction === null) {
     return (
-      <div className="progress indeterminate" role="progressbar">
+      <div key="indeterminate" className="progress indeterminate" role="progressbar">
         <div />
       </div>
     );
   }
   const pct = Math.max(0, Math.min(100, fraction * 100));
   return (
-    <div className="progress" role="progressbar" aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
+    <div key="determinate" className="progress" role="progressbar" aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
       <div style={{ width: `${pct}%` }} />
     </div>
   );

@@ -51,7 +51,7 @@ export function JobLine({ job }: { job: Job }) {
       <span>{job.title}</span>
       {job.state === 'running' ? (
         <>
-          <ProgressBar key={String(fraction === null)} fraction={fraction} />
+          <ProgressBar fraction={fraction} />
           <span>{fraction !== null ? `${Math.floor(fraction * 100)}%` : ''}</span>
           <span className="muted">{formatEta(job.etaSeconds)}</span>
           {job.detail ? <span className="muted small">{job.detail}</span> : null}

@@ -69,8 +69,8 @@ function PipelineJobLine({ job }: { job: Job }) {
           stage {live.stages.indexOf(live.stage) + 1} of {live.stages.length}: <strong>{live.stage}</strong>
         </span>
       ) : null}
-      {/* A new bar per stage and per kind, so it never slides back from the last stage's 100% or the waiting bar's stripe while the label says 0%. */}
-      <ProgressBar key={`${live?.stage ?? ''}:${fraction === null ? 'waiting' : 'counting'}`} fraction={fraction} />
+      {/* A new bar per stage, so it never slides back from the last stage's 100% while the label says 0%. */}
+      <ProgressBar key={live?.stage ?? ''} fraction={fraction} />
       <span data-testid="job-percent">{fraction === null ? 'starting…' : `${job.done.toLocaleString('en-US')} of ${job.total!.toLocaleString('en-US')} items · ${Math.floor(fraction * 100)}%`}</span>
       <span className="muted" title="Time left in this stage, from its pace so far">
         {eta || (fraction !== null ? 'ETA: estimating…' : '')}
