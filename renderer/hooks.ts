@@ -55,7 +55,7 @@ export function useApi<K extends OperationName>(name: K, input: Input<K> | null)
 export function useJobs(): Job[] {
   const [jobs, setJobs] = useState<Map<string, Job>>(new Map());
   useEffect(() => {
-    call('jobs:list', {}).then(
+    call('job:list', {}).then(
       (list) => setJobs(new Map(list.map((j) => [j.id, j]))),
       () => undefined,
     );

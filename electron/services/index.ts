@@ -85,21 +85,21 @@ export function createHandlers(workbench: Workbench): Handlers {
       };
     },
     'stats:get': () => getStats(db),
-    'datasets:list': () => listDatasetSummaries(db),
-    'about:attributions': () => {
+    'dataset:list': () => listDatasetSummaries(db),
+    'dataset:attributions': () => {
       const bundled = bundledAttributions();
       const imported: Attribution[] = listDatasetSummaries(db)
         .filter((d) => !bundled.some((b) => b.name === d.name))
         .map((d) => ({ name: d.name, licence: d.licence, attribution: d.attribution, url: d.url, bundled: false }));
       return [...bundled, ...imported];
     },
-    'instances:list': (query) => instancePage(db, query),
-    'instances:facets': (filter) => instanceFacets(db, filter),
-    'instances:get': ({ id }) => instanceDetail(db, id),
-    'base-questions:list': (query) => baseQuestionPage(db, query),
-    'base-questions:facets': (filter) => baseQuestionFacetsView(db, filter),
-    'base-questions:get': ({ id }) => baseQuestionDetail(db, id),
-    'import:start': (request) => {
+    'instance:list': (query) => instancePage(db, query),
+    'instance:facets': (filter) => instanceFacets(db, filter),
+    'instance:get': ({ id }) => instanceDetail(db, id),
+    'base-question:list': (query) => baseQuestionPage(db, query),
+    'base-question:facets': (filter) => baseQuestionFacetsView(db, filter),
+    'base-question:get': ({ id }) => baseQuestionDetail(db, id),
+    'dataset:import': (request) => {
       const file = path.resolve(request.path);
       const job = workbench.jobs.start('import', `Import ${path.basename(file)} as ${IMPORT_FORMAT_NAMES[request.format]}`, 'bytes', async (control) => {
         const writer = workbench.writer();
@@ -118,7 +118,7 @@ export function createHandlers(workbench: Workbench): Handlers {
       });
       return { jobId: job.id };
     },
-    'export:start': (request) => {
+    'dataset:export': (request) => {
       const file = path.resolve(request.path);
       const job = workbench.jobs.start('export', `Export to ${path.basename(file)}`, 'records', (control) =>
         exportJsonl(db, {
@@ -130,9 +130,9 @@ export function createHandlers(workbench: Workbench): Handlers {
       );
       return { jobId: job.id };
     },
-    'search:run': (request) => new EmbeddedRetriever(db).search(request),
-    'search:cues': (request) => ambiguityCues(db, new EmbeddedRetriever(db), request),
-    'corpora:list': () => listCorpusSummaries(db),
+    'retrieval:search': (request) => new EmbeddedRetriever(db).search(request),
+    'retrieval:cues': (request) => ambiguityCues(db, new EmbeddedRetriever(db), request),
+    'corpus:list': () => listCorpusSummaries(db),
     'corpus:import': (request) => {
       const file = path.resolve(request.path);
       const job = workbench.jobs.start('corpus-import', `Import passages from ${path.basename(file)}`, 'records', async (control) => {
@@ -165,9 +165,9 @@ export function createHandlers(workbench: Workbench): Handlers {
     },
     ...annotationHandlers(db, workbench.events),
     ...pipelineHandlers(db, workbench.jobs, () => workbench.writer(), () => workbench.apiKeys),
-    'jobs:list': () => workbench.jobs.list(),
-    'jobs:get': ({ id }) => workbench.jobs.get(id),
-    'jobs:cancel': ({ id }) => workbench.jobs.cancel(id),
+    'job:list': () => workbench.jobs.list(),
+    'job:get': ({ id }) => workbench.jobs.get(id),
+    'job:cancel': ({ id }) => workbench.jobs.cancel(id),
   };
 }
 

@@ -2,7 +2,7 @@ import { useApi } from '../hooks';
 
 export function AboutView() {
   const info = useApi('app:info', {});
-  const attributions = useApi('about:attributions', {});
+  const attributions = useApi('dataset:attributions', {});
   const i = info.data;
   return (
     <div className="page">

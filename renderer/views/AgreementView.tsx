@@ -261,7 +261,7 @@ function AdjudicationForm({ campaign, d, onSaved }: { campaign: CampaignView; d:
         disabled={!value || !reason.trim() || !adjudicator.trim()}
         onClick={() => {
           localStorage.setItem('awb.adjudicator', adjudicator);
-          call('adjudications:save', { campaignId: campaign.id, instanceId: d.instanceId, criterion: d.criterion, value, reason, adjudicator }).then(onSaved, setError);
+          call('agreement:adjudicate', { campaignId: campaign.id, instanceId: d.instanceId, criterion: d.criterion, value, reason, adjudicator }).then(onSaved, setError);
         }}
       >
         {d.adjudication ? 'Change' : 'Adjudicate'}
@@ -272,7 +272,7 @@ function AdjudicationForm({ campaign, d, onSaved }: { campaign: CampaignView; d:
 }
 
 export function DisagreementsPanel({ campaign }: { campaign: CampaignView }) {
-  const list = useApi('disagreements:list', { campaignId: campaign.id });
+  const list = useApi('agreement:disagreements', { campaignId: campaign.id });
   const [saved, setSaved] = useState<Disagreement[] | null>(null);
   const [open, setOpen] = useState<'open' | 'all'>('open');
   const items = (saved ?? list.data ?? []).filter((d) => open === 'all' || !d.adjudication);

@@ -12,7 +12,7 @@ import { PassageText } from './InstanceView';
 export function BaseQuestionView({ id }: { id: number }) {
   const search = useSearch();
   const [, navigate] = useLocation();
-  const detail = useApi('base-questions:get', { id });
+  const detail = useApi('base-question:get', { id });
   const listState = useMemo(() => parseBaseQuestionParams(search), [search]);
   const listSearch = listStateToSearch(listState);
   const at = Number(new URLSearchParams(search).get('at') ?? NaN);
@@ -20,7 +20,7 @@ export function BaseQuestionView({ id }: { id: number }) {
   const back = () => navigate(`/base-questions${listSearch ? `${listSearch}&` : '?'}row=${Number.isInteger(at) ? at : 0}`);
   const step = async (delta: number) => {
     if (!Number.isInteger(at) || at + delta < 0) return;
-    const page = await call('base-questions:list', { ...listState, offset: at + delta, limit: 1 });
+    const page = await call('base-question:list', { ...listState, offset: at + delta, limit: 1 });
     const row = page.rows[0];
     if (row) navigate(`/base-questions/${row.id}${listSearch ? `${listSearch}&` : '?'}at=${at + delta}`, { replace: true });
   };

@@ -247,7 +247,7 @@ export function InstancesView() {
   const [visibility, setVisibility] = useVisibility('instances');
   const version = useDataVersion();
   const filter = { datasets: state.datasets, types: state.types, statuses: state.statuses, hops: state.hops, search: state.search };
-  const facets = useApi('instances:facets', filter);
+  const facets = useApi('instance:facets', filter);
   const queryKey = listStateToSearch(state);
   const update = (patch: Partial<InstanceListState>) => {
     setSelected(0);
@@ -255,7 +255,7 @@ export function InstancesView() {
     navigate(`/instances${listStateToSearch({ ...state, ...patch })}`, { replace: patch.search !== undefined });
   };
   const fetchPage = useCallback(
-    (offset: number, limit: number) => call('instances:list', { ...state, offset, limit }).then((page) => page.rows),
+    (offset: number, limit: number) => call('instance:list', { ...state, offset, limit }).then((page) => page.rows),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [queryKey, version],
   );
@@ -319,14 +319,14 @@ export function BaseQuestionsView() {
   const [visibility, setVisibility] = useVisibility('base-questions');
   const version = useDataVersion();
   const filter = { datasets: state.datasets, hops: state.hops, search: state.search };
-  const facets = useApi('base-questions:facets', filter);
+  const facets = useApi('base-question:facets', filter);
   const queryKey = listStateToSearch(state);
   const update = (patch: Partial<BaseQuestionListState>) => {
     setSelected(0);
     navigate(`/base-questions${listStateToSearch({ ...state, ...patch })}`, { replace: patch.search !== undefined });
   };
   const fetchPage = useCallback(
-    (offset: number, limit: number) => call('base-questions:list', { ...state, offset, limit }).then((page) => page.rows),
+    (offset: number, limit: number) => call('base-question:list', { ...state, offset, limit }).then((page) => page.rows),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [queryKey, version],
   );

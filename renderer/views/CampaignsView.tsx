@@ -61,7 +61,7 @@ export function FileField({ id, value, onChange, save, accept }: { id: string; v
 }
 
 export function CampaignsView() {
-  const list = useApi('campaigns:list', {});
+  const list = useApi('campaign:list', {});
   const [, navigate] = useLocation();
   const [pack, setPack] = useState('');
   return (
@@ -139,8 +139,8 @@ function toggle<T>(list: readonly T[], value: T): T[] {
 
 export function NewCampaignView() {
   const [, navigate] = useLocation();
-  const protocols = useApi('protocols:list', {});
-  const datasets = useApi('datasets:list', {});
+  const protocols = useApi('protocol:list', {});
+  const datasets = useApi('dataset:list', {});
   const [name, setName] = useState('');
   const [protocol, setProtocol] = useState('march-validation');
   const [annotators, setAnnotators] = useState('');
@@ -154,7 +154,7 @@ export function NewCampaignView() {
 
   useEffect(() => {
     const timer = setTimeout(() => {
-      call('campaigns:preview', { selection, seed: Number(seed) || 1 }).then(setPreview, () => setPreview(null));
+      call('campaign:preview', { selection, seed: Number(seed) || 1 }).then(setPreview, () => setPreview(null));
     }, 150);
     return () => clearTimeout(timer);
   }, [selection, seed]);
@@ -162,7 +162,7 @@ export function NewCampaignView() {
   const create = async () => {
     setError(undefined);
     try {
-      const view = await call('campaigns:create', {
+      const view = await call('campaign:create', {
         name: name.trim(),
         protocol,
         annotators: names,
@@ -294,7 +294,7 @@ function PackExport({ campaign, annotator, directory }: { campaign: Campaign; an
         className="button small"
         onClick={() => {
           setError(undefined);
-          call('packs:export', { campaignId: campaign.id, annotator, path: file }).then(
+          call('pack:export', { campaignId: campaign.id, annotator, path: file }).then(
             (r) => setResult(`${r.items} items, ${(r.bytes / 1024).toFixed(0)} KiB → ${r.file}`),
             setError,
           );
@@ -330,7 +330,7 @@ function FilesPanel({ campaign, directory }: { campaign: Campaign; directory: st
             disabled={!packFile}
             onClick={() => {
               setError(undefined);
-              call('packs:import', { path: packFile, campaignId: campaign.id }).then(setPackReport, setError);
+              call('pack:import', { path: packFile, campaignId: campaign.id }).then(setPackReport, setError);
             }}
           >
             Import results
@@ -355,7 +355,7 @@ function FilesPanel({ campaign, directory }: { campaign: Campaign; directory: st
             className="button"
             onClick={() => {
               setError(undefined);
-              call('judgments:export', { campaignId: campaign.id, format: format(exportFile), path: exportFile }).then((r) => setExported(`${r.rows} rows → ${r.file}`), setError);
+              call('judgment:export', { campaignId: campaign.id, format: format(exportFile), path: exportFile }).then((r) => setExported(`${r.rows} rows → ${r.file}`), setError);
             }}
           >
             Export
@@ -370,7 +370,7 @@ function FilesPanel({ campaign, directory }: { campaign: Campaign; directory: st
             disabled={!judgmentsFile}
             onClick={() => {
               setError(undefined);
-              call('judgments:import', { campaignId: campaign.id, format: format(judgmentsFile), path: judgmentsFile }).then(setJudgmentsReport, setError);
+              call('judgment:import', { campaignId: campaign.id, format: format(judgmentsFile), path: judgmentsFile }).then(setJudgmentsReport, setError);
             }}
           >
             Import judgments
@@ -399,7 +399,7 @@ const TABS = ['overview', 'agreement', 'disagreements', 'files'] as const;
 type Tab = (typeof TABS)[number];
 
 export function CampaignView({ id, tab }: { id: number; tab: Tab }) {
-  const campaign = useApi('campaigns:get', { id });
+  const campaign = useApi('campaign:get', { id });
   const info = useApi('app:info', {});
   const [, navigate] = useLocation();
   const c = campaign.data;

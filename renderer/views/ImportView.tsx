@@ -55,7 +55,7 @@ export function JobLine({ job }: { job: Job }) {
           <span>{fraction !== null ? `${Math.floor(fraction * 100)}%` : ''}</span>
           <span className="muted">{formatEta(job.etaSeconds)}</span>
           {job.detail ? <span className="muted small">{job.detail}</span> : null}
-          <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('jobs:cancel', { id: job.id })}>
+          <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('job:cancel', { id: job.id })}>
             ✕
           </button>
         </>
@@ -144,7 +144,7 @@ export function ImportView() {
     try {
       const { jobId: id } =
         kind === 'dataset'
-          ? await call('import:start', { path, format, skipInvalid, ...(dataset.trim() ? { dataset: dataset.trim() } : {}) })
+          ? await call('dataset:import', { path, format, skipInvalid, ...(dataset.trim() ? { dataset: dataset.trim() } : {}) })
           : await call('corpus:import', { path, format: corpusFormat, skipInvalid, ...(dataset.trim() ? { corpus: dataset.trim() } : {}) });
       setJobId(id);
     } catch (e) {
@@ -236,7 +236,7 @@ export function ImportView() {
 }
 
 export function ExportView() {
-  const datasets = useApi('datasets:list', {});
+  const datasets = useApi('dataset:list', {});
   const [selected, setSelected] = useState<string[]>([]);
   const [path, setPath] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
@@ -250,7 +250,7 @@ export function ExportView() {
   const start = async () => {
     setError(undefined);
     try {
-      setJobId((await call('export:start', { path, datasets: selected })).jobId);
+      setJobId((await call('dataset:export', { path, datasets: selected })).jobId);
     } catch (e) {
       setError(e as Error);
     }

@@ -418,7 +418,7 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
 export function InstanceView({ id }: { id: number }) {
   const search = useSearch();
   const [, navigate] = useLocation();
-  const detail = useApi('instances:get', { id });
+  const detail = useApi('instance:get', { id });
   const listState = useMemo(() => parseInstanceParams(search), [search]);
   const at = Number(new URLSearchParams(search).get('at') ?? NaN);
   const listSearch = listStateToSearch(listState);
@@ -428,7 +428,7 @@ export function InstanceView({ id }: { id: number }) {
     if (!Number.isInteger(at)) return;
     const next = at + delta;
     if (next < 0) return;
-    const page = await call('instances:list', { ...listState, offset: next, limit: 1 });
+    const page = await call('instance:list', { ...listState, offset: next, limit: 1 });
     const row = page.rows[0];
     if (row) navigate(`/instances/${row.id}${listSearch ? `${listSearch}&` : '?'}at=${next}`, { replace: true });
   };

@@ -248,7 +248,7 @@ export function JudgingView() {
   const refreshQueue = useCallback(async () => {
     if (!session) return;
     try {
-      setQueue(await call('judge:queue', { session }));
+      setQueue(await call('judging:queue', { session }));
     } catch (e) {
       setError(e as Error);
     }
@@ -279,7 +279,7 @@ export function JudgingView() {
       let next = fresh ? undefined : cache.current.get(target);
       if (!next) {
         try {
-          next = await call('judge:item', { session, position: target });
+          next = await call('judging:item', { session, position: target });
         } catch (e) {
           setError(e as Error);
           return;
@@ -292,7 +292,7 @@ export function JudgingView() {
       setCommentOpen(false);
       const after = positions[positions.indexOf(target) + 1];
       if (after !== undefined && !cache.current.has(after)) {
-        afterPaint(() => call('judge:item', { session, position: after }).then((prefetched) => cache.current.set(after, prefetched), () => undefined));
+        afterPaint(() => call('judging:item', { session, position: after }).then((prefetched) => cache.current.set(after, prefetched), () => undefined));
       }
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -306,7 +306,7 @@ export function JudgingView() {
     setQueue(null);
     setError(undefined);
     if (!session) return;
-    call('judge:queue', { session }).then((q) => {
+    call('judging:queue', { session }).then((q) => {
       setQueue(q);
       if (!Number.isInteger(position)) {
         const start = q.items.find((i) => !i.done && !i.skipped) ?? q.items.find((i) => !i.done) ?? q.items[0];
@@ -365,7 +365,7 @@ export function JudgingView() {
       setError(undefined);
       enqueue(async () => {
         try {
-          const saved = await call('judge:decide', { session, instanceId, criterion: criterion.id, value, comment: newComment, itemMs });
+          const saved = await call('judging:decide', { session, instanceId, criterion: criterion.id, value, comment: newComment, itemMs });
           cache.current.set(saved.position, saved);
           const last = pending.current === 1;
           const moveOn = complete && comment === undefined && value !== null && last && itemRef.current?.position === saved.position;
@@ -393,7 +393,7 @@ export function JudgingView() {
   const undo = useCallback(() => {
     if (!session) return;
     enqueue(async () => {
-      const undone = await call('judge:undo', { session });
+      const undone = await call('judging:undo', { session });
       if (!undone) {
         setNotice('Nothing to undo.');
         return;
@@ -414,8 +414,8 @@ export function JudgingView() {
     if (!current || !session) return;
     const itemMs = performance.now() - shownAt.current;
     enqueue(async () => {
-      await call('judge:skip', { session, instanceId: current.instance.id, itemMs });
-      const latest = await call('judge:queue', { session });
+      await call('judging:skip', { session, instanceId: current.instance.id, itemMs });
+      const latest = await call('judging:queue', { session });
       setQueue(latest);
       setNotice(`Skipped item ${positions.indexOf(current.position) + 1}; it stays in the queue.`);
       const index = latest.items.findIndex((i) => i.position === current.position);

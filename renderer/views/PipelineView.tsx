@@ -82,7 +82,7 @@ function PipelineJobLine({ job }: { job: Job }) {
       ) : job.detail ? (
         <span className="muted small">{job.detail}</span>
       ) : null}
-      <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('jobs:cancel', { id: job.id })}>
+      <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('job:cancel', { id: job.id })}>
         ✕
       </button>
     </div>
@@ -204,7 +204,7 @@ function ApiKeys() {
 function RunTab() {
   const defaults = useApi('pipeline:defaults', {});
   const status = useApi('pipeline:status', {});
-  const datasets = useApi('datasets:list', {});
+  const datasets = useApi('dataset:list', {});
   const jobs = useJobs().filter((j) => j.kind === 'pipeline');
   const [text, setText] = useState<string | null>(null);
   const [stages, setStages] = useState<PipelineStage[]>([...PIPELINE_STAGES]);
@@ -489,8 +489,8 @@ function FunnelTab() {
 function useItemQuestion(item: string, known: string | undefined): string | undefined {
   const [kind, id] = item.split(':');
   const ask = known === undefined && Number(id) > 0;
-  const question = useApi('base-questions:get', ask && kind === 'bq' ? { id: Number(id) } : null);
-  const instance = useApi('instances:get', ask && kind === 'inst' ? { id: Number(id) } : null);
+  const question = useApi('base-question:get', ask && kind === 'bq' ? { id: Number(id) } : null);
+  const instance = useApi('instance:get', ask && kind === 'inst' ? { id: Number(id) } : null);
   return known || question.data?.question || instance.data?.baseQuestion.question;
 }
 

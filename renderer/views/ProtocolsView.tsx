@@ -27,7 +27,7 @@ function describeScale(scale: Scale): string {
 }
 
 function ProtocolDetail({ protocol, onEdit }: { protocol: Protocol; onEdit: (document: ProtocolDocument, copy: boolean) => void }) {
-  const versions = useApi('protocols:versions', { key: protocol.key });
+  const versions = useApi('protocol:versions', { key: protocol.key });
   return (
     <div className="stack" data-testid="protocol-detail">
       <header className="card-head">
@@ -236,7 +236,7 @@ function ProtocolEditor({ initial, onSaved, onCancel }: { initial: ProtocolDocum
         <button type="button" className="button ghost" onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" className="button primary" onClick={() => call('protocols:save', { document: doc }).then(onSaved, setError)}>
+        <button type="button" className="button primary" onClick={() => call('protocol:save', { document: doc }).then(onSaved, setError)}>
           Save
         </button>
       </div>
@@ -246,7 +246,7 @@ function ProtocolEditor({ initial, onSaved, onCancel }: { initial: ProtocolDocum
 }
 
 export function ProtocolsView({ selected }: { selected?: string }) {
-  const list = useApi('protocols:list', {});
+  const list = useApi('protocol:list', {});
   const [, navigate] = useLocation();
   const [editing, setEditing] = useState<ProtocolDocument | null>(null);
   const [error, setError] = useState<Error>();
@@ -256,7 +256,7 @@ export function ProtocolsView({ selected }: { selected?: string }) {
     try {
       const json = JSON.parse(await file.text()) as Record<string, unknown>;
       const { format: _format, version: _version, ...document } = json;
-      const saved = await call('protocols:save', { document });
+      const saved = await call('protocol:save', { document });
       navigate(`/protocols/${saved.key}`);
     } catch (e) {
       setError(e as Error);

@@ -97,7 +97,7 @@ function Hit({ hit, terms, maxScore, mode }: { hit: SearchHit; terms: string; ma
 }
 
 function Corpora() {
-  const corpora = useApi('corpora:list', {});
+  const corpora = useApi('corpus:list', {});
   const jobs = useJobs();
   const embedding = jobs.filter((j) => j.kind === 'embed' && j.state === 'running');
   return (
@@ -136,13 +136,13 @@ export function SearchView() {
   const [draft, setDraft] = useState(state);
   const [showCues, setShowCues] = useState(false);
   const input = useRef<HTMLInputElement>(null);
-  const corpora = useApi('corpora:list', {});
+  const corpora = useApi('corpus:list', {});
   useEffect(() => setDraft(state), [state]);
   const request = state.q.trim() || state.hyde.trim()
     ? { query: state.q, mode: state.mode, k: state.k, ...(state.corpus ? { corpus: state.corpus } : {}), ...(state.hyde ? { hyde: state.hyde } : {}) }
     : null;
-  const result = useApi('search:run', request);
-  const cues = useApi('search:cues', showCues && state.q.trim() ? { query: state.q, ...(state.corpus ? { corpus: state.corpus } : {}) } : null);
+  const result = useApi('retrieval:search', request);
+  const cues = useApi('retrieval:cues', showCues && state.q.trim() ? { query: state.q, ...(state.corpus ? { corpus: state.corpus } : {}) } : null);
   const submit = (next: SearchState) => navigate(`/search${toSearch(next)}`);
   useKeys((event) => {
     if (event.key === '/' && document.activeElement !== input.current) {

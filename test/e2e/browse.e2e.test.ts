@@ -117,7 +117,7 @@ describe('the side-by-side instance view', () => {
 
   it('flags a short answer missing from the long answer', async () => {
     // ASQA dev has long answers that leave out one of the readings; find one through the API.
-    const response = await fetch(`${server.url}/api/instances:list`, {
+    const response = await fetch(`${server.url}/api/instance:list`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ limit: 300 }),

@@ -78,7 +78,7 @@ describe('the API over HTTP', () => {
   it('runs an import as a job, streaming progress and completion over server-sent events', async () => {
     const received = events((name) => name === 'job:done');
     await new Promise((r) => setTimeout(r, 100));
-    const started = await post<{ jobId: string }>('import:start', { path: MUSIQUE, format: 'musique', dataset: 'MuSiQue' });
+    const started = await post<{ jobId: string }>('dataset:import', { path: MUSIQUE, format: 'musique', dataset: 'MuSiQue' });
     expect(started.status).toBe(200);
     expect(started.result.ok).toBe(true);
     const list = await received;
@@ -86,28 +86,28 @@ describe('the API over HTTP', () => {
     expect(done.state).toBe('done');
     expect((done.result as ImportReport).imported).toBe(100);
     expect(list.some((e) => e.name === 'job:progress')).toBe(true);
-    const job = await post<Job>('jobs:get', { id: started.result.ok ? started.result.value.jobId : '' });
+    const job = await post<Job>('job:get', { id: started.result.ok ? started.result.value.jobId : '' });
     expect(job.result.ok && job.result.value.state).toBe('done');
   });
 
   it('lists and opens base questions', async () => {
-    const page = await post<Page<{ id: number; question: string }>>('base-questions:list', { limit: 5, sort: 'id' });
+    const page = await post<Page<{ id: number; question: string }>>('base-question:list', { limit: 5, sort: 'id' });
     expect(page.result.ok && page.result.value.rows).toHaveLength(5);
     const stats = await post<{ base_questions: number }>('stats:get', {});
     expect(stats.result.ok && stats.result.value.base_questions).toBe(100);
-    const instances = await post<Page<InstanceRow>>('instances:list', {});
+    const instances = await post<Page<InstanceRow>>('instance:list', {});
     expect(instances.result.ok && instances.result.value.rows).toEqual([]);
   });
 
   it('returns errors as data, with a fitting status', async () => {
-    const invalid = await post('instances:list', { limit: 'many' });
+    const invalid = await post('instance:list', { limit: 'many' });
     expect(invalid.status).toBe(400);
     expect(invalid.result).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    expect(!invalid.result.ok && invalid.result.error.message).toMatch(/instances:list: limit: Invalid input: expected number/);
-    const missing = await post<InstanceDetail>('instances:get', { id: 424242 });
+    expect(!invalid.result.ok && invalid.result.error.message).toMatch(/instance:list: limit: Invalid input: expected number/);
+    const missing = await post<InstanceDetail>('instance:get', { id: 424242 });
     expect(missing.status).toBe(404);
     expect(missing.result).toEqual({ ok: false, error: { code: 'not_found', message: 'No instance 424242' } });
-    const unknown = await post('instances:delete-everything', {});
+    const unknown = await post('instance:delete-everything', {});
     expect(unknown.status).toBe(404);
     expect(unknown.result).toMatchObject({ ok: false, error: { code: 'unknown_operation' } });
     const extra = await post('stats:get', { surprise: 1 });
@@ -153,10 +153,10 @@ describe('the API over HTTP', () => {
     const big = tmp.file('slow.jsonl');
     const line = `${JSON.stringify({ id: 'x', question: 'q', paragraphs: [{ idx: 0, title: 't', paragraph_text: 'p' }] })}\n`;
     fs.writeFileSync(big, Array.from({ length: 200_000 }, (_, i) => line.replace('"x"', `"x${i}"`)).join(''));
-    const started = await post<{ jobId: string }>('import:start', { path: big, format: 'musique', dataset: 'slow' });
+    const started = await post<{ jobId: string }>('dataset:import', { path: big, format: 'musique', dataset: 'slow' });
     if (!started.result.ok) throw new Error('did not start');
     const id = started.result.value.jobId;
-    await post('jobs:cancel', { id });
+    await post('job:cancel', { id });
     const job = await workbench.jobs.wait(id);
     expect(job.state).toBe('cancelled');
     expect(job.error?.message).toMatch(/cancelled; nothing was imported/);

@@ -23,7 +23,7 @@ describe('the services worker of the desktop app', () => {
 
       const info = await host.invoke('app:info', {});
       expect(info).toMatchObject({ ok: true, value: { mode: 'desktop' } });
-      expect(await host.invoke('instances:get', { id: -1 })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+      expect(await host.invoke('instance:get', { id: -1 })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
 
       const events: EventMessage[] = [];
       const finished = new Promise<Job>((resolve) =>
@@ -32,7 +32,7 @@ describe('the services worker of the desktop app', () => {
           if (message.name === 'job:done') resolve(message.payload as Job);
         }),
       );
-      await host.invoke('import:start', { path: MUSIQUE, format: 'musique', dataset: 'again' });
+      await host.invoke('dataset:import', { path: MUSIQUE, format: 'musique', dataset: 'again' });
       const job = await finished;
       expect(job.state).toBe('done');
       expect(events.some((e) => e.name === 'data:changed')).toBe(true);

@@ -11,26 +11,26 @@ import { exportPack, importPack, PackJudging } from './packs';
 import { allProtocols, resolveProtocol, saveProtocol } from './protocols';
 
 type AnnotationOperation =
-  | 'protocols:list'
-  | 'protocols:get'
-  | 'protocols:versions'
-  | 'protocols:save'
-  | 'campaigns:list'
-  | 'campaigns:get'
-  | 'campaigns:preview'
-  | 'campaigns:create'
-  | 'judge:queue'
-  | 'judge:item'
-  | 'judge:decide'
-  | 'judge:undo'
-  | 'judge:skip'
-  | 'packs:export'
-  | 'packs:import'
-  | 'judgments:export'
-  | 'judgments:import'
+  | 'protocol:list'
+  | 'protocol:get'
+  | 'protocol:versions'
+  | 'protocol:save'
+  | 'campaign:list'
+  | 'campaign:get'
+  | 'campaign:preview'
+  | 'campaign:create'
+  | 'judging:queue'
+  | 'judging:item'
+  | 'judging:decide'
+  | 'judging:undo'
+  | 'judging:skip'
+  | 'pack:export'
+  | 'pack:import'
+  | 'judgment:export'
+  | 'judgment:import'
   | 'agreement:get'
-  | 'disagreements:list'
-  | 'adjudications:save';
+  | 'agreement:disagreements'
+  | 'agreement:adjudicate';
 
 /**
  * Judging sessions stay open between calls: a pack's results file is read once, then appended
@@ -64,52 +64,52 @@ export function annotationHandlers(db: WritableDB, events: EventBus): Pick<Handl
     events.emit('data:changed', { reason });
   };
   return {
-    'protocols:list': () => allProtocols(db),
-    'protocols:get': ({ id }) => resolveProtocol(db, id),
-    'protocols:versions': ({ key }) => {
+    'protocol:list': () => allProtocols(db),
+    'protocol:get': ({ id }) => resolveProtocol(db, id),
+    'protocol:versions': ({ key }) => {
       const versions = protocolVersions(db, key);
       if (versions.length === 0) throw new AppError('not_found', `No protocol "${key}"`);
       return versions;
     },
-    'protocols:save': ({ document }) => {
+    'protocol:save': ({ document }) => {
       const saved = saveProtocol(db, document);
       changed('protocol');
       return saved;
     },
-    'campaigns:list': () => campaignList(db),
-    'campaigns:get': ({ id }) => campaignView(db, id),
-    'campaigns:preview': ({ selection, seed }) => {
+    'campaign:list': () => campaignList(db),
+    'campaign:get': ({ id }) => campaignView(db, id),
+    'campaign:preview': ({ selection, seed }) => {
       const { ids, perType } = sampleInstances(db, selection, seed ?? 1);
       return { items: ids.length, perType };
     },
-    'campaigns:create': (request) => {
+    'campaign:create': (request) => {
       const view = createCampaign(db, request);
       changed('campaign');
       return view;
     },
-    'judge:queue': ({ session }) => sessions.get(session).queue(),
-    'judge:item': ({ session, position }) => sessions.get(session).item(position),
-    'judge:decide': ({ session, ...decision }) => sessions.get(session).decide(decision),
-    'judge:undo': ({ session }) => sessions.get(session).undo(),
-    'judge:skip': ({ session, instanceId, itemMs }) => {
+    'judging:queue': ({ session }) => sessions.get(session).queue(),
+    'judging:item': ({ session, position }) => sessions.get(session).item(position),
+    'judging:decide': ({ session, ...decision }) => sessions.get(session).decide(decision),
+    'judging:undo': ({ session }) => sessions.get(session).undo(),
+    'judging:skip': ({ session, instanceId, itemMs }) => {
       sessions.get(session).skip(instanceId, itemMs);
       return { ok: true };
     },
-    'packs:export': ({ campaignId, annotator, path: file }) => exportPack(db, { campaignId, annotator, file: path.resolve(file) }),
-    'packs:import': ({ path: file, campaignId }) => {
+    'pack:export': ({ campaignId, annotator, path: file }) => exportPack(db, { campaignId, annotator, file: path.resolve(file) }),
+    'pack:import': ({ path: file, campaignId }) => {
       const report = importPack(db, path.resolve(file), campaignId === undefined ? {} : { campaignId });
       changed('judgments');
       return report;
     },
-    'judgments:export': ({ campaignId, format, path: file }) => exportJudgments(db, campaignId, format, path.resolve(file)),
-    'judgments:import': ({ campaignId, format, path: file }) => {
+    'judgment:export': ({ campaignId, format, path: file }) => exportJudgments(db, campaignId, format, path.resolve(file)),
+    'judgment:import': ({ campaignId, format, path: file }) => {
       const report = importJudgments(db, campaignId, format, path.resolve(file));
       if (report.committed) changed('judgments');
       return report;
     },
     'agreement:get': ({ campaignId, resamples, seed }) => campaignAgreement(db, campaignId, { resamples, seed }),
-    'disagreements:list': ({ campaignId }) => disagreements(db, campaignId),
-    'adjudications:save': (request) => {
+    'agreement:disagreements': ({ campaignId }) => disagreements(db, campaignId),
+    'agreement:adjudicate': (request) => {
       adjudicate(db, request);
       return disagreements(db, request.campaignId);
     },

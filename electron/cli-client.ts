@@ -1,0 +1,92 @@
+import { AppError, dispatch, type ErrorCode, type Input, type Job, type OperationName, type Output } from '../shared/api';
+import { databasePath, progressLine, version, type CommonOptions } from './cli-common';
+import { createHandlers, Workbench } from './services';
+
+/**
+ * The CLI is the third client of the operation map: every command parses its arguments and calls
+ * an operation through `dispatch`, exactly as IPC and HTTP do, so validation, defaults and errors
+ * are the same everywhere. An error result becomes a `CliError` whose exit code follows from its
+ * error code (bad input exits 2, as commander's usage errors do; everything else 1).
+ */
+
+export class CliError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+
+  get exitCode(): number {
+    return exitCodeFor(this.code);
+  }
+}
+
+export function exitCodeFor(code: ErrorCode): number {
+  return code === 'invalid_input' || code === 'unknown_operation' ? 2 : 1;
+}
+
+export interface OperationClient {
+  readonly workbench: Workbench;
+  /** Calls one operation through dispatch; throws a CliError on an error result. */
+  call<K extends OperationName>(name: K, input: Input<K>): Promise<Output<K>>;
+  /**
+   * Calls an operation that starts a job (`{jobId}`), shows its progress on stderr, cancels it on
+   * Ctrl+C (a second Ctrl+C quits at once), and returns the job's result; a failed or cancelled
+   * job throws a CliError.
+   */
+  runJob<K extends OperationName>(name: K, input: Input<K>, label: string): Promise<unknown>;
+}
+
+/** Opens the workbench on the command's database, runs `fn` with a client, and closes it. */
+export async function withClient<T>(options: CommonOptions, fn: (client: OperationClient) => Promise<T>): Promise<T> {
+  const workbench = new Workbench({ databasePath: databasePath(options), mode: 'browser', version: version() });
+  const handlers = createHandlers(workbench);
+  const call = async <K extends OperationName>(name: K, input: Input<K>): Promise<Output<K>> => {
+    const result = await dispatch(handlers, name, input);
+    if (!result.ok) throw new CliError(result.error.code, result.error.message);
+    return result.value as Output<K>;
+  };
+  const client: OperationClient = {
+    workbench,
+    call,
+    async runJob(name, input, label) {
+      const started = (await call(name, input)) as unknown as { jobId?: string };
+      const jobId = started.jobId;
+      if (typeof jobId !== 'string') throw new CliError('internal', `${name} did not start a job`);
+      const progress = progressLine(label);
+      const off = workbench.events.subscribe((message) => {
+        if (message.name !== 'job:progress') return;
+        const job = message.payload as Job;
+        if (job.id !== jobId) return;
+        progress.update(job.done, job.total ?? 0, { etaSeconds: job.etaSeconds, ...(job.detail ? { detail: job.detail } : {}) });
+      });
+      let interrupts = 0;
+      const onSignal = () => {
+        interrupts += 1;
+        if (interrupts > 1) process.exit(130);
+        process.stderr.write('\nCancelling… (Ctrl+C again to quit at once)\n');
+        workbench.jobs.cancel(jobId);
+      };
+      process.on('SIGINT', onSignal);
+      try {
+        const job = await workbench.jobs.wait(jobId);
+        progress.done();
+        if (job.state === 'done') return job.result;
+        if (job.state === 'cancelled') throw new CliError('cancelled', `${label}: cancelled`);
+        throw new CliError(job.error?.code ?? 'internal', job.error?.message ?? `${label} failed`);
+      } finally {
+        off();
+        process.off('SIGINT', onSignal);
+      }
+    },
+  };
+  try {
+    return await fn(client);
+  } finally {
+    workbench.close();
+  }
+}
+
+export { AppError };

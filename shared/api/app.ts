@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { AmbiguityType, InstanceStatus } from '../domain';
+import { none, op, type ApiError } from './core';
+
+/** The app itself, its counts, and the jobs that carry long work. */
+
+export interface Stats {
+  datasets: number;
+  base_questions: number;
+  passages: number;
+  corpora: number;
+  instances: number;
+  instances_by_type: Record<AmbiguityType, number>;
+  instances_by_status: Record<InstanceStatus, number>;
+  interpretations: number;
+  long_answers: number;
+}
+
+export interface AppInfo {
+  name: string;
+  version: string;
+  mode: 'desktop' | 'browser';
+  databasePath: string;
+  schemaVersion: number;
+  sqlite: string;
+  sqliteVec: string;
+  node: string;
+  /** The offline pack the app was opened with (`npm start -- FILE`), if any. */
+  pack: string | null;
+}
+
+export const JOB_KINDS = ['import', 'export', 'corpus-import', 'embed', 'pipeline'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+export interface Job {
+  id: string;
+  kind: JobKind;
+  title: string;
+  state: 'running' | 'done' | 'failed' | 'cancelled';
+  done: number;
+  total: number | null;
+  unit: string;
+  startedAt: string;
+  etaSeconds: number | null;
+  /** What the job is doing now, e.g. the pipeline stage and its calls. */
+  detail: string | null;
+  result: unknown;
+  error: ApiError | null;
+}
+
+export const appOperations = {
+  'app:info': op<AppInfo>()(none),
+  'stats:get': op<Stats>()(none),
+  'job:list': op<Job[]>()(none),
+  'job:get': op<Job>()(z.object({ id: z.string() }).strict()),
+  'job:cancel': op<Job>()(z.object({ id: z.string() }).strict()),
+} as const;

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { ProvenanceSource } from '../domain';
+
+/** What every domain module of the API shares: results, errors, paging and the `op` declaration. */
+
+export type ErrorCode = 'invalid_input' | 'not_found' | 'conflict' | 'unknown_operation' | 'cancelled' | 'internal';
+
+export interface ApiError {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+/** An error a handler throws on purpose; it crosses the boundary with its code and message. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+// ---- shared shapes -------------------------------------------------------------------------------
+
+export interface Page<Row> {
+  rows: Row[];
+  offset: number;
+}
+
+export interface Provenance {
+  source: ProvenanceSource;
+  detail: string;
+  model: string | null;
+  promptVersion: string | null;
+  call: string | null;
+}
+
+export interface PassageView {
+  id: number;
+  corpus: string;
+  sourceId: string | null;
+  title: string;
+  text: string;
+}
+
+
+export const id = z.number().int().positive();
+export const sortDirection = z.enum(['asc', 'desc']);
+export const paging = {
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(500).default(100),
+};
+/** The input of an operation that takes nothing. */
+export const none = z.object({}).strict().default({});
+export const byId = z.object({ id }).strict();
+
+export interface ImportIssue {
+  /** File and place: `data.jsonl: line 12` or `data.json: line 40, element [3]`. */
+  location: string;
+  /** The field, as a path such as `paragraphs[2].title`; empty for whole-record problems. */
+  field: string;
+  message: string;
+}
+
+export interface Operation<Input extends z.ZodType, Output> {
+  input: Input;
+  /** Phantom: carries the output type. */
+  output?: Output;
+}
+
+/** Declares an operation: `op<Output>()(inputSchema)`. */
+export function op<Output>() {
+  return <Input extends z.ZodType>(input: Input): Operation<Input, Output> => ({ input });
+}
+
+/** A domain's operations, keyed `noun:verb`. */
+export type OperationMap = Record<string, Operation<z.ZodType, unknown>>;

@@ -1,0 +1,270 @@
+import { z } from 'zod';
+import {
+  AMBIGUITY_TYPES,
+  IMPORT_FORMATS,
+  INSTANCE_STATUSES,
+  type AmbiguityType,
+  type DecompositionStyle,
+  type InstanceStage,
+  type InstanceStatus,
+  type InterpretationStatus,
+} from '../domain';
+import { byId, id, none, op, paging, sortDirection, type ImportIssue, type Page, type PassageView, type Provenance } from './core';
+
+/** Datasets, base questions and instances: browsing, import and export. */
+
+export const INSTANCE_SORT_COLUMNS = [
+  'id',
+  'question',
+  'source_id',
+  'ambiguity_type',
+  'status',
+  'stage',
+  'hops',
+  'interpretation_count',
+  'dataset',
+  'updated_at',
+  'relevance',
+] as const;
+export type InstanceSortColumn = (typeof INSTANCE_SORT_COLUMNS)[number];
+
+export const InstanceFilter = z
+  .object({
+    datasets: z.array(id).max(100).default([]),
+    types: z.array(z.enum(AMBIGUITY_TYPES)).default([]),
+    statuses: z.array(z.enum(INSTANCE_STATUSES)).default([]),
+    hops: z.array(z.number().int().min(0).max(64)).max(64).default([]),
+    search: z.string().max(500).default(''),
+  })
+  .strict();
+export type InstanceFilter = z.output<typeof InstanceFilter>;
+
+export const InstanceQuery = InstanceFilter.extend({
+  sort: z.enum(INSTANCE_SORT_COLUMNS).default('id'),
+  direction: sortDirection.default('asc'),
+  ...paging,
+}).strict();
+export type InstanceQuery = z.output<typeof InstanceQuery>;
+
+export interface InstanceRow {
+  id: number;
+  baseQuestionId: number;
+  datasetId: number;
+  dataset: string;
+  sourceId: string;
+  question: string;
+  ambiguityType: AmbiguityType;
+  status: InstanceStatus;
+  stage: InstanceStage;
+  hops: number | null;
+  interpretationCount: number;
+  removedReason: string | null;
+  updatedAt: string;
+}
+
+export const BASE_QUESTION_SORT_COLUMNS = ['id', 'question', 'source_id', 'answer', 'hops', 'dataset', 'relevance'] as const;
+export type BaseQuestionSortColumn = (typeof BASE_QUESTION_SORT_COLUMNS)[number];
+
+export const BaseQuestionFilter = z
+  .object({
+    datasets: z.array(id).max(100).default([]),
+    hops: z.array(z.number().int().min(0).max(64)).max(64).default([]),
+    search: z.string().max(500).default(''),
+  })
+  .strict();
+export type BaseQuestionFilter = z.output<typeof BaseQuestionFilter>;
+
+export const BaseQuestionQuery = BaseQuestionFilter.extend({
+  sort: z.enum(BASE_QUESTION_SORT_COLUMNS).default('id'),
+  direction: sortDirection.default('asc'),
+  ...paging,
+}).strict();
+export type BaseQuestionQuery = z.output<typeof BaseQuestionQuery>;
+
+export interface BaseQuestionRow {
+  id: number;
+  datasetId: number;
+  dataset: string;
+  sourceId: string;
+  question: string;
+  hops: number | null;
+  answer: string | null;
+  instanceCount: number;
+}
+
+export interface FacetCount<V> {
+  value: V;
+  label: string;
+  count: number;
+}
+
+export interface InstanceFacets {
+  total: number;
+  datasets: FacetCount<number>[];
+  types: FacetCount<AmbiguityType>[];
+  statuses: FacetCount<InstanceStatus>[];
+  hops: FacetCount<number | null>[];
+}
+
+export interface BaseQuestionFacets {
+  total: number;
+  datasets: FacetCount<number>[];
+  hops: FacetCount<number | null>[];
+}
+
+export interface EvidenceView {
+  id: number;
+  rank: number;
+  score: number | null;
+  origin: string;
+  passage: PassageView;
+  provenance: Provenance | null;
+}
+
+export interface ShortAnswerView {
+  text: string;
+  aliases: string[];
+  passageId: number | null;
+  start: number | null;
+  end: number | null;
+  provenance: Provenance | null;
+}
+
+export interface InterpretationView {
+  id: number;
+  position: number;
+  clarifiedQuestion: string | null;
+  condition: string | null;
+  status: InterpretationStatus;
+  droppedReason: string | null;
+  provenance: Provenance | null;
+  conditionProvenance: Provenance | null;
+  subQuestions: { question: string; answer: string | null; provenance: Provenance | null }[];
+  evidence: EvidenceView[];
+  /** Ranks in the instance's frozen evidence list. */
+  citations: number[];
+  shortAnswer: ShortAnswerView | null;
+  /** The answer passage when it is not among the ranked evidence. */
+  answerPassage: PassageView | null;
+  extra: Record<string, unknown>;
+}
+
+export interface LongAnswerView {
+  id: number;
+  position: number;
+  text: string;
+  provenance: Provenance | null;
+  citations: { passage: PassageView; interpretationId: number | null; start: number | null; end: number | null }[];
+}
+
+export interface InstanceDetail {
+  id: number;
+  baseQuestion: BaseQuestionRow;
+  ambiguityType: AmbiguityType;
+  status: InstanceStatus;
+  stage: InstanceStage;
+  removedStage: string | null;
+  removedReason: string | null;
+  evidence: EvidenceView[];
+  interpretations: InterpretationView[];
+  longAnswers: LongAnswerView[];
+  filterVotes: { model: string; verdict: string; reason: string }[];
+  extra: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  /** Set in blind campaigns: the status and the pipeline's verdicts were withheld. */
+  blind?: boolean;
+}
+
+export interface BaseQuestionDetail extends BaseQuestionRow {
+  aliases: string[];
+  answerable: boolean | null;
+  decomposition: {
+    position: number;
+    sourceId: string | null;
+    question: string;
+    answer: string | null;
+    style: DecompositionStyle;
+    supportPosition: number | null;
+  }[];
+  paragraphs: { position: number; isSupporting: boolean; passage: PassageView }[];
+  instances: { id: number; ambiguityType: AmbiguityType; status: InstanceStatus }[];
+  extra: Record<string, unknown>;
+  licence: string;
+  attribution: string;
+}
+
+export interface DatasetSummary {
+  id: number;
+  name: string;
+  sourceFormat: string;
+  description: string;
+  licence: string;
+  attribution: string;
+  url: string;
+  baseQuestions: number;
+  instances: number;
+}
+
+export interface ImportReport {
+  file: string;
+  format: string;
+  dataset: string;
+  read: number;
+  imported: number;
+  duplicates: number;
+  rejected: number;
+  /** Whether anything was written: false when invalid records made the whole file fail. */
+  committed: boolean;
+  errors: ImportIssue[];
+  /** How many problems were found beyond the ones listed in `errors`. */
+  more_errors: number;
+  rejects_file: string | null;
+  passages_created: number;
+  seconds: number;
+}
+
+export interface ExportReport {
+  file: string;
+  records: number;
+  instances: number;
+  base_questions: number;
+  seconds: number;
+}
+
+export interface Attribution {
+  name: string;
+  licence: string;
+  attribution: string;
+  url: string;
+  bundled: boolean;
+}
+
+export const ImportRequest = z
+  .object({
+    path: z.string().min(1),
+    format: z.enum(IMPORT_FORMATS),
+    dataset: z.string().trim().min(1).max(200).optional(),
+    skipInvalid: z.boolean().default(false),
+  })
+  .strict();
+
+export const ExportRequest = z
+  .object({
+    path: z.string().min(1),
+    datasets: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+export const instanceOperations = {
+  'dataset:list': op<DatasetSummary[]>()(none),
+  'dataset:attributions': op<Attribution[]>()(none),
+  'instance:list': op<Page<InstanceRow>>()(InstanceQuery),
+  'instance:facets': op<InstanceFacets>()(InstanceFilter),
+  'instance:get': op<InstanceDetail>()(byId),
+  'base-question:list': op<Page<BaseQuestionRow>>()(BaseQuestionQuery),
+  'base-question:facets': op<BaseQuestionFacets>()(BaseQuestionFilter),
+  'base-question:get': op<BaseQuestionDetail>()(byId),
+  'dataset:import': op<{ jobId: string }>()(ImportRequest),
+  'dataset:export': op<{ jobId: string }>()(ExportRequest),
+} as const;

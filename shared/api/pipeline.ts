@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { PIPELINE_STAGES } from '../domain';
+import type { Funnel, ItemTrace, PromptTemplate, RunSummary } from '../pipeline';
+import { none, op } from './core';
+
+/** The construction pipeline: runs, funnel, traces, prompts and prices. */
+
+export const PipelineStartRequest = z
+  .object({
+    /** The config itself, or the path of a config file. */
+    config: z.unknown().optional(),
+    configPath: z.string().min(1).optional(),
+    stages: z.array(z.enum(PIPELINE_STAGES)).default([]),
+    limit: z.number().int().positive().optional(),
+    datasets: z.array(z.string().min(1)).default([]),
+    /** Fresh calls for the stages run, ignoring the cache. */
+    noCache: z.boolean().default(false),
+  })
+  .strict()
+  .refine((r) => (r.config === undefined) !== (r.configPath === undefined), { message: 'give either config or configPath' });
+
+export const pipelineOperations = {
+  'pipeline:start': op<{ jobId: string }>()(PipelineStartRequest),
+  'pipeline:validate': op<{ ok: true; detectors: number; filters: number; endpoints: string[] } | { ok: false; message: string }>()(z.object({ config: z.unknown() }).strict()),
+  'pipeline:defaults': op<{ example: unknown; last: unknown }>()(none),
+  'pipeline:status': op<{ stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] }>()(none),
+  'pipeline:funnel': op<Funnel>()(z.object({ datasets: z.array(z.string()).default([]) }).strict()),
+  'pipeline:failures': op<{ item: string; stage: string; reason: string | null; question: string }[]>()(z.object({ stage: z.enum(PIPELINE_STAGES).optional(), limit: z.number().int().min(1).max(1000).default(200) }).strict()),
+  'pipeline:trace': op<ItemTrace>()(z.object({ item: z.string().regex(/^(bq|inst):\d+$/, 'an item is bq:ID or inst:ID') }).strict()),
+  'pipeline:prompts': op<PromptTemplate[]>()(none),
+  'pipeline:prompt-history': op<PromptTemplate[]>()(z.object({ stage: z.string().min(1) }).strict()),
+  'pipeline:prompt-save': op<PromptTemplate>()(z.object({ stage: z.string().min(1), system: z.string(), user: z.string() }).strict()),
+  'pipeline:prices': op<{ model: string; input: number; output: number }[]>()(none),
+  'pipeline:price-set': op<{ model: string; input: number; output: number }[]>()(
+    z.object({ model: z.string().trim().min(1), input: z.number().min(0).nullable(), output: z.number().min(0).nullable() }).strict(),
+  ),
+} as const;
