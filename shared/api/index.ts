@@ -5,6 +5,7 @@ import { corpusOperations } from './corpus';
 import { AppError, type Operation, type OperationMap, type Result } from './core';
 import { instanceOperations } from './instances';
 import { pipelineOperations } from './pipeline';
+import { releaseOperations } from './release';
 import { retrievalOperations } from './retrieval';
 
 /**
@@ -22,6 +23,7 @@ export * from './core';
 export * from './corpus';
 export * from './instances';
 export * from './pipeline';
+export * from './release';
 export * from './retrieval';
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
@@ -46,6 +48,7 @@ export const operations = composeOperations(
   retrievalOperations,
   annotationOperations,
   pipelineOperations,
+  releaseOperations,
 );
 
 export type Operations = typeof operations;
