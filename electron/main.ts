@@ -1,14 +1,29 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, safeStorage, shell, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, safeStorage, session, shell, type IpcMainInvokeEvent } from 'electron';
 import type { EventMessage } from '../shared/api';
 import { APP_NAME, defaultDatabasePath } from './paths';
 import { CONTENT_SECURITY_POLICY } from '../shared/security';
+import { CHANNELS } from './preload-api';
+import {
+  APP_SCHEME,
+  APP_URL,
+  folderToShow,
+  isTrustedSender,
+  isValidKeyName,
+  navigationDecision,
+  permissionDecision,
+  resolveAppRequest,
+  webPreferences,
+  windowOpenDecision,
+} from './shell';
 import { ServiceHost } from './transport/worker-client';
 
 /**
  * The desktop app: one window on the `app://` scheme, services in a worker thread, the API
  * over IPC. Only this file and preload.ts import 'electron'; everything else runs under Node.
+ * Every security decision (web preferences, navigation, new windows, permissions, IPC callers,
+ * which file a request gets) is made in shell.ts, which the tests check under plain Node.
  */
 
 app.setName(APP_NAME);
@@ -16,7 +31,7 @@ app.setName(APP_NAME);
 process.env.AWB_APP_ROOT = app.getAppPath();
 
 protocol.registerSchemesAsPrivileged([
-  { scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } },
+  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
 ]);
 
 const rendererRoot = path.join(app.getAppPath(), 'dist', 'renderer');
@@ -26,18 +41,15 @@ let host: ServiceHost | null = null;
 let mainWindow: BrowserWindow | null = null;
 
 function fromOurPage(event: IpcMainInvokeEvent): boolean {
-  return (event.senderFrame?.url ?? '').startsWith('app://workbench/');
+  return isTrustedSender(event.senderFrame?.url);
 }
 
 function serveRenderer(request: Request): Response {
-  const url = new URL(request.url);
-  let file = path.normalize(path.join(rendererRoot, decodeURIComponent(url.pathname)));
-  if (!file.startsWith(rendererRoot)) return new Response('forbidden', { status: 403 });
-  // Client-side routes have no extension: they all get the app's page.
-  if (!path.extname(file) || !fs.existsSync(file)) file = path.join(rendererRoot, 'index.html');
-  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
-  return new Response(fs.readFileSync(file), {
-    headers: { 'content-type': types[path.extname(file)] ?? 'application/octet-stream', 'content-security-policy': CONTENT_SECURITY_POLICY },
+  const found = resolveAppRequest(rendererRoot, request.url);
+  if (found.status !== 200) return new Response(found.body, { status: found.status });
+  if (!fs.existsSync(found.file)) return new Response('The UI is not built: run `npm run build:renderer`.', { status: 503 });
+  return new Response(fs.readFileSync(found.file), {
+    headers: { 'content-type': found.contentType, 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-content-type-options': 'nosniff' },
   });
 }
 
@@ -72,32 +84,29 @@ function createWindow(): BrowserWindow {
     minHeight: 600,
     title: APP_NAME,
     show: false,
-    webPreferences: {
-      preload: path.join(__dirname, 'preload.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webSecurity: true,
-      spellcheck: false,
-    },
+    webPreferences: webPreferences(path.join(__dirname, 'preload.cjs')),
   });
   window.once('ready-to-show', () => window.show());
   // New windows never open inside the app; web links go to the system browser.
   window.webContents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
+    const decision = windowOpenDecision(url);
+    if (decision.openExternally) void shell.openExternal(decision.openExternally);
+    return { action: decision.action };
   });
-  window.webContents.on('will-navigate', (event, url) => {
-    if (url.startsWith('app://workbench/')) return;
+  const guardNavigation = (event: { preventDefault(): void }, url: string) => {
+    const decision = navigationDecision(url);
+    if (decision.allow) return;
     event.preventDefault();
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
-  });
-  void window.loadURL('app://workbench/');
+    if (decision.openExternally) void shell.openExternal(decision.openExternally);
+  };
+  window.webContents.on('will-navigate', guardNavigation);
+  window.webContents.on('will-redirect', guardNavigation);
+  void window.loadURL(APP_URL);
   return window;
 }
 
 function buildMenu(): void {
-  const send = (route: string) => mainWindow?.webContents.send('awb:navigate', route);
+  const send = (route: string) => mainWindow?.webContents.send(CHANNELS.navigate, route);
   Menu.setApplicationMenu(
     Menu.buildFromTemplate([
       {
@@ -127,7 +136,9 @@ function buildMenu(): void {
 }
 
 app.whenReady().then(async () => {
-  protocol.handle('app', serveRenderer);
+  protocol.handle(APP_SCHEME, serveRenderer);
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(permissionDecision(permission)));
+  session.defaultSession.setPermissionCheckHandler((_contents, permission) => permissionDecision(permission));
   host = new ServiceHost(
     path.join(__dirname, 'worker.cjs'),
     { databasePath: process.env.AWB_DB ?? defaultDatabasePath(), version: app.getVersion(), seedDemo: true, ...(packArgument ? { pack: path.resolve(packArgument) } : {}) },
@@ -137,11 +148,11 @@ app.whenReady().then(async () => {
   await host.ready;
   host.setKeys(readKeys());
 
-  ipcMain.handle('awb:invoke', (event, name: string, input: unknown) => {
+  ipcMain.handle(CHANNELS.invoke, (event, name: string, input: unknown) => {
     if (!fromOurPage(event)) return { ok: false, error: { code: 'invalid_input', message: 'Unknown caller' } };
     return host!.invoke(name, input);
   });
-  ipcMain.handle('awb:pick-file', async (event, options: { save: boolean; title: string }) => {
+  ipcMain.handle(CHANNELS.pickFile, async (event, options: { save: boolean; title: string }) => {
     if (!fromOurPage(event) || !mainWindow) return null;
     if (options.save) {
       const result = await dialog.showSaveDialog(mainWindow, { title: options.title });
@@ -150,9 +161,14 @@ app.whenReady().then(async () => {
     const result = await dialog.showOpenDialog(mainWindow, { title: options.title, properties: ['openFile'] });
     return result.canceled ? null : (result.filePaths[0] ?? null);
   });
-  ipcMain.handle('awb:key-names', (event) => (fromOurPage(event) ? Object.keys(readKeys()) : []));
-  ipcMain.handle('awb:key-set', (event, name: string, value: string | null) => {
-    if (!fromOurPage(event) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return Object.keys(readKeys());
+  ipcMain.handle(CHANNELS.showFolder, async (event, folder: unknown) => {
+    const chosen = fromOurPage(event) ? folderToShow(folder) : null;
+    if (!chosen) return false;
+    return (await shell.openPath(chosen)) === '';
+  });
+  ipcMain.handle(CHANNELS.keyNames, (event) => (fromOurPage(event) ? Object.keys(readKeys()) : []));
+  ipcMain.handle(CHANNELS.keySet, (event, name: unknown, value: string | null) => {
+    if (!fromOurPage(event) || !isValidKeyName(name)) return Object.keys(readKeys());
     const keys = readKeys();
     if (value) keys[name] = value;
     else delete keys[name];
@@ -160,7 +176,7 @@ app.whenReady().then(async () => {
     host!.setKeys(keys);
     return Object.keys(keys);
   });
-  host.subscribe((message: EventMessage) => mainWindow?.webContents.send('awb:event', message));
+  host.subscribe((message: EventMessage) => mainWindow?.webContents.send(CHANNELS.event, message));
 
   buildMenu();
   mainWindow = createWindow();

@@ -37,6 +37,8 @@ export function resourcesDir(): string {
   return path.join(appRoot(), 'resources');
 }
 
+/** The built UI; `AWB_RENDERER_DIR` puts it elsewhere (tests build into a scratch folder). */
 export function rendererDir(): string {
+  if (process.env.AWB_RENDERER_DIR) return path.resolve(process.env.AWB_RENDERER_DIR);
   return path.join(appRoot(), 'dist', 'renderer');
 }

@@ -1,12 +1,15 @@
 // `npm start`: the desktop app when Electron's binary is installed; otherwise browser mode
 // (`awb serve` on the same default database, printing its URL). Either way on the database in
-// the user data directory, seeded once with the bundled demo data.
+// the user data directory, seeded once with the bundled demo data, and with the UI built when
+// it is missing or older than its sources (by the desktop app before it starts; by `awb serve`
+// for its first page).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { register } from 'tsx/esm/api';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -16,29 +19,18 @@ const userCwd = process.env.INIT_CWD ?? process.cwd();
 const isFile = (a) => !a.startsWith('-') && fs.existsSync(path.resolve(userCwd, a)) && fs.statSync(path.resolve(userCwd, a)).isFile();
 const args = process.argv.slice(2).map((a) => (isFile(a) ? path.resolve(userCwd, a) : a));
 
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
 function run(command, commandArgs, options = {}) {
   const result = spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit', ...options });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-function buildRendererIfStale() {
-  const built = path.join(root, 'dist', 'renderer', 'index.html');
-  const stale =
-    !fs.existsSync(built) ||
-    fs.statSync(built).mtimeMs < Math.max(newestMtime(path.join(root, 'renderer')), newestMtime(path.join(root, 'shared')));
-  if (stale) {
-    console.log('Building the UI (once, and again after its sources change)…');
-    run(process.execPath, [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn']);
-  }
+/** The same first-use build as `awb serve`, with Vite's JS API (renderer-build.ts). */
+async function buildRendererIfStale() {
+  register();
+  const { rendererOnFirstUse } = await import('../electron/renderer-build.ts');
+  const outDir = path.join(root, 'dist', 'renderer');
+  await rendererOnFirstUse({ outDir, appRoot: root, log: (message) => process.stderr.write(`${message}\n`) })();
+  if (!fs.existsSync(path.join(outDir, 'index.html'))) process.exit(1);
 }
 
 /** The Electron binary's path, or null when the package or its binary is missing. */
@@ -71,9 +63,9 @@ function electronSqliteBinding() {
   return target;
 }
 
-buildRendererIfStale();
 const electron = electronBinary();
 if (electron) {
+  await buildRendererIfStale();
   run(process.execPath, [path.join(root, 'scripts', 'build-electron.mjs')]);
   const child = spawn(electron, ['.', ...args], {
     cwd: root,
