@@ -1,16 +1,184 @@
 // Lint: TypeScript rules plus the layering of ARCHITECTURE.md, checked per folder:
 //   renderer -> shared;  electron -> shared, db;  db -> shared;  shared -> nothing.
-// Only electron/main.ts and electron/preload.ts may import 'electron'.
+// Inside electron/: the CLI (electron/cli*.ts) and the transports (electron/transport/) sit above
+// the services; services import none of them, nor electron/main.ts or electron/preload.ts.
+// Only electron/main.ts and electron/preload.ts may import 'electron'. All SQL lives in db/.
+//
+// The layer rule is a small local plugin (below) rather than `no-restricted-imports`, because it
+// must see every way a module is reached: static imports, re-exports, `import()`, `require()` and
+// `import('...')` types. It resolves relative paths, so a rule names the folder it protects,
+// whatever the depth of the importing file.
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
-const nodeOnlyPackages = ['better-sqlite3', 'sqlite-vec', 'openai', 'commander', 'tsx'];
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+const nodeOnlyPackages = new Set(['better-sqlite3', 'sqlite-vec', 'openai', 'commander', 'tsx']);
 
-const layer = (message, ...groups) => ({ group: groups, message });
+// ---- where a file lives, and what it imports --------------------------------------------------
+
+const under = (folder) => (file) => file === folder || file.startsWith(`${folder}/`);
+const isFile = (pattern) => (file) => pattern.test(file);
+const not = (test) => (file) => !test(file);
+const both = (a, b) => (file) => a(file) && b(file);
+const either = (...tests) => (file) => tests.some((test) => test(file));
+
+const CLI = either(isFile(/^electron\/cli(-[\w-]+)?(\.[cm]?[jt]s)?$/), under('electron/cli'));
+const TRANSPORT = under('electron/transport');
+const SERVICES = under('electron/services');
+const ENTRY = isFile(/^electron\/(main|preload)(\.[cm]?[jt]s)?$/);
+const RENDERER = under('renderer');
+const SHARED = under('shared');
+const DB = under('db');
+const ELECTRON = under('electron');
+
+/** The package an import names (`react-dom/client` is `react-dom`; `node:fs/promises` stays whole for the builtin list). */
+function packageOf(specifier) {
+  if (nodeBuiltins.has(specifier)) return specifier;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const packages = (...sets) => (name) => sets.some((set) => (set instanceof Set ? set.has(name) : set === name));
+
+/**
+ * The layer table: for files matching `from`, imports of files matching `file` or of packages
+ * matching `package` are refused with `message`.
+ */
+const LAYERS = [
+  {
+    from: SHARED,
+    package: packages(nodeBuiltins, nodeOnlyPackages, 'electron', 'react', 'react-dom'),
+    message: 'shared/ is pure TypeScript: no Node, DOM, Electron or React.',
+  },
+  { from: SHARED, file: either(DB, ELECTRON, RENDERER), message: 'shared/ imports nothing from the other layers.' },
+  {
+    from: both(RENDERER, not(isFile(/^renderer\/vite\.config\.ts$/))),
+    package: packages(nodeBuiltins, nodeOnlyPackages, 'electron'),
+    message: 'renderer/ talks to the services only through the shared API client.',
+  },
+  { from: both(RENDERER, not(isFile(/^renderer\/vite\.config\.ts$/))), file: either(DB, ELECTRON), message: 'renderer/ may import only shared/.' },
+  { from: DB, package: packages('electron'), message: 'db/ runs under plain Node.' },
+  { from: DB, file: either(ELECTRON, RENDERER), message: 'db/ may import only shared/.' },
+  { from: both(ELECTRON, not(ENTRY)), file: RENDERER, message: 'electron/ may import shared/ and db/, never renderer/.' },
+  { from: ENTRY, file: RENDERER, message: 'The main process never imports the renderer.' },
+  {
+    from: both(either(SHARED, RENDERER, DB, ELECTRON), not(ENTRY)),
+    package: packages('electron'),
+    message: 'Only electron/main.ts and electron/preload.ts import electron; services run under plain Node.',
+  },
+  {
+    from: SERVICES,
+    file: either(CLI, TRANSPORT, ENTRY),
+    message: 'Services sit below the CLI, the transports and the main process: they import none of them.',
+  },
+  { from: TRANSPORT, file: either(CLI, ENTRY), message: 'Transports sit below the CLI and the main process: they import neither.' },
+  { from: CLI, file: ENTRY, message: 'The CLI runs under plain Node: it never imports the Electron main process or preload.' },
+];
+
+/** The module names a node reaches, or null when the path is computed and cannot be checked. */
+function literalPath(node) {
+  if (!node) return undefined;
+  if (node.type === 'Literal' && typeof node.value === 'string') return node.value;
+  if (node.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0].value.cooked;
+  if (node.type === 'TSLiteralType') return literalPath(node.literal);
+  return null;
+}
+
+const relative = (file) => path.relative(ROOT, file).split(path.sep).join('/');
+
+const importsRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Keeps every import, re-export, import() and require() inside the layering of ARCHITECTURE.md.' },
+    schema: [],
+  },
+  create(context) {
+    const from = relative(context.filename);
+    const rules = LAYERS.filter((rule) => rule.from(from));
+    if (rules.length === 0) return {};
+    const check = (node, source) => {
+      const specifier = literalPath(source);
+      if (specifier === undefined) return;
+      if (specifier === null) {
+        context.report({ node, message: 'import() of a computed path escapes the layer rules: import a literal path.' });
+        return;
+      }
+      const relativePath = specifier.startsWith('.') || specifier.startsWith('/');
+      const target = relativePath ? relative(path.resolve(path.dirname(context.filename), specifier)) : null;
+      const name = relativePath ? null : packageOf(specifier);
+      for (const rule of rules) {
+        const hit = target !== null ? rule.file?.(target) : rule.package?.(name) || rule.package?.(specifier);
+        if (hit) context.report({ node, message: `${rule.message} ('${specifier}')` });
+      }
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source),
+      ExportAllDeclaration: (node) => check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
+      TSImportType: (node) => check(node, 'source' in node ? node.source : node.argument),
+      TSImportEqualsDeclaration: (node) =>
+        node.moduleReference.type === 'TSExternalModuleReference' && check(node, node.moduleReference.expression),
+      CallExpression: (node) => {
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require') check(node, node.arguments[0] ?? null);
+      },
+    };
+  },
+};
+
+// ---- all SQL lives in db/ -------------------------------------------------------------------
+
+/** What electron/ may take from db/sql.ts: transactions and the handle types, never a way to run SQL. */
+const SQL_MODULE_ALLOWED = new Set(['transaction', 'beginWrite', 'commit', 'rollback']);
+const isText = (node) => node?.type === 'TemplateLiteral' || (node?.type === 'Literal' && typeof node.value === 'string');
+
+const sqlRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Keeps SQL in db/: no sql templates, prepared statements or query runners outside it.' },
+    schema: [],
+  },
+  create(context) {
+    const message = 'All SQL lives in db/: write a function in db/queries/ and call it.';
+    const isSqlModule = (specifier) =>
+      typeof specifier === 'string' &&
+      specifier.startsWith('.') &&
+      relative(path.resolve(path.dirname(context.filename), specifier)).replace(/\.[cm]?[jt]s$/, '') === 'db/sql';
+    return {
+      TaggedTemplateExpression(node) {
+        const tag = node.tag.type === 'MemberExpression' ? node.tag.object : node.tag;
+        if (tag.type === 'Identifier' && tag.name === 'sql') context.report({ node, message });
+      },
+      CallExpression(node) {
+        const callee = node.callee;
+        if (callee.type !== 'MemberExpression' || callee.computed) return;
+        const method = callee.property.name;
+        if (method === 'prepare' || method === 'pragma') context.report({ node, message: `${message} (no db.${method} outside db/)` });
+        // db.exec('...') runs SQL text; a RegExp's exec takes the text to search, never a literal here.
+        const regex = callee.object.type === 'Literal' && 'regex' in callee.object;
+        if (method === 'exec' && !regex && isText(node.arguments[0])) context.report({ node, message: `${message} (no db.exec outside db/)` });
+      },
+      ImportDeclaration(node) {
+        if (!isSqlModule(node.source.value) || node.importKind === 'type') return;
+        for (const specifier of node.specifiers) {
+          if (specifier.type === 'ImportSpecifier' && (specifier.importKind === 'type' || SQL_MODULE_ALLOWED.has(specifier.imported.name))) continue;
+          context.report({ node: specifier, message: `${message} (only transactions and types come from db/sql)` });
+        }
+      },
+      ImportExpression(node) {
+        if (isSqlModule(literalPath(node.source))) context.report({ node, message });
+      },
+    };
+  },
+};
+
+const layers = { rules: { imports: importsRule, sql: sqlRule } };
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', 'bench-results/**', 'resources/**', 'scratch/**'] },
@@ -19,28 +187,16 @@ export default tseslint.config(
   {
     files: ['**/*.{ts,tsx,mjs,js}'],
     languageOptions: { globals: { ...globals.node } },
+    plugins: { layers },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only electron/main.ts and electron/preload.ts import electron.' }] }],
+      'layers/imports': 'error',
     },
   },
   {
-    files: ['shared/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [...nodeBuiltins, ...nodeOnlyPackages, 'electron', 'react', 'react-dom'].map((name) => ({
-            name,
-            message: 'shared/ is pure TypeScript: no Node, DOM, Electron or React.',
-          })),
-          patterns: [
-            layer('shared/ imports nothing from the other layers.', '**/db/**', '**/electron/**', '**/renderer/**', '../db', '../electron', '../renderer'),
-          ],
-        },
-      ],
-    },
+    files: ['electron/**/*.{ts,mts,js,mjs}'],
+    rules: { 'layers/sql': 'error' },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
@@ -53,47 +209,6 @@ export default tseslint.config(
       'react-hooks/refs': 'off',
       // We do not run the React Compiler; TanStack's hooks are fine without it.
       'react-hooks/incompatible-library': 'off',
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [...nodeBuiltins, ...nodeOnlyPackages, 'electron'].map((name) => ({
-            name,
-            message: 'renderer/ talks to the services only through the shared API client.',
-          })),
-          patterns: [layer('renderer/ may import only shared/.', '**/db/**', '**/electron/**', '../db', '../electron', '../../db', '../../electron')],
-        },
-      ],
-    },
-  },
-  {
-    files: ['db/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'electron', message: 'db/ runs under plain Node.' }],
-          patterns: [layer('db/ may import only shared/.', '**/electron/**', '**/renderer/**', '../electron', '../renderer', '../../electron', '../../renderer')],
-        },
-      ],
-    },
-  },
-  {
-    files: ['electron/**/*.ts'],
-    ignores: ['electron/main.ts', 'electron/preload.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'electron', message: 'Only electron/main.ts and electron/preload.ts import electron; services run under plain Node.' }],
-          patterns: [layer('electron/ may import shared/ and db/, never renderer/.', '**/renderer/**', '../renderer', '../../renderer')],
-        },
-      ],
-    },
-  },
-  {
-    files: ['electron/main.ts', 'electron/preload.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [layer('The main process never imports the renderer.', '**/renderer/**', '../renderer')] }],
     },
   },
   {

@@ -25,6 +25,11 @@ export class DatabaseOpenError extends Error {
   }
 }
 
+/** Lets SQLite refresh its planner statistics where a large write changed them (cheap when nothing did). */
+export function optimize(db: WritableDB): void {
+  db.pragma('optimize');
+}
+
 export function engineVersions(db: Database.Database): EngineVersions {
   const row = db.prepare('SELECT sqlite_version() AS sqlite, vec_version() AS vec').get() as {
     sqlite: string;

@@ -66,3 +66,28 @@ export function annotatorQueueRows(
         WHERE s.campaign_id = ${campaignId} AND s.annotator_id = ${annotatorId} ORDER BY s.position`,
   );
 }
+
+export interface ProgressRow {
+  annotator: string;
+  total: number;
+  done: number;
+  skipped: number;
+  time_ms: number;
+}
+
+/**
+ * Per annotator of a campaign: items, items whose every required criterion has a current value,
+ * skips and time.
+ */
+export function campaignProgress(db: ReadableDB, campaignId: number, required: readonly string[]): ProgressRow[] {
+  return all<ProgressRow>(
+    db,
+    sql`SELECT a.name AS annotator, count(*) AS total, sum(s.skipped) AS skipped, sum(s.time_ms) AS time_ms,
+               sum((SELECT count(DISTINCT j.criterion) FROM judgments j
+                    WHERE j.assignment_id = s.id AND j.criterion IN ${sql.list([...required])}
+                      AND j.id = (SELECT max(id) FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion)
+                      AND j.value IS NOT NULL) = ${required.length}) AS done
+        FROM assignments s JOIN annotators a ON a.id = s.annotator_id
+        WHERE s.campaign_id = ${campaignId} GROUP BY a.name ORDER BY a.name`,
+  );
+}

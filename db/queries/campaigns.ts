@@ -1,3 +1,4 @@
+import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
 import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 export interface CampaignRow {
@@ -57,4 +58,22 @@ export function campaignItems(db: ReadableDB, campaignId: number): { instance_id
 
 export function isCampaignItem(db: ReadableDB, campaignId: number, instanceId: number): boolean {
   return get(db, sql`SELECT 1 AS x FROM campaign_items WHERE campaign_id = ${campaignId} AND instance_id = ${instanceId}`) !== undefined;
+}
+
+export interface CampaignInstanceRow {
+  id: number;
+  ambiguity_type: AmbiguityType;
+  status: InstanceStatus;
+  question: string;
+}
+
+/** The instances of a campaign with their type, status and question (in no particular order). */
+export function campaignInstances(db: ReadableDB, campaignId: number): CampaignInstanceRow[] {
+  return all<CampaignInstanceRow>(
+    db,
+    sql`SELECT i.id, i.ambiguity_type, i.status, b.question FROM instances i
+        JOIN base_questions b ON b.id = i.base_question_id
+        JOIN campaign_items c ON c.instance_id = i.id
+        WHERE c.campaign_id = ${campaignId}`,
+  );
 }

@@ -22,6 +22,11 @@ export function findDatasetByName(db: ReadableDB, name: string): DatasetRow | un
   return get<DatasetRow>(db, sql`SELECT * FROM datasets WHERE name = ${name}`);
 }
 
+/** Every dataset's name by its id. */
+export function datasetNames(db: ReadableDB): Map<number, string> {
+  return new Map(all<{ id: number; name: string }>(db, sql`SELECT id, name FROM datasets`).map((d) => [d.id, d.name]));
+}
+
 export function insertDataset(db: WritableDB, dataset: NewDataset): number {
   const result = run(
     db,

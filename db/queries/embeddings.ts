@@ -35,7 +35,7 @@ export function floatTable(modelId: number): SqlFragment {
   return sql.id(`embeddings_${modelId}`);
 }
 
-export function bitTable(modelId: number): SqlFragment {
+function bitTable(modelId: number): SqlFragment {
   return sql.id(`vec_${modelId}`);
 }
 
@@ -123,6 +123,21 @@ export function storeEmbeddings(
           VALUES (${BigInt(row.passageId)}, ${BigInt(row.corpusId)}, vec_bit(${simhash(row.vector)}))`,
     );
   }
+}
+
+/** Deletes every vector of a model (a new fit changes them all). */
+export function clearEmbeddings(db: WritableDB, modelId: number): void {
+  run(db, sql`DELETE FROM ${floatTable(modelId)}`);
+  run(db, sql`DELETE FROM ${bitTable(modelId)}`);
+}
+
+/** The model with the most vectors in a corpus (or in all corpora), the newest on a tie. */
+export function bestCoveringModelId(db: ReadableDB, corpusId: number | null): number | undefined {
+  const scope = corpusId === null ? sql.empty : sql`WHERE corpus_id = ${corpusId}`;
+  return get<{ model_id: number }>(
+    db,
+    sql`SELECT model_id FROM vector_counts ${scope} GROUP BY model_id HAVING sum(n) > 0 ORDER BY sum(n) DESC, model_id DESC LIMIT 1`,
+  )?.model_id;
 }
 
 /** Passages of a corpus that have no vector yet for this model, in id order. */

@@ -30,7 +30,7 @@ export interface EvidenceDbRow {
   provenance_id: number | null;
 }
 
-/** All evidence of an instance: its frozen list (interpretation_id NULL) and each reading's. */
+/** All evidence of an instance: its frozen list (interpretation_id NULL) and each interpretation's. */
 export function listEvidence(db: ReadableDB, instanceId: number): EvidenceDbRow[] {
   return all<EvidenceDbRow>(
     db,

@@ -35,10 +35,31 @@ export function insertInstance(db: WritableDB, instance: NewInstance): number {
   )!.id;
 }
 
-/** Rewrites the search row of an instance: its base question and every reading's text. */
-export function indexInstanceText(db: WritableDB, instanceId: number, question: string, readings: string): void {
+/**
+ * The text the instance search finds an instance by, from the rows themselves: the base
+ * question; then, for every active interpretation in order, its clarified question, condition,
+ * short answer and the answer's aliases; then the long answers; each interpretation and long
+ * answer on a line of its own. Migration 0006 filled the table with the same text, from its own
+ * frozen copy of this query.
+ */
+const SEARCH_ROW = sql`SELECT i.id, b.question,
+         concat_ws(char(10),
+           (SELECT group_concat(concat_ws(' ', n.clarified_question, n.condition, n.short_answer,
+                                          (SELECT group_concat(a.value, ' ') FROM json_each(n.answer_aliases) a)),
+                                char(10) ORDER BY n.position)
+            FROM interpretations n WHERE n.instance_id = i.id AND n.status = 'active'),
+           (SELECT group_concat(l.text, char(10) ORDER BY l.position) FROM long_answers l WHERE l.instance_id = i.id)) AS interpretations
+       FROM instances i JOIN base_questions b ON b.id = i.base_question_id`;
+
+/**
+ * Rewrites the full-text row of an instance from what the database holds now (and removes it
+ * when the instance is gone). The one writer of `instances_fts`: import and every pipeline stage
+ * that changes an instance's text come through here, so an instance is found by the same words
+ * whichever path wrote it last. (Deleting an instance also deletes its row, by trigger.)
+ */
+export function writeInstanceSearchRow(db: WritableDB, instanceId: number): void {
   run(db, sql`DELETE FROM instances_fts WHERE rowid = ${instanceId}`);
-  run(db, sql`INSERT INTO instances_fts (rowid, question, readings) VALUES (${instanceId}, ${question}, ${readings})`);
+  run(db, sql`INSERT INTO instances_fts (rowid, question, interpretations) ${SEARCH_ROW} WHERE i.id = ${instanceId}`);
 }
 
 interface InstanceDbRow {
@@ -260,6 +281,16 @@ export interface InstanceFull {
   extra: string;
   created_at: string;
   updated_at: string;
+}
+
+/** The type of each given instance that exists, in id order. */
+export function instanceTypesByIds(db: ReadableDB, ids: readonly number[]): { id: number; ambiguity_type: AmbiguityType }[] {
+  return all(db, sql`SELECT id, ambiguity_type FROM instances WHERE id IN ${sql.list(ids)} ORDER BY id`);
+}
+
+/** The instances of one base question, in id order. */
+export function instancesOfBaseQuestion(db: ReadableDB, baseQuestionId: number): { id: number; ambiguity_type: AmbiguityType; status: InstanceStatus }[] {
+  return all(db, sql`SELECT id, ambiguity_type, status FROM instances WHERE base_question_id = ${baseQuestionId} ORDER BY id`);
 }
 
 export function getInstance(db: ReadableDB, id: number): InstanceFull | undefined {

@@ -56,9 +56,6 @@ export function listInterpretations(db: ReadableDB, instanceId: number): Interpr
   return all<InterpretationDbRow>(db, sql`SELECT * FROM interpretations WHERE instance_id = ${instanceId} ORDER BY position`);
 }
 
-export function countInterpretations(db: ReadableDB): number {
-  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM interpretations`)!.n;
-}
 
 // ---- sub-questions ---------------------------------------------------------------------------
 

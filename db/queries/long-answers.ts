@@ -52,7 +52,3 @@ export function listLongAnswerCitations(db: ReadableDB, instanceId: number): Lon
         WHERE a.instance_id = ${instanceId} ORDER BY c.long_answer_id, c.position`,
   );
 }
-
-export function countLongAnswers(db: ReadableDB): number {
-  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM long_answers`)!.n;
-}

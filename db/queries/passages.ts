@@ -56,12 +56,23 @@ export function upsertPassage(db: WritableDB, passage: NewPassage): { id: number
     }
     return { id: inserted.id, created: true };
   }
-  const existing = get<{ id: number }>(
-    db,
-    sql`SELECT id FROM passages WHERE corpus_id = ${passage.corpusId} AND content_hash = ${hash}`,
-  );
-  if (!existing) throw new Error('passage vanished between insert and lookup');
-  return { id: existing.id, created: false };
+  const existing = passageIdByHash(db, passage.corpusId, hash);
+  if (existing === undefined) throw new Error('passage vanished between insert and lookup');
+  return { id: existing, created: false };
+}
+
+function passageIdByHash(db: ReadableDB, corpusId: number, hash: Buffer): number | undefined {
+  return get<{ id: number }>(db, sql`SELECT id FROM passages WHERE corpus_id = ${corpusId} AND content_hash = ${hash}`)?.id;
+}
+
+/** The passage of a corpus with this title and text, if the corpus holds one. */
+export function findPassageId(db: ReadableDB, corpusId: number, title: string, text: string): number | undefined {
+  return passageIdByHash(db, corpusId, contentHash(title, text));
+}
+
+/** Up to `limit` passages of a corpus after a passage id, in id order. */
+export function passagesAfter(db: ReadableDB, corpusId: number, afterId: number, limit: number): { id: number; title: string; text: string }[] {
+  return all(db, sql`SELECT id, title, text FROM passages WHERE corpus_id = ${corpusId} AND id > ${afterId} ORDER BY id LIMIT ${limit}`);
 }
 
 export function maxPassageId(db: ReadableDB): number {
@@ -91,8 +102,4 @@ export function getPassages(db: ReadableDB, ids: readonly number[]): Map<number,
               WHERE p.id IN ${sql.list([...new Set(ids)])}`,
         );
   return new Map(rows.map((row) => [row.id, row]));
-}
-
-export function countPassages(db: ReadableDB): number {
-  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM passages`)?.n ?? 0;
 }

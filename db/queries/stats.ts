@@ -4,21 +4,21 @@ import { get, sql, type ReadableDB } from '../sql';
 import { countInstancesBy } from './instances';
 
 export function getStats(db: ReadableDB): Stats {
-  const counts = get<Omit<Stats, 'instances_by_type' | 'instances_by_status'>>(
+  const counts = get<Omit<Stats, 'instancesByType' | 'instancesByStatus'>>(
     db,
     sql`SELECT (SELECT count(*) FROM datasets) AS datasets,
-               (SELECT count(*) FROM base_questions) AS base_questions,
+               (SELECT count(*) FROM base_questions) AS baseQuestions,
                (SELECT count(*) FROM passages) AS passages,
                (SELECT count(*) FROM corpora) AS corpora,
                (SELECT count(*) FROM instances) AS instances,
                (SELECT count(*) FROM interpretations) AS interpretations,
-               (SELECT count(*) FROM long_answers) AS long_answers`,
+               (SELECT count(*) FROM long_answers) AS longAnswers`,
   )!;
   const byType = countInstancesBy(db, 'ambiguity_type');
   const byStatus = countInstancesBy(db, 'status');
   return {
     ...counts,
-    instances_by_type: Object.fromEntries(AMBIGUITY_TYPES.map((t) => [t, byType[t] ?? 0])) as Stats['instances_by_type'],
-    instances_by_status: Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, byStatus[s] ?? 0])) as Stats['instances_by_status'],
+    instancesByType: Object.fromEntries(AMBIGUITY_TYPES.map((t) => [t, byType[t] ?? 0])) as Stats['instancesByType'],
+    instancesByStatus: Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, byStatus[s] ?? 0])) as Stats['instancesByStatus'],
   };
 }

@@ -6,15 +6,15 @@ import {
   listBaseQuestions,
   rowToBaseQuestion,
 } from '../../db/queries/base-questions';
-import { listDatasets } from '../../db/queries/datasets';
+import { datasetNames, listDatasets } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
 import { listFilterVotes } from '../../db/queries/filter-votes';
-import { getInstance, instanceFacetCounts, listInstances } from '../../db/queries/instances';
+import { getInstance, instanceFacetCounts, instancesOfBaseQuestion, listInstances } from '../../db/queries/instances';
 import { listInterpretationCitations, listInterpretations, listSubQuestions } from '../../db/queries/interpretations';
 import { listLongAnswerCitations, listLongAnswers } from '../../db/queries/long-answers';
 import { getPassages, type PassageWithCorpus } from '../../db/queries/passages';
 import { getProvenance, type ProvenanceRow } from '../../db/queries/provenance';
-import { all, sql, type ReadableDB } from '../../db/sql';
+import type { ReadableDB } from '../../db/sql';
 import {
   AppError,
   type BaseQuestionDetail,
@@ -33,7 +33,6 @@ import {
   type PassageView,
   type Provenance,
 } from '../../shared/api';
-import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
 
 function toPassageView(p: PassageWithCorpus): PassageView {
   return { id: p.id, corpus: p.corpus, sourceId: p.source_id, title: p.title, text: p.text };
@@ -59,10 +58,6 @@ export function listDatasetSummaries(db: ReadableDB): DatasetSummary[] {
     baseQuestions: d.base_questions,
     instances: d.instances,
   }));
-}
-
-function datasetNames(db: ReadableDB): Map<number, string> {
-  return new Map(all<{ id: number; name: string }>(db, sql`SELECT id, name FROM datasets`).map((d) => [d.id, d.name]));
 }
 
 export function instancePage(db: ReadableDB, query: InstanceQuery): Page<InstanceRow> {
@@ -96,10 +91,7 @@ export function baseQuestionDetail(db: ReadableDB, id: number): BaseQuestionDeta
   if (!row) throw new AppError('not_found', `No base question ${id}`);
   const paragraphs = getBaseQuestionPassages(db, id);
   const passages = getPassages(db, paragraphs.map((p) => p.passage_id));
-  const instances = all<{ id: number; ambiguity_type: AmbiguityType; status: InstanceStatus }>(
-    db,
-    sql`SELECT id, ambiguity_type, status FROM instances WHERE base_question_id = ${id} ORDER BY id`,
-  );
+  const instances = instancesOfBaseQuestion(db, id);
   return {
     ...rowToBaseQuestion(row),
     aliases: JSON.parse(row.aliases) as string[],

@@ -86,7 +86,7 @@ export function fillInstances(db: WritableDB, count: number, seed = 7): void {
     `INSERT INTO instances (id, base_question_id, dataset_id, ambiguity_type, status, stage, removed_stage, removed_reason, hops, interpretation_count, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertSearch = db.prepare('INSERT INTO instances_fts (rowid, question, readings) VALUES (?, ?, ?)');
+  const insertSearch = db.prepare('INSERT INTO instances_fts (rowid, question, interpretations) VALUES (?, ?, ?)');
   const types = AMBIGUITY_TYPES.slice(0, 3);
   db.transaction(() => {
     let id = 1;

@@ -2,13 +2,16 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/db';
 
-// The dependency direction of ARCHITECTURE.md is a lint rule; these cases show it bites.
+// The dependency direction of ARCHITECTURE.md and "all SQL in db/" are lint rules; these cases
+// show they bite, on every way of reaching a module, and let through what the layers allow.
 const eslint = new ESLint({ cwd: ROOT });
 
-async function problems(file: string, code: string): Promise<string[]> {
+async function problems(file: string, code: string, rule = 'layers/imports'): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: `${ROOT}/${file}` });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  return (result?.messages ?? []).filter((m) => m.ruleId === rule).map((m) => m.message);
 }
+
+const sqlProblems = (file: string, code: string) => problems(file, code, 'layers/sql');
 
 describe('layering lint rules', () => {
   it('keep shared/ free of Node, Electron and the other layers', async () => {
@@ -29,5 +32,82 @@ describe('layering lint rules', () => {
     expect(await problems('electron/services/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toHaveLength(1);
     expect(await problems('electron/main.ts', "import { app } from 'electron';\nexport const a = app;\n")).toEqual([]);
     expect(await problems('electron/services/x.ts', "import { openDatabase } from '../../db/connection';\nexport const a = openDatabase;\n")).toEqual([]);
+  });
+
+  it('catch dynamic import(), require(), import types and re-exports as well as static imports', async () => {
+    expect(await problems('shared/x.ts', "export const load = () => import('../db/connection');\n")).toEqual([
+      "shared/ imports nothing from the other layers. ('../db/connection')",
+    ]);
+    expect(await problems('renderer/x.ts', "export const load = () => import(`node:fs`);\n")).toHaveLength(1);
+    expect(await problems('electron/services/retrieval/x.ts', "export const load = () => import('electron');\n")).toHaveLength(1);
+    expect(await problems('shared/x.ts', "const fs = require('node:fs');\nexport const a = fs;\n")).toHaveLength(1);
+    expect(await problems('shared/x.ts', "export type W = typeof import('../electron/services').Workbench;\n")).toHaveLength(1);
+    expect(await problems('db/x.ts', "export * from '../electron/services';\n")).toHaveLength(1);
+    expect(await problems('db/x.ts', "export { Workbench } from '../electron/services';\n")).toHaveLength(1);
+    // A computed path cannot be checked, so it is refused.
+    expect(await problems('electron/services/x.ts', "export const load = (name: string) => import(name);\n")).toEqual([
+      'import() of a computed path escapes the layer rules: import a literal path.',
+    ]);
+    expect(await problems('renderer/x.ts', "export const load = () => import('./views/Other');\n")).toEqual([]);
+  });
+
+  it('hold for electron/main.ts too', async () => {
+    expect(await problems('electron/main.ts', "import { App } from '../renderer/App';\nexport const a = App;\n")).toHaveLength(1);
+    expect(await problems('electron/main.ts', "export const load = () => import('../renderer/App');\n")).toHaveLength(1);
+    expect(await problems('electron/main.ts', "import { ServiceHost } from './transport/worker-client';\nexport const a = ServiceHost;\n")).toEqual([]);
+  });
+
+  it('keep the direction inside electron/: CLI and transports above services, services above none of them', async () => {
+    const cases: [file: string, specifier: string][] = [
+      ['electron/services/x.ts', '../cli'],
+      ['electron/services/x.ts', '../cli-common'],
+      ['electron/services/annotation/x.ts', '../../cli-client.ts'],
+      ['electron/services/x.ts', '../transport/http'],
+      ['electron/services/retrieval/x.ts', '../../transport/worker'],
+      ['electron/services/x.ts', '../main'],
+      ['electron/services/x.ts', '../preload'],
+      ['electron/transport/x.ts', '../cli-common'],
+      ['electron/transport/x.ts', '../main'],
+      ['electron/cli.ts', './main'],
+    ];
+    for (const [file, specifier] of cases) {
+      expect(await problems(file, `import * as m from '${specifier}';\nexport const a = m;\n`), `${file} -> ${specifier}`).toHaveLength(1);
+      expect(await problems(file, `export const load = () => import('${specifier}');\n`), `${file} -> import(${specifier})`).toHaveLength(1);
+    }
+    const allowed: [file: string, specifier: string][] = [
+      ['electron/cli.ts', './services'],
+      ['electron/cli.ts', './transport/http'],
+      ['electron/cli-client.ts', './cli-common'],
+      ['electron/transport/worker.ts', '../services'],
+      ['electron/services/x.ts', './retrieval/search'],
+      ['electron/services/x.ts', '../paths'],
+    ];
+    for (const [file, specifier] of allowed) {
+      expect(await problems(file, `import * as m from '${specifier}';\nexport const a = m;\n`), `${file} -> ${specifier}`).toEqual([]);
+    }
+  });
+});
+
+describe('the SQL lint rule', () => {
+  it('refuses sql templates, prepared statements and query runners in electron/', async () => {
+    expect(await sqlProblems('electron/services/x.ts', "declare const sql: (s: TemplateStringsArray) => string;\nexport const q = sql`SELECT 1`;\n")).toHaveLength(1);
+    expect(await sqlProblems('electron/cli.ts', "declare const sql: { id: (s: TemplateStringsArray) => string };\nexport const q = sql.id`x`;\n")).toHaveLength(1);
+    expect(await sqlProblems('electron/services/x.ts', "declare const db: { prepare(s: string): unknown };\nexport const q = db.prepare('SELECT 1');\n")).toHaveLength(1);
+    expect(await sqlProblems('electron/services/x.ts', "declare const db: { exec(s: string): void };\ndb.exec('BEGIN IMMEDIATE');\n")).toHaveLength(1);
+    expect(await sqlProblems('electron/services/x.ts', "declare const db: { exec(s: string): void };\ndb.exec(`DELETE FROM t`);\n")).toHaveLength(1);
+    expect(await sqlProblems('electron/services/x.ts', "declare const db: { pragma(s: string): void };\ndb.pragma('optimize');\n")).toHaveLength(1);
+    // A regular expression's exec is not SQL.
+    expect(await sqlProblems('electron/services/x.ts', "export const m = (text: string) => [/a(b)/.exec(text), /c/.exec('c'), new RegExp('d').exec(text)];\n")).toEqual([]);
+    expect(
+      await sqlProblems('electron/services/retrieval/x.ts', "import { all, transaction, type WritableDB } from '../../../db/sql';\nexport const a = [all, transaction] as const;\nexport type W = WritableDB;\n"),
+    ).toEqual(['All SQL lives in db/: write a function in db/queries/ and call it. (only transactions and types come from db/sql)']);
+    expect(await sqlProblems('electron/services/x.ts', "export const load = () => import('../../db/sql');\n")).toHaveLength(1);
+  });
+
+  it('lets db/ write SQL, and electron/ take transactions and handle types', async () => {
+    expect(await sqlProblems('db/queries/x.ts', "import { all, sql, type ReadableDB } from '../sql';\nexport const f = (db: ReadableDB) => all(db, sql`SELECT 1`);\n")).toEqual([]);
+    expect(await sqlProblems('electron/services/x.ts', "import { transaction, type WritableDB } from '../../db/sql';\nexport const f = (db: WritableDB) => transaction(db, () => 1);\n")).toEqual([]);
+    expect(await sqlProblems('electron/services/x.ts', "import { beginWrite, commit, rollback } from '../../db/sql';\nexport const f = [beginWrite, commit, rollback];\n")).toEqual([]);
+    expect(await sqlProblems('electron/services/x.ts', "import type { ReadableDB } from '../../db/sql';\nexport type R = ReadableDB;\n")).toEqual([]);
   });
 });

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { engineVersions, openDatabase } from '../../db/connection';
 import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError, type Migration } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
+import { countInstances, listInstances } from '../../db/queries/instances';
+import { InstanceQuery } from '../../shared/api';
 import { memoryDb, tempDir } from '../helpers/db';
 
 describe('migrations', () => {
@@ -94,5 +96,41 @@ describe('migrations', () => {
     expect(() => insert('semantic', 'ready', null)).toThrow(/UNIQUE/);
     expect(() => db.prepare('INSERT INTO instances (base_question_id, dataset_id, ambiguity_type, status, stage) VALUES (99, 1, ?, ?, ?)').run('syntactic', 'ready', 'imported')).toThrow(/FOREIGN KEY/);
     expect(() => db.prepare("INSERT INTO interpretations (instance_id, position, short_answer) VALUES (1, 0, 'x')").run()).toThrow(/CHECK/);
+  });
+
+  it('0006 renames the instance search column to interpretations and rebuilds every row from the database', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 5));
+    expect(schemaVersion(db)).toBe(5);
+    db.exec(`
+      INSERT INTO datasets (id, name, source_format) VALUES (1, 'd', 'awb');
+      INSERT INTO base_questions (id, dataset_id, source_id, question) VALUES (1, 1, 'q1', 'When did the bridge open?'), (2, 1, 'q2', 'Who wrote the anthem?');
+      INSERT INTO instances (id, base_question_id, dataset_id, ambiguity_type, status, stage) VALUES
+        (1, 1, 1, 'semantic', 'ready', 'imported'), (2, 2, 1, 'semantic', 'ready', 'imported');
+      INSERT INTO interpretations (instance_id, position, clarified_question, condition, short_answer, answer_aliases, status) VALUES
+        (1, 0, 'When did the suspension bridge open?', 'If the nineteenth-century crossing is meant', '1883', '["eighteen eighty-three"]', 'active'),
+        (2, 0, 'Who wrote the lyrics?', 'If the words are meant', 'Key', '[]', 'active');
+      INSERT INTO long_answers (instance_id, position, text) VALUES (2, 0, 'The lyricist was a lawyer.');
+      -- As the pipeline wrote rows before: clarified questions and answers, no condition.
+      INSERT INTO instances_fts (rowid, question, readings) VALUES
+        (1, 'When did the bridge open?', 'When did the suspension bridge open? 1883'),
+        (2, 'Who wrote the anthem?', 'Who wrote the lyrics? Key');
+    `);
+    const count = (search: string) => countInstances(db, InstanceQuery.parse({ search }));
+    expect(count('nineteenth')).toBe(0);
+
+    expect(migrate(db)).toEqual({ from: 5, to: latestVersion() });
+    const columns = (db.prepare('PRAGMA table_info(instances_fts)').all() as { name: string }[]).map((c) => c.name);
+    expect(columns).toEqual(['question', 'interpretations']);
+    // What was found before still is, and now also by condition, alias and long answer.
+    expect(count('suspension')).toBe(1);
+    expect(count('anthem')).toBe(1);
+    expect(count('nineteenth')).toBe(1);
+    expect(count('eighty')).toBe(1);
+    expect(listInstances(db, InstanceQuery.parse({ search: 'lyricist' })).map((r) => r.id)).toEqual([2]);
+    // The delete trigger came back with the table.
+    db.exec('DELETE FROM instances WHERE id = 1');
+    expect(count('suspension')).toBe(0);
+    expect(count('anthem')).toBe(1);
   });
 });

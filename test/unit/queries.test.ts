@@ -1,14 +1,48 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findBaseQuestionId, listBaseQuestions } from '../../db/queries/base-questions';
+import { campaignProgress } from '../../db/queries/assignments';
+import { findBaseQuestionId, insertBaseQuestion, listBaseQuestions } from '../../db/queries/base-questions';
+import { campaignInstances } from '../../db/queries/campaigns';
+import { insertDataset } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
-import { choosePlan, countInstances, getInstance, instanceFacetCounts, listInstances, pageIdsQuery, type PagePlan } from '../../db/queries/instances';
-import { listInterpretations } from '../../db/queries/interpretations';
-import { contentHash, upsertPassage } from '../../db/queries/passages';
+import {
+  choosePlan,
+  countInstances,
+  getInstance,
+  instanceFacetCounts,
+  instancesOfBaseQuestion,
+  instanceTypesByIds,
+  listInstances,
+  pageIdsQuery,
+  writeInstanceSearchRow,
+  type PagePlan,
+} from '../../db/queries/instances';
+import { insertInterpretation, listInterpretations, type NewInterpretation } from '../../db/queries/interpretations';
+import { insertLongAnswer } from '../../db/queries/long-answers';
+import { contentHash, findPassageId, upsertPassage } from '../../db/queries/passages';
+import { bm25Passages, countPassageMatches } from '../../db/queries/passages-fts';
+import { dropInterpretation, refreshInstanceText } from '../../db/queries/pipeline';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { getOrCreateProvenance } from '../../db/queries/provenance';
+import {
+  baseQuestionsByIds,
+  citationsOf,
+  decompositionsOf,
+  detectionVotesOf,
+  evidenceOf,
+  filterVotesOf,
+  instancesByIds,
+  interpretationsOf,
+  longAnswerCitationsOf,
+  longAnswersOf,
+  paragraphsOf,
+  passagesByIds,
+  provenanceByIds,
+  subQuestionsOf,
+} from '../../db/queries/records';
 import { all, explain, sql, type WritableDB } from '../../db/sql';
+import { importFile } from '../../electron/services/import/import-file';
 import { InstanceQuery } from '../../shared/api';
-import { memoryDb } from '../helpers/db';
+import { CONDAMBIGQA, memoryDb } from '../helpers/db';
 import { fillInstances } from '../helpers/synthetic';
 
 let db: WritableDB;
@@ -37,6 +71,39 @@ beforeAll(() => {
 });
 
 const query = (input: Partial<InstanceQuery>) => InstanceQuery.parse(input);
+
+/**
+ * The plans of the statements a query function runs, read from the statements themselves (with
+ * their parameters) rather than from a copy of their text: the database is wrapped so that every
+ * statement it prepares reports what it runs.
+ */
+function plansOf(target: WritableDB, call: (db: WritableDB) => unknown): string[] {
+  const ran: { text: string; params: unknown[] }[] = [];
+  const bound = (object: object, key: string | symbol) => {
+    const value = Reflect.get(object, key, object) as unknown;
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+  };
+  const spy = new Proxy(target, {
+    get(db, key) {
+      if (key !== 'prepare') return bound(db, key);
+      return (text: string) =>
+        new Proxy(db.prepare(text), {
+          get(statement, name) {
+            const method = bound(statement, name);
+            if (typeof method !== 'function' || !['all', 'get', 'run', 'iterate'].includes(String(name))) return method;
+            return (...params: unknown[]) => {
+              ran.push({ text, params });
+              return (method as (...args: unknown[]) => unknown)(...params);
+            };
+          },
+        });
+    },
+  });
+  call(spy);
+  return ran.map(({ text, params }) =>
+    (target.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | '),
+  );
+}
 const plan = (input: Partial<InstanceQuery>, how?: PagePlan) => {
   const q = query(input);
   return explain(db, pageIdsQuery(q, how ?? choosePlan(q, countInstances(db, q), N))).join(' | ');
@@ -144,6 +211,128 @@ describe('query plans of the hot queries use indexes', () => {
     expect(explain(db, sql`SELECT * FROM interpretations WHERE instance_id = ${1} ORDER BY position`).join()).toMatch(/SEARCH interpretations USING INDEX sqlite_autoindex_interpretations/);
     expect(explain(db, sql`SELECT * FROM evidence WHERE instance_id = ${1} ORDER BY coalesce(interpretation_id, 0), rank`).join()).toMatch(/SEARCH evidence USING INDEX evidence_rank/);
     expect(explain(db, sql`SELECT * FROM instances WHERE id = ${1}`).join()).toMatch(/SEARCH instances USING INTEGER PRIMARY KEY/);
+  });
+});
+
+describe('query plans of the queries the services use', () => {
+  it('look instances up by id and by base question through their keys', () => {
+    expect(plansOf(db, (d) => instanceTypesByIds(d, [1, 2, 3]))).toEqual([expect.stringMatching(/SEARCH instances USING INTEGER PRIMARY KEY/)]);
+    expect(plansOf(db, (d) => instancesOfBaseQuestion(d, 1))).toEqual([expect.stringMatching(/SEARCH instances USING INDEX sqlite_autoindex_instances_1 \(base_question_id=\?\)/)]);
+  });
+
+  it('read a campaign through its items and assignments, never a scan of instances or judgments', () => {
+    const [items] = plansOf(db, (d) => campaignInstances(d, 1));
+    expect(items).toMatch(/SEARCH c USING PRIMARY KEY \(campaign_id=\?\)/);
+    expect(items).toMatch(/SEARCH i USING INTEGER PRIMARY KEY/);
+    const [progress] = plansOf(db, (d) => campaignProgress(d, 1, ['valid', 'answerable']));
+    expect(progress).toMatch(/SEARCH s USING INDEX assignments_instance \(campaign_id=\?\)/);
+    expect(progress).toMatch(/SEARCH j USING INDEX judgments_current \(assignment_id=\? AND criterion=\?\)/);
+    expect(progress).toMatch(/SEARCH k USING COVERING INDEX judgments_current/);
+    expect(progress).not.toMatch(/SCAN (j|k|i)\b/);
+  });
+
+  it('confine BM25 to a corpus by joining the matches to their passages by key', () => {
+    const [scoped] = plansOf(db, (d) => bm25Passages(d, '"kalo"', 1, 10));
+    expect(scoped).toMatch(/SCAN f VIRTUAL TABLE INDEX/);
+    expect(scoped).toMatch(/SEARCH p USING INTEGER PRIMARY KEY/);
+    expect(plansOf(db, (d) => countPassageMatches(d, '"kalo"', null))).toEqual([expect.stringMatching(/^SCAN passages_fts VIRTUAL TABLE INDEX/)]);
+    expect(plansOf(db, (d) => findPassageId(d, 1, 'a', 'b'))).toEqual([expect.stringMatching(/SEARCH passages USING COVERING INDEX sqlite_autoindex_passages/)]);
+  });
+
+  it('build an instance\'s search row from its own rows by key', () => {
+    const [remove, insert] = plansOf(db, (d) => writeInstanceSearchRow(d, 5));
+    expect(remove).toMatch(/instances_fts VIRTUAL TABLE/);
+    expect(insert).toMatch(/SEARCH i USING INTEGER PRIMARY KEY/);
+    expect(insert).toMatch(/SEARCH n USING INDEX sqlite_autoindex_interpretations/);
+    expect(insert).toMatch(/SEARCH l USING INDEX sqlite_autoindex_long_answers/);
+  });
+});
+
+describe('query plans of the batched record reads (export, releases)', () => {
+  it('look every table up by the batch\'s ids in an index, with no scan and no sort step', () => {
+    const ids = [1, 2, 3, 40, 41, 2000];
+    const batched = {
+      instancesByIds, baseQuestionsByIds, paragraphsOf, decompositionsOf, detectionVotesOf, interpretationsOf, evidenceOf,
+      subQuestionsOf, citationsOf, longAnswersOf, longAnswerCitationsOf, filterVotesOf, provenanceByIds, passagesByIds,
+    };
+    const expected: Record<keyof typeof batched, RegExp> = {
+      instancesByIds: /SEARCH instances USING INTEGER PRIMARY KEY/,
+      baseQuestionsByIds: /SEARCH base_questions USING INTEGER PRIMARY KEY/,
+      paragraphsOf: /SEARCH base_question_passages USING PRIMARY KEY \(base_question_id=\?\)/,
+      decompositionsOf: /SEARCH decomposition_steps USING PRIMARY KEY \(base_question_id=\?\)/,
+      detectionVotesOf: /SEARCH detection_votes USING PRIMARY KEY \(base_question_id=\?\)/,
+      interpretationsOf: /SEARCH interpretations USING INDEX sqlite_autoindex_interpretations_1 \(instance_id=\?\)/,
+      evidenceOf: /SEARCH evidence USING INDEX evidence_rank \(instance_id=\?\)/,
+      subQuestionsOf: /SEARCH i USING COVERING INDEX sqlite_autoindex_interpretations_1 \(instance_id=\?\).*SEARCH s USING PRIMARY KEY \(interpretation_id=\?\)/,
+      citationsOf: /SEARCH i USING COVERING INDEX sqlite_autoindex_interpretations_1 \(instance_id=\?\).*SEARCH c USING PRIMARY KEY \(interpretation_id=\?\).*SEARCH e USING INTEGER PRIMARY KEY/,
+      longAnswersOf: /SEARCH long_answers USING INDEX sqlite_autoindex_long_answers_1 \(instance_id=\?\)/,
+      longAnswerCitationsOf: /SEARCH a USING COVERING INDEX sqlite_autoindex_long_answers_1 \(instance_id=\?\).*SEARCH c USING PRIMARY KEY \(long_answer_id=\?\)/,
+      filterVotesOf: /SEARCH filter_votes USING INDEX sqlite_autoindex_filter_votes_1 \(instance_id=\?\)/,
+      provenanceByIds: /SEARCH p USING INTEGER PRIMARY KEY.*SEARCH c USING INTEGER PRIMARY KEY/,
+      passagesByIds: /SEARCH p USING INTEGER PRIMARY KEY.*SEARCH c USING INTEGER PRIMARY KEY/,
+    };
+    for (const [name, read] of Object.entries(batched)) {
+      const plans = plansOf(db, (d) => read(d, ids));
+      expect(plans, name).toHaveLength(1);
+      expect(plans[0], name).toMatch(expected[name as keyof typeof batched]);
+      // The ids are one JSON array, walked once; nothing else is scanned or sorted.
+      expect(plans[0]!.replace(/SCAN json_each VIRTUAL TABLE[^|]*/, ''), name).not.toMatch(/SCAN|TEMP B-TREE/);
+    }
+  });
+
+  it('read the rows the per-instance queries read, grouped by instance', async () => {
+    const fresh = memoryDb();
+    await importFile(fresh, { file: CONDAMBIGQA, format: 'condambigqa', dataset: 'cond' });
+    const ids = all<{ id: number }>(fresh, sql`SELECT id FROM instances ORDER BY id`).map((r) => r.id);
+    const perInstance = ids.flatMap((id) => listInterpretations(fresh, id));
+    expect(perInstance.length).toBeGreaterThan(ids.length);
+    expect(interpretationsOf(fresh, ids)).toEqual(perInstance);
+    expect(interpretationsOf(fresh, [...ids].reverse())).toEqual(perInstance);
+    expect(instancesByIds(fresh, ids).map((r) => r.id).sort((a, b) => a - b)).toEqual(ids);
+  });
+});
+
+describe('the instance search row', () => {
+  const interpretation = (instanceId: number, position: number, fields: Partial<NewInterpretation>): NewInterpretation => ({
+    instanceId, position, clarifiedQuestion: null, condition: null, shortAnswer: null, answerAliases: [], answerPassageId: null,
+    answerStart: null, answerEnd: null, status: 'active', droppedReason: null, questionProvenanceId: null,
+    conditionProvenanceId: null, answerProvenanceId: null, extra: {}, ...fields,
+  });
+  const found = (d: WritableDB, word: string) => listInstances(d, query({ search: word, limit: 100 })).map((r) => r.id);
+
+  it('finds an imported instance and a pipeline-built one by a word of their condition alike', async () => {
+    const fresh = memoryDb();
+    await importFile(fresh, { file: CONDAMBIGQA, format: 'condambigqa', dataset: 'cond' });
+    // Import path: cond-001's first condition speaks of the nineteenth century.
+    const [imported] = found(fresh, 'nineteenth');
+    expect(imported).toBeDefined();
+    // The pipeline's writer, run over the same instance, keeps the same words findable.
+    refreshInstanceText(fresh, imported!);
+    expect(found(fresh, 'nineteenth')).toEqual([imported]);
+    expect(found(fresh, 'downstream')).toContain(imported);
+
+    // Pipeline path: rows written as the stages write them, then the stage's refresh.
+    const datasetId = insertDataset(fresh, { name: 'built', source_format: 'awb', description: '', licence: '', attribution: '', url: '' });
+    const baseQuestionId = insertBaseQuestion(fresh, { datasetId, sourceId: 'b1', question: 'Which viaduct is meant?', hops: null, answer: null, aliases: [], answerable: null, extra: {} });
+    const built = all<{ id: number }>(
+      fresh,
+      sql`INSERT INTO instances (base_question_id, dataset_id, ambiguity_type, status, stage) VALUES (${baseQuestionId}, ${datasetId}, 'semantic', 'building', 'clarify') RETURNING id`,
+    )[0]!.id;
+    insertInterpretation(fresh, interpretation(built, 0, { clarifiedQuestion: 'Which railway viaduct?', condition: 'If the tramway is meant', shortAnswer: 'Glenfinnan', answerAliases: ['Glenfinnan Viaduct', 'Harrypotterbridge'] }));
+    const dropped = insertInterpretation(fresh, interpretation(built, 1, { clarifiedQuestion: 'Which aqueduct?', condition: 'If the waterway is meant' }));
+    dropInterpretation(fresh, dropped, 'test');
+    insertLongAnswer(fresh, built, 0, 'Both crossings are called Glenfinnan, after the glen.', null);
+    refreshInstanceText(fresh, built);
+    expect(found(fresh, 'tramway')).toEqual([built]);
+    expect(found(fresh, 'harrypotterbridge')).toEqual([built]);
+    expect(found(fresh, 'crossings')).toEqual([built]);
+    expect(found(fresh, 'railway')).toEqual([built]);
+    // A dropped interpretation is no longer part of the instance.
+    expect(found(fresh, 'waterway')).toEqual([]);
+    expect(getInstance(fresh, built)?.interpretation_count).toBe(1);
+    // Deleting the instance takes its row with it.
+    fresh.exec(`DELETE FROM instances WHERE id = ${built}`);
+    expect(found(fresh, 'tramway')).toEqual([]);
   });
 });
 

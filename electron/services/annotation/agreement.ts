@@ -1,13 +1,12 @@
 import { currentAdjudications, insertAdjudication } from '../../../db/queries/adjudications';
 import { campaignAnnotators } from '../../../db/queries/annotators';
-import { campaignItems, getCampaign, isCampaignItem } from '../../../db/queries/campaigns';
+import { campaignInstances, campaignItems, getCampaign, isCampaignItem } from '../../../db/queries/campaigns';
 import { campaignCurrentJudgments, clearItemConflicts, openConflicts } from '../../../db/queries/judgments';
 import { getProtocol } from '../../../db/queries/protocols';
-import { all, sql, transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
+import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import type { Rating } from '../../../shared/agreement';
 import { agreementReport, type AgreementInput } from '../../../shared/agreement-report';
 import { AppError, type AgreementReport, type Disagreement } from '../../../shared/api';
-import type { AmbiguityType } from '../../../shared/domain';
 import { isValidValue } from '../../../shared/protocols';
 
 /** Gathers a campaign's current judgments into one ratings matrix per criterion. */
@@ -17,12 +16,7 @@ export function agreementInput(db: ReadableDB, campaignId: number): { input: Agr
   const protocol = getProtocol(db, campaign.protocol_id)!;
   const raters = campaignAnnotators(db, campaignId).map((a) => a.name);
   const itemIds = campaignItems(db, campaignId).map((i) => i.instance_id);
-  const meta = new Map(
-    all<{ id: number; ambiguity_type: AmbiguityType; status: string }>(
-      db,
-      sql`SELECT i.id, i.ambiguity_type, i.status FROM instances i JOIN campaign_items c ON c.instance_id = i.id WHERE c.campaign_id = ${campaignId}`,
-    ).map((r) => [r.id, r]),
-  );
+  const meta = new Map(campaignInstances(db, campaignId).map((r) => [r.id, r]));
   const items = itemIds.map((id) => ({ id, type: meta.get(id)!.ambiguity_type, status: meta.get(id)!.status }));
   const row = new Map(itemIds.map((id, i) => [id, i]));
   const column = new Map(raters.map((r, i) => [r, i]));
@@ -61,12 +55,7 @@ export function disagreements(db: ReadableDB, campaignId: number): Disagreement[
   const { input } = agreementInput(db, campaignId);
   const conflicts = new Set(openConflicts(db, campaignId).map((c) => `${c.instance_id}\u0000${c.annotator}\u0000${c.criterion}`));
   const comments = new Map(campaignCurrentJudgments(db, campaignId).map((j) => [`${j.instance_id}\u0000${j.annotator}\u0000${j.criterion}`, j.comment]));
-  const questions = new Map(
-    all<{ id: number; question: string }>(
-      db,
-      sql`SELECT i.id, b.question FROM instances i JOIN base_questions b ON b.id = i.base_question_id JOIN campaign_items c ON c.instance_id = i.id WHERE c.campaign_id = ${campaignId}`,
-    ).map((r) => [r.id, r.question]),
-  );
+  const questions = new Map(campaignInstances(db, campaignId).map((r) => [r.id, r.question]));
   const adjudicated = new Map(currentAdjudications(db, campaignId).map((a) => [`${a.instance_id}\u0000${a.criterion}`, a]));
   const out: Disagreement[] = [];
   for (const criterion of input.criteria) {

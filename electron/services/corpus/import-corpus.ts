@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { getOrCreateCorpus } from '../../../db/queries/corpora';
 import { findCorpusImport, recordCorpusProgress, startCorpusImport } from '../../../db/queries/corpus-imports';
 import { indexPassagesAfter, maxPassageId, upsertPassage } from '../../../db/queries/passages';
-import type { WritableDB } from '../../../db/sql';
+import { optimize } from '../../../db/connection';
+import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
 import { AppError, type CorpusFormat, type ImportIssue } from '../../../shared/api';
 import { nonBlank } from '../../../shared/awb-format';
 import { chunkText } from '../../../shared/retrieval/chunk';
@@ -42,11 +43,11 @@ export interface CorpusImportReport {
   format: CorpusFormat;
   corpus: string;
   records: number;
-  passages_read: number;
-  passages_created: number;
+  passagesRead: number;
+  passagesCreated: number;
   duplicates: number;
   rejected: number;
-  resumed_from: number;
+  resumedFrom: number;
   errors: ImportIssue[];
   committed: boolean;
   seconds: number;
@@ -171,11 +172,11 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
     format: options.format,
     corpus: corpusName,
     records: 0,
-    passages_read: 0,
-    passages_created: 0,
+    passagesRead: 0,
+    passagesCreated: 0,
     duplicates: 0,
     rejected: 0,
-    resumed_from: 0,
+    resumedFrom: 0,
     errors: [],
     committed: false,
     seconds: 0,
@@ -220,7 +221,7 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
   const corpusId = getOrCreateCorpus(db, corpusName);
   const key = fileKey(file);
   const progress = findCorpusImport(db, corpusId, key) ?? startCorpusImport(db, corpusId, file, key, options.format);
-  report.resumed_from = progress.finished ? total : progress.records_done;
+  report.resumedFrom = progress.finished ? total : progress.records_done;
   if (progress.finished) {
     report.committed = true;
     report.duplicates = total;
@@ -232,7 +233,7 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
   let created = progress.passages_created;
   let pending: { record: SourceRecord; passages: NewCorpusPassage[] }[] = [];
   const flush = (finished: boolean) => {
-    db.exec('BEGIN IMMEDIATE');
+    beginWrite(db);
     try {
       const before = maxPassageId(db);
       for (const { record, passages } of pending) {
@@ -250,16 +251,16 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
           });
           if (result.created) {
             created++;
-            report.passages_created++;
+            report.passagesCreated++;
           } else report.duplicates++;
         }
         done = record.index + 1;
       }
       indexPassagesAfter(db, before);
       recordCorpusProgress(db, progress.id, finished ? total : done, created, finished);
-      db.exec('COMMIT');
+      commit(db);
     } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      rollback(db);
       throw error;
     }
     pending = [];
@@ -270,7 +271,7 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
     if (record.index < progress.records_done || invalid.has(record.index)) continue;
     const result = passagesOf(options.format, record.value, targetWords);
     if ('error' in result) continue;
-    report.passages_read += result.passages.length;
+    report.passagesRead += result.passages.length;
     pending.push({ record, passages: result.passages });
     batchPassages += result.passages.length;
     if (batchPassages >= batchSize) {
@@ -279,7 +280,7 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
     }
   }
   flush(true);
-  db.pragma('optimize');
+  optimize(db);
   report.committed = true;
   report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));
   return report;

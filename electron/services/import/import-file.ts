@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import type { WritableDB } from '../../../db/sql';
+import { optimize } from '../../../db/connection';
+import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
 import { AppError, type ImportIssue, type ImportReport } from '../../../shared/api';
 import type { AwbDataset, AwbRecord } from '../../../shared/awb-format';
 import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
@@ -29,7 +30,7 @@ export interface ImportOptions {
   onProgress?: (progress: { bytes: number; totalBytes: number; records: number }) => void;
 }
 
-/** How many problems a report lists; the rest are counted in `more_errors`. */
+/** How many problems a report lists; the rest are counted in `moreErrors`. */
 const LISTED_ERRORS = 100;
 /** A file whose first records are all invalid is the wrong format: stop reading it early. */
 const GIVE_UP_AFTER = 1000;
@@ -111,15 +112,15 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
     rejected: 0,
     committed: false,
     errors: [],
-    more_errors: 0,
-    rejects_file: null,
-    passages_created: 0,
+    moreErrors: 0,
+    rejectsFile: null,
+    passagesCreated: 0,
     seconds: 0,
   };
   const addIssues = (issues: ImportIssue[]) => {
     for (const issue of issues) {
       if (report.errors.length < LISTED_ERRORS) report.errors.push(issue);
-      else report.more_errors++;
+      else report.moreErrors++;
     }
   };
 
@@ -129,8 +130,8 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
     addIssues(issues);
     if (!options.skipInvalid) return;
     if (rejectsFd === null) {
-      report.rejects_file = options.rejectsFile ?? `${file}.rejects.jsonl`;
-      rejectsFd = fs.openSync(report.rejects_file, 'w');
+      report.rejectsFile = options.rejectsFile ?? `${file}.rejects.jsonl`;
+      rejectsFd = fs.openSync(report.rejectsFile, 'w');
     }
     const record = raw.bytes && raw.bytes.length <= 1024 * 1024 ? raw.bytes.toString('utf8') : null;
     fs.writeSync(rejectsFd, `${JSON.stringify({ location: `${shortName}: ${raw.location}`, errors: issues, record })}\n`);
@@ -140,7 +141,7 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
   const seen = new Map<string, number>();
   let valid = 0;
 
-  db.exec('BEGIN IMMEDIATE');
+  beginWrite(db);
   const lastPassageBefore = maxPassageId(db);
   try {
     const records = readRecords(file, {
@@ -207,25 +208,25 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
         break;
       }
     }
-    report.passages_created = context.passagesCreated;
+    report.passagesCreated = context.passagesCreated;
     if (report.rejected > 0 && !options.skipInvalid) {
-      db.exec('ROLLBACK');
+      rollback(db);
       report.imported = 0;
       report.duplicates = 0;
-      report.passages_created = 0;
+      report.passagesCreated = 0;
     } else {
       options.onProgress?.({ bytes: stat.size, totalBytes: stat.size, records: report.read });
       indexPassagesAfter(db, lastPassageBefore);
-      db.exec('COMMIT');
+      commit(db);
       report.committed = true;
     }
   } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK');
+    rollback(db);
     if (error instanceof FileStructureError) {
       addIssues([{ location: `${shortName}: line ${error.line}`, field: '', message: error.message }]);
       report.imported = 0;
       report.duplicates = 0;
-      report.passages_created = 0;
+      report.passagesCreated = 0;
       report.rejected = Math.max(report.rejected, 1);
     } else {
       throw friendlyDatabaseError(error, file);
@@ -233,7 +234,7 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
   } finally {
     if (rejectsFd !== null) fs.closeSync(rejectsFd);
   }
-  if (report.committed && report.imported > 0) db.pragma('optimize');
+  if (report.committed && report.imported > 0) optimize(db);
   report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));
   return report;
 }

@@ -1,7 +1,8 @@
 import { findCorpusByName } from '../../../db/queries/corpora';
 import { getVectors } from '../../../db/queries/embeddings';
 import { getPassages } from '../../../db/queries/passages';
-import { get, sql, type WritableDB } from '../../../db/sql';
+import { countPassageMatches } from '../../../db/queries/passages-fts';
+import type { WritableDB } from '../../../db/sql';
 import { AppError, type AmbiguityCues, type ConstraintCues, type GeometryCues } from '../../../shared/api';
 import { findConstraints, relax, type Constraint } from '../../../shared/retrieval/constraints';
 import { contentTerms, words } from '../../../shared/retrieval/terms';
@@ -41,14 +42,7 @@ function literalQuery(query: string): string | null {
 function hits(db: WritableDB, query: string, corpusId: number | null): { literal: string | null; count: number } {
   const literal = literalQuery(query);
   if (!literal) return { literal: null, count: 0 };
-  const count =
-    corpusId === null
-      ? get<{ n: number }>(db, sql`SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH ${literal}`)!.n
-      : get<{ n: number }>(
-          db,
-          sql`SELECT count(*) AS n FROM passages_fts f JOIN passages p ON p.id = f.rowid WHERE passages_fts MATCH ${literal} AND p.corpus_id = ${corpusId}`,
-        )!.n;
-  return { literal, count };
+  return { literal, count: countPassageMatches(db, literal, corpusId) };
 }
 
 /** Corpus counts of some terms, with the index's word total and vocabulary size. */
@@ -90,15 +84,15 @@ export function constraintCues(db: WritableDB, query: string, corpusId: number |
   return {
     query,
     literal: literal.literal,
-    total_hits: literal.count,
-    kl_divergence: kl,
-    relax_delta_ratio: ratio,
+    totalHits: literal.count,
+    klDivergence: kl,
+    relaxDeltaRatio: ratio,
     constraints: constraints.map((c) => ({ kind: c.kind, text: c.text, hits_without: c.hits_without })),
-    top_k: top.ids.length,
+    topK: top.ids.length,
   };
 }
 
-export async function geometryCues(
+async function geometryCues(
   db: WritableDB,
   retriever: Retriever,
   query: string,

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { findCorpusByName } from '../../../db/queries/corpora';
-import { contentHash } from '../../../db/queries/passages';
-import { get, sql, type WritableDB } from '../../../db/sql';
-import { AppError, type SearchMode } from '../../../shared/api';
+import { findPassageId } from '../../../db/queries/passages';
+import type { WritableDB } from '../../../db/sql';
+import { AppError, type RetrievalEvalReport, type SearchMode } from '../../../shared/api';
 import { mean, ndcgAtK, recallAtK } from '../../../shared/retrieval/metrics';
 import { importCorpus } from '../corpus/import-corpus';
 import { FORMATS } from '../import/formats';
@@ -28,18 +28,7 @@ export interface RetrievalEvalOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface RetrievalEvalReport {
-  mode: SearchMode;
-  k: number;
-  corpus: string;
-  model: string | null;
-  questions: number;
-  recall_at_k: number | null;
-  ndcg_at_k: number | null;
-  subquestions: number;
-  subquestion_recall_at_k: number | null;
-  seconds: number;
-}
+export type { RetrievalEvalReport };
 
 interface MusiqueForEval {
   id: string;
@@ -78,7 +67,7 @@ export async function evaluateRetrieval(db: WritableDB, retriever: Retriever, op
   }
 
   const passageId = (title: string, text: string): number | undefined =>
-    get<{ id: number }>(db, sql`SELECT id FROM passages WHERE corpus_id = ${corpus.id} AND content_hash = ${contentHash(title, text)}`)?.id;
+    findPassageId(db, corpus.id, title, text);
   const recalls: (number | null)[] = [];
   const ndcgs: (number | null)[] = [];
   const subRecalls: (number | null)[] = [];
@@ -113,10 +102,10 @@ export async function evaluateRetrieval(db: WritableDB, retriever: Retriever, op
     corpus: corpusName,
     model: options.mode === 'bm25' ? null : modelName,
     questions: records.length,
-    recall_at_k: round(mean(recalls)),
-    ndcg_at_k: round(mean(ndcgs)),
+    recallAtK: round(mean(recalls)),
+    ndcgAtK: round(mean(ndcgs)),
     subquestions: subRecalls.length,
-    subquestion_recall_at_k: round(mean(subRecalls)),
+    subquestionRecallAtK: round(mean(subRecalls)),
     seconds: Number(((performance.now() - started) / 1000).toFixed(3)),
   };
 }

@@ -1,4 +1,4 @@
-import type { PassageView, SearchMode } from '../../../shared/api';
+import type { CollectedPassage, PassageView, SearchMode } from '../../../shared/api';
 import { contentTerms } from '../../../shared/retrieval/terms';
 import type { Retriever } from './search';
 
@@ -18,16 +18,7 @@ export interface EvidenceRequest {
   model?: string;
 }
 
-export interface CollectedPassage {
-  rank: number;
-  passage: PassageView;
-  /** Cosine similarity to the clarified question (the re-ranking score). */
-  score: number;
-  /** `sub-question 1`, `sub-question 2`, `back-fill`: every retrieval that returned it. */
-  origins: string[];
-  /** Its best rank in any of those retrievals. */
-  retrievalRank: number;
-}
+export type { CollectedPassage };
 
 export async function collectEvidence(retriever: Retriever, request: EvidenceRequest): Promise<CollectedPassage[]> {
   const k = request.k ?? 10;

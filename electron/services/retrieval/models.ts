@@ -1,6 +1,20 @@
-import { corporaWithVectors, countEmbeddings, createModel, findModel, getModel, getModelState, passagesWithoutEmbeddings, saveModelState, storeEmbeddings, floatTable, bitTable, type EmbeddingModelRow } from '../../../db/queries/embeddings';
+import {
+  bestCoveringModelId,
+  clearEmbeddings,
+  corporaWithVectors,
+  countEmbeddings,
+  createModel,
+  findModel,
+  getModel,
+  getModelState,
+  passagesWithoutEmbeddings,
+  saveModelState,
+  storeEmbeddings,
+  type EmbeddingModelRow,
+} from '../../../db/queries/embeddings';
 import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
-import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
+import { passagesAfter } from '../../../db/queries/passages';
+import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { forgetCodes } from './code-index';
 import { deserializeState, OfflineEmbedder, serializeState } from './offline-embedder';
@@ -15,7 +29,7 @@ export interface Embedder {
 
 const asText = (p: { title: string; text: string }) => (p.title ? `${p.title}\n${p.text}` : p.text);
 
-export const OFFLINE_MODEL = 'hashed-tfidf-words-chargrams';
+const OFFLINE_MODEL = 'hashed-tfidf-words-chargrams';
 /**
  * 768 dimensions by default: hashing into fewer buckets makes more features collide, and on the
  * MuSiQue sample 384 dimensions lose about 7 points of dense recall@10 against 768.
@@ -27,7 +41,7 @@ export function offlineModelName(dimensions: number): string {
   return `offline:${OFFLINE_MODEL}:${dimensions}`;
 }
 
-export function openaiModelName(model: string, dimensions: number | undefined): string {
+function openaiModelName(model: string, dimensions: number | undefined): string {
   return `openai:${model}${dimensions ? `:${dimensions}` : ''}`;
 }
 
@@ -53,7 +67,7 @@ function offlineEmbedder(db: ReadableDB, row: EmbeddingModelRow): OfflineEmbedde
 }
 
 /** The base URL actually used: `AWB_BASE_URL` (one local server for everything) wins. */
-export function effectiveBaseURL(configured: string): string {
+function effectiveBaseURL(configured: string): string {
   return process.env.AWB_BASE_URL || configured;
 }
 
@@ -185,10 +199,7 @@ export async function embedCorpus(db: WritableDB, options: EmbedOptions): Promis
       let after = 0;
       for (;;) {
         options.signal?.throwIfAborted();
-        const batch = all<{ id: number; title: string; text: string }>(
-          db,
-          sql`SELECT id, title, text FROM passages WHERE corpus_id = ${corpus} AND id > ${after} ORDER BY id LIMIT 5000`,
-        );
+        const batch = passagesAfter(db, corpus, after, 5000);
         if (batch.length === 0) break;
         embedder.fit(stride === 1 ? batch : batch.filter((p) => p.id % stride === 0));
         after = batch.at(-1)!.id;
@@ -197,8 +208,7 @@ export async function embedCorpus(db: WritableDB, options: EmbedOptions): Promis
       transaction(db, () => {
         saveModelState(db, row.id, serializeState(embedder.getState()));
         // A new fit changes every vector: the old ones go.
-        run(db, sql`DELETE FROM ${floatTable(row.id)}`);
-        run(db, sql`DELETE FROM ${bitTable(row.id)}`);
+        clearEmbeddings(db, row.id);
       });
       row = getModel(db, row.id)!;
     }
@@ -250,10 +260,6 @@ export function defaultModelFor(db: WritableDB, corpus: number | null, name?: st
     if (!row) throw new AppError('not_found', `No embedding model named "${name}"`);
     return row;
   }
-  const scope = corpus === null ? sql.empty : sql`WHERE corpus_id = ${corpus}`;
-  const best = get<{ model_id: number }>(
-    db,
-    sql`SELECT model_id FROM vector_counts ${scope} GROUP BY model_id HAVING sum(n) > 0 ORDER BY sum(n) DESC, model_id DESC LIMIT 1`,
-  );
-  return best ? getModel(db, best.model_id)! : null;
+  const best = bestCoveringModelId(db, corpus);
+  return best === undefined ? null : getModel(db, best)!;
 }

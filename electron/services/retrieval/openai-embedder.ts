@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
-import { fromBlob, toBlob } from '../../../db/queries/embeddings';
-import { all, run, sql, type WritableDB } from '../../../db/sql';
+import { cachedEmbeddings, storeCachedEmbedding } from '../../../db/queries/embedding-cache';
+import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 
 /**
@@ -53,13 +53,7 @@ export class OpenAIEmbedder {
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     const out = new Array<Float32Array | undefined>(texts.length);
     const hashes = texts.map((t) => this.hash(t));
-    const cached = hashes.length
-      ? all<{ text_hash: Buffer; vector: Buffer }>(
-          this.db,
-          sql`SELECT text_hash, vector FROM embedding_cache WHERE model = ${this.cacheKey} AND text_hash IN ${sql.list(hashes)}`,
-        )
-      : [];
-    const byHash = new Map(cached.map((row) => [row.text_hash.toString('hex'), fromBlob(row.vector)]));
+    const byHash = cachedEmbeddings(this.db, this.cacheKey, hashes);
     const missing: number[] = [];
     hashes.forEach((h, i) => {
       const hit = byHash.get(h.toString('hex'));
@@ -72,11 +66,7 @@ export class OpenAIEmbedder {
       const vectors = await this.request(indexes.map((i) => texts[i]!));
       indexes.forEach((index, j) => {
         out[index] = vectors[j]!;
-        run(
-          this.db,
-          sql`INSERT OR REPLACE INTO embedding_cache (model, text_hash, dimensions, vector)
-              VALUES (${this.cacheKey}, ${hashes[index]!}, ${vectors[j]!.length}, ${toBlob(vectors[j]!)})`,
-        );
+        storeCachedEmbedding(this.db, this.cacheKey, hashes[index]!, vectors[j]!);
       });
     }
     return out as Float32Array[];

@@ -1,7 +1,8 @@
 import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
 import { countEmbeddings, exactNeighbours, getVectors, rescore, vectorRevision, type EmbeddingModelRow } from '../../../db/queries/embeddings';
 import { getPassages } from '../../../db/queries/passages';
-import { all, sql, type WritableDB } from '../../../db/sql';
+import { bm25Passages } from '../../../db/queries/passages-fts';
+import type { WritableDB } from '../../../db/sql';
 import { AppError, type SearchHit, type SearchMode, type SearchResult } from '../../../shared/api';
 import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
 import { contentTerms } from '../../../shared/retrieval/terms';
@@ -33,8 +34,8 @@ export interface SearchRequest {
 }
 
 /** Rocchio-style defaults: the top 5 BM25 passages, with weight 1 (classic Rocchio uses β ≈ 0.75-1). */
-export const FEEDBACK_DEPTH = 5;
-export const FEEDBACK_WEIGHT = 1;
+const FEEDBACK_DEPTH = 5;
+const FEEDBACK_WEIGHT = 1;
 
 export interface Retriever {
   search(request: SearchRequest): Promise<SearchResult>;
@@ -55,7 +56,7 @@ export interface Bm25Query {
   dropped: string[];
 }
 
-export function documentFrequencies(db: WritableDB, terms: readonly string[]): Map<string, number> {
+function documentFrequencies(db: WritableDB, terms: readonly string[]): Map<string, number> {
   return new Map([...termStatistics(db, terms)].map(([term, stat]) => [term, stat.doc]));
 }
 
@@ -92,18 +93,7 @@ export function bm25Search(db: WritableDB, query: string, corpusId: number | nul
   if (!q.match) return { ids: [], scores: [], query: q };
   // bm25() is lower-is-better. Confining to one corpus joins the matches to their passages:
   // cheap, since the query's words were chosen to match few passages.
-  const rows =
-    corpusId === null || isOnlyCorpus(db, corpusId)
-      ? all<{ id: number; score: number }>(
-          db,
-          sql`SELECT rowid AS id, bm25(passages_fts) AS score FROM passages_fts
-              WHERE passages_fts MATCH ${q.match} ORDER BY score LIMIT ${k}`,
-        )
-      : all<{ id: number; score: number }>(
-          db,
-          sql`SELECT f.rowid AS id, bm25(passages_fts) AS score FROM passages_fts f JOIN passages p ON p.id = f.rowid
-              WHERE passages_fts MATCH ${q.match} AND p.corpus_id = ${corpusId} ORDER BY score LIMIT ${k}`,
-        );
+  const rows = bm25Passages(db, q.match, corpusId === null || isOnlyCorpus(db, corpusId) ? null : corpusId, k);
   return { ids: rows.map((r) => r.id), scores: rows.map((r) => -r.score), query: q };
 }
 
@@ -113,7 +103,7 @@ export function bm25Search(db: WritableDB, query: string, corpusId: number | nul
  * passages supply them, which brings in words the question does not use, such as the bridge
  * entity of a multi-hop question.
  */
-export async function denseSearch(
+async function denseSearch(
   db: WritableDB,
   text: string,
   corpusId: number | null,
@@ -182,7 +172,7 @@ export class EmbeddedRetriever implements Retriever {
       if (!model) {
         throw new AppError(
           'conflict',
-          `${request.corpus ? `The corpus "${request.corpus}"` : 'No corpus'} has no vectors yet: run \`awb corpus embed --corpus NAME\` (the offline embedder needs no network).`,
+          `${request.corpus ? `The corpus "${request.corpus}" has no vectors yet` : 'No corpus has vectors yet'}: run \`awb corpus embed --corpus NAME\` (the offline embedder needs no network).`,
         );
       }
       const covered = countEmbeddings(db, model.id, corpusId);
@@ -234,7 +224,7 @@ export class EmbeddedRetriever implements Retriever {
   async similarity(text: string, passageIds: readonly number[], options: { model?: string | undefined; corpus?: string | undefined } = {}): Promise<Map<number, number>> {
     // The model with vectors for this corpus: the one its passages were searched with.
     const model = defaultModelFor(this.db, resolveCorpus(this.db, options.corpus), options.model);
-    if (!model) throw new AppError('conflict', `${options.corpus ? `The corpus "${options.corpus}"` : 'No corpus'} has no vectors yet: run \`awb corpus embed\`.`);
+    if (!model) throw new AppError('conflict', `${options.corpus ? `The corpus "${options.corpus}" has no vectors yet` : 'No corpus has vectors yet'}: run \`awb corpus embed\`.`);
     const [vector] = await embedderFor(this.db, model).embedQueries([text]);
     const rows = rescore(this.db, model.id, vector!, passageIds, passageIds.length);
     return new Map(rows.map((r) => [r.id, 1 - r.distance]));

@@ -1,4 +1,6 @@
-import { all, get, sql, type WritableDB } from '../../../db/sql';
+import { countCorpusPassages } from '../../../db/queries/corpora';
+import { vocabularyStatistics, vocabularyTotals } from '../../../db/queries/passages-fts';
+import type { WritableDB } from '../../../db/sql';
 
 /**
  * Corpus-wide statistics of the full-text index's terms: in how many passages each occurs (for
@@ -27,7 +29,7 @@ const MAX_CACHED_TERMS = 500_000;
 const ABSENT: TermStatistic = { doc: 0, cnt: 0 };
 
 function cacheFor(db: WritableDB): Cache {
-  const passages = get<{ n: number }>(db, sql`SELECT coalesce(sum(passage_count), 0) AS n FROM corpora`)!.n;
+  const passages = countCorpusPassages(db, null);
   let cache = caches.get(db);
   if (!cache || cache.passages !== passages) {
     cache = { passages, terms: new Map(), totals: null };
@@ -41,7 +43,7 @@ export function termStatistics(db: WritableDB, terms: readonly string[]): Map<st
   const cache = cacheFor(db);
   const missing = [...new Set(terms)].filter((t) => !cache.terms.has(t));
   if (missing.length) {
-    const rows = all<{ term: string; doc: number; cnt: number }>(db, sql`SELECT term, doc, cnt FROM passages_fts_vocab WHERE term IN ${sql.list(missing)}`);
+    const rows = vocabularyStatistics(db, missing);
     if (cache.terms.size + missing.length > MAX_CACHED_TERMS) cache.terms.clear();
     for (const term of missing) cache.terms.set(term, ABSENT);
     for (const row of rows) cache.terms.set(row.term, { doc: row.doc, cnt: row.cnt });
@@ -52,6 +54,6 @@ export function termStatistics(db: WritableDB, terms: readonly string[]): Map<st
 /** The index's word total and vocabulary size. */
 export function indexTotals(db: WritableDB): { total: number; vocabulary: number } {
   const cache = cacheFor(db);
-  cache.totals ??= get<{ total: number; vocabulary: number }>(db, sql`SELECT coalesce(sum(cnt), 0) AS total, count(*) AS vocabulary FROM passages_fts_vocab`)!;
+  cache.totals ??= vocabularyTotals(db);
   return cache.totals;
 }

@@ -25,7 +25,7 @@ type MultipleQAs = z.output<typeof MultipleQAs>;
 
 /**
  * Which multipleQAs annotation becomes the instance when there are several: the one with the
- * most question-answer pairs (the first on a tie). An instance is meant to cover the readings
+ * most question-answer pairs (the first on a tie). An instance is meant to cover the interpretations
  * of a question, and the annotation listing more of them covers more; every annotation is still
  * kept, unchanged, in the base question's `extra.annotations`.
  */
@@ -50,7 +50,7 @@ export const ambignq: SourceFormat<AmbignqRecord> = {
   label: 'AmbigNQ (light or full)',
   schema: AmbignqRecord,
   defaults: {
-    description: 'AmbigNQ: open-domain NQ questions annotated with their plausible readings.',
+    description: 'AmbigNQ: open-domain NQ questions annotated with their plausible interpretations.',
     licence: 'CC BY-SA 3.0',
     attribution: 'AmbigQA / AmbigNQ (Min, Michael, Hajishirzi and Zettlemoyer, EMNLP 2020)',
     url: 'https://nlp.cs.washington.edu/ambigqa/',
