@@ -73,6 +73,18 @@ export const AwbDecompositionStep = z
   })
   .strict();
 
+/** One detector's vote on one ambiguity type of a base question (the pipeline's detect stage). */
+export const AwbDetectionVote = z
+  .object({
+    ambiguity_type: z.enum(['semantic', 'syntactic', 'constraint']),
+    model: nonEmpty,
+    verdict: z.enum(['yes', 'no']),
+    phenomena: z.array(z.number().int().min(1).max(18)).default([]).describe('Syntactic phenomena named by the detector (1-18).'),
+    reason: z.string().default(''),
+    provenance: AwbProvenance.nullable().default(null),
+  })
+  .strict();
+
 export const AwbBaseQuestion = z
   .object({
     source_id: nonEmpty,
@@ -83,6 +95,7 @@ export const AwbBaseQuestion = z
     answerable: z.boolean().nullable().default(null),
     decomposition: z.array(AwbDecompositionStep).default([]),
     paragraphs: z.array(z.object({ passage: passageRef, is_supporting: z.boolean() }).strict()).default([]),
+    detection_votes: z.array(AwbDetectionVote).optional().describe("Every detector's vote, per ambiguity type, from the construction pipeline (absent: none)."),
     extra,
   })
   .strict();

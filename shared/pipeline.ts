@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PIPELINE_STAGES, type PipelineStage } from './domain';
+import { modelIdentity } from './pipeline-rules';
 
 /**
  * The construction pipeline's configuration and the shapes the model must answer in. The config
@@ -38,6 +39,37 @@ export type VoteRule = z.output<typeof VoteRule>;
 
 export const Price = z.object({ input: z.number().min(0), output: z.number().min(0) }).strict();
 
+/**
+ * The embedding model that re-ranks an interpretation's pooled evidence by its clarified question
+ * (MARCH re-ranks with a semantic embedding model): the offline embedder (lexical: hashed words and
+ * character n-grams, no network), or a model behind any OpenAI-compatible embeddings endpoint named
+ * in `endpoints`.
+ */
+export const Rerank = z.discriminatedUnion('provider', [
+  z.object({ provider: z.literal('offline') }).strict(),
+  z
+    .object({
+      provider: z.literal('openai'),
+      endpoint: z.string().min(1),
+      model: z.string().min(1),
+      dimensions: z.number().int().min(1).max(8192).optional(),
+    })
+    .strict(),
+]);
+export type Rerank = z.output<typeof Rerank>;
+
+/** `clarify.minReadings` is the older name of `clarify.minInterpretations`; both are read. */
+const Clarify = z.preprocess(
+  (value) => {
+    if (value && typeof value === 'object' && 'minReadings' in value && !('minInterpretations' in value)) {
+      const { minReadings, ...rest } = value as Record<string, unknown>;
+      return { ...rest, minInterpretations: minReadings };
+    }
+    return value;
+  },
+  z.object({ minInterpretations: z.number().int().min(2).max(10).default(2) }).strict(),
+);
+
 export const PipelineConfig = z
   .object({
     endpoints: z.record(z.string().min(1), Endpoint).refine((e) => Object.keys(e).length > 0, { message: 'name at least one endpoint' }),
@@ -50,11 +82,12 @@ export const PipelineConfig = z
       .object({ types: z.array(z.enum(DETECTABLE_TYPES)).min(1).default([...DETECTABLE_TYPES]), rule: VoteRule.default('all') })
       .strict()
       .default({ types: [...DETECTABLE_TYPES], rule: 'all' }),
-    clarify: z.object({ minReadings: z.number().int().min(2).max(10).default(2) }).strict().default({ minReadings: 2 }),
+    clarify: Clarify.default({ minInterpretations: 2 }),
     retrieval: z
       .object({ corpus: z.string().min(1).nullable().default(null), mode: z.enum(['bm25', 'dense', 'hybrid']).default('hybrid'), k: z.number().int().min(1).max(100).default(10) })
       .strict()
       .default({ corpus: null, mode: 'hybrid', k: 10 }),
+    rerank: Rerank.default({ provider: 'offline' }),
     /** Short answers longer than this many tokens are shortened. */
     shortenOver: z.number().int().min(1).default(10),
     filter: z.object({ rule: VoteRule.default('all') }).strict().default({ rule: 'all' }),
@@ -73,9 +106,21 @@ export const PipelineConfig = z
     for (const [where, ref] of refs) {
       if (!config.endpoints[ref.endpoint]) ctx.addIssue({ code: 'custom', path: [...where.split('.'), 'endpoint'], message: `no endpoint named "${ref.endpoint}"` });
     }
+    if (config.rerank.provider === 'openai' && !config.endpoints[config.rerank.endpoint]) {
+      ctx.addIssue({ code: 'custom', path: ['rerank', 'endpoint'], message: `no endpoint named "${config.rerank.endpoint}"` });
+    }
+    const generator = modelIdentity(config.generator.model);
     config.filters.forEach((f, i) => {
-      if (f.model === config.generator.model) {
-        ctx.addIssue({ code: 'custom', path: ['filters', i, 'model'], message: `the filter model "${f.model}" is the generator; a model may not judge its own output` });
+      if (modelIdentity(f.model) === generator) {
+        const same = f.model === config.generator.model;
+        const what = same
+          ? `"${f.model}" is the generator`
+          : `"${f.model}" (endpoint ${f.endpoint}) and the generator "${config.generator.model}" (endpoint ${config.generator.endpoint}) are the same model`;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['filters', i, 'model'],
+          message: `the filter model ${what} (compared as "${generator}": provider prefix, snapshot date and routing variant left out); a model may not judge its own output`,
+        });
       }
     });
   });
@@ -120,7 +165,7 @@ export const STAGE_SCHEMAS = {
   clarify: z.object({ clarified_questions: z.array(z.string().trim().min(5)) }).strict(),
   decompose: z.object({ sub_questions: z.array(z.string().trim().min(3)).min(1) }).strict(),
   short_answer: z.object({ answer: z.string(), passage: z.number().int().min(0) }).strict(),
-  long_answer: z.object({ long_answer: z.string().trim().min(1), citations: z.array(z.object({ reading: z.number().int().min(1), passage: z.number().int().min(1) }).strict()) }).strict(),
+  long_answer: z.object({ long_answer: z.string().trim().min(1), citations: z.array(z.object({ interpretation: z.number().int().min(1), passage: z.number().int().min(1) }).strict()) }).strict(),
   shorten: z.object({ answer: z.string().trim().min(1) }).strict(),
   filter: z.object({ aligned: z.boolean(), reason: z.string() }).strict(),
 } as const;
@@ -128,12 +173,35 @@ export type SchemaName = keyof typeof STAGE_SCHEMAS;
 export type SchemaOutput<K extends SchemaName> = z.output<(typeof STAGE_SCHEMAS)[K]>;
 export const SCHEMA_NAMES = Object.keys(STAGE_SCHEMAS) as SchemaName[];
 
-/** The JSON Schema sent with `response_format` (range keywords left to our own validation). */
-const schemaCache = new Map<SchemaName, Record<string, unknown>>();
+/**
+ * The prompt templates: one per call kind, except clarification, which has one per ambiguity type
+ * (interpret a name, resolve a parse, generalise a constraint), all answering the `clarify` schema.
+ */
+export const PROMPT_NAMES = [
+  'detect_semantic',
+  'detect_syntactic',
+  'detect_constraint',
+  'clarify_semantic',
+  'clarify_syntactic',
+  'clarify_constraint',
+  'decompose',
+  'short_answer',
+  'long_answer',
+  'shorten',
+  'filter',
+] as const;
+export type PromptName = (typeof PROMPT_NAMES)[number];
 
-export function jsonSchemaFor(name: SchemaName): Record<string, unknown> {
-  const cached = schemaCache.get(name);
-  if (cached) return cached;
+/** The schema a prompt's answer must fit. */
+export function schemaOfPrompt(name: PromptName): SchemaName {
+  return name.startsWith('clarify_') ? 'clarify' : (name as SchemaName);
+}
+
+/**
+ * The JSON Schema of an answer, as sent with `response_format`: range and length keywords are left
+ * out (strict structured output refuses them on several servers; our own validation checks them).
+ */
+export function responseJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const strip = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(strip);
     if (node && typeof node === 'object') {
@@ -145,8 +213,15 @@ export function jsonSchemaFor(name: SchemaName): Record<string, unknown> {
     }
     return node;
   };
-  const schema = strip(z.toJSONSchema(STAGE_SCHEMAS[name])) as Record<string, unknown>;
-  schemaCache.set(name, schema);
+  return strip(z.toJSONSchema(schema)) as Record<string, unknown>;
+}
+
+const schemaCache = new Map<SchemaName, Record<string, unknown>>();
+
+/** A stage's answer schema for `response_format`, made once. */
+export function jsonSchemaFor(name: SchemaName): Record<string, unknown> {
+  let schema = schemaCache.get(name);
+  if (!schema) schemaCache.set(name, (schema = responseJsonSchema(STAGE_SCHEMAS[name])));
   return schema;
 }
 
@@ -166,6 +241,9 @@ export interface StageCounts {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** Summed over the calls this stage sent: the endpoints' answering time, and the time queued before sending. */
+  latencyMs: number;
+  queueMs: number;
 }
 
 export interface PipelineProgress {
@@ -194,6 +272,10 @@ export interface RunSummary {
   error: string | null;
   /** Where cues and evidence were computed: a worker thread, or the run's own thread. */
   retrieval: 'worker' | 'in-thread' | null;
+  /** The embedding model that re-ranked evidence (null: the run retrieved nothing). */
+  rerank: { provider: 'offline' | 'openai'; model: string; lexical: boolean } | null;
+  /** What the run decided on its own and the user should know (e.g. embedding a corpus on first use). */
+  log: string[];
   config: unknown;
 }
 
@@ -223,7 +305,10 @@ export interface CallTrace {
   response: string | null;
   promptTokens: number | null;
   completionTokens: number | null;
+  /** The endpoint's time to answer, from sending the request (after any wait for a slot). */
   latencyMs: number | null;
+  /** Time spent waiting for a slot and the per-minute limits before sending. */
+  queueMs: number | null;
   costUsd: number | null;
   createdAt: string;
 }
@@ -236,7 +321,8 @@ export interface ItemTrace {
 
 export interface PromptTemplate {
   id: number;
-  stage: SchemaName;
+  /** The prompt's name (one of PROMPT_NAMES; the column is called stage). */
+  stage: PromptName;
   version: number;
   system: string;
   user: string;

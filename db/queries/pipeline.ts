@@ -1,6 +1,7 @@
 import type { AmbiguityType } from '../../shared/domain';
-import type { CallTrace, PromptTemplate, SchemaName } from '../../shared/pipeline';
+import type { CallTrace, PromptName, PromptTemplate } from '../../shared/pipeline';
 import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { writeInstanceSearchRow } from './instances';
 
 // ---- runs ----------------------------------------------------------------------------------------
 
@@ -33,9 +34,39 @@ export function getRun(db: ReadableDB, id: number): RunRow | undefined {
   return get<RunRow>(db, sql`SELECT * FROM runs WHERE id = ${id} AND kind = 'pipeline'`);
 }
 
-/** Runs left "running" by a process that died: they ended, unfinished. */
+/** What the calls recorded under a run add up to (calls sent; cached answers are not recorded per run). */
+function runCallTotals(db: ReadableDB, runId: number): { calls: number; failedCalls: number; promptTokens: number; completionTokens: number; costUsd: number } {
+  return get(
+    db,
+    sql`SELECT count(*) AS calls, coalesce(sum(status = 'error'), 0) AS failedCalls, coalesce(sum(prompt_tokens), 0) AS promptTokens,
+               coalesce(sum(completion_tokens), 0) AS completionTokens, coalesce(sum(cost_usd), 0) AS costUsd
+        FROM llm_calls WHERE run_id = ${runId}`,
+  )!;
+}
+
+/**
+ * Runs left "running" by a process that died: they ended, unfinished. Their summary gets the
+ * calls and cost they had recorded (each call is committed as it completes), so a killed run
+ * still says what it spent.
+ */
 export function markAbandonedRuns(db: WritableDB): void {
-  run(db, sql`UPDATE runs SET status = 'failed', finished_at = coalesce(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) WHERE kind = 'pipeline' AND status = 'running'`);
+  const abandoned = all<{ id: number; summary: string }>(db, sql`SELECT id, summary FROM runs WHERE kind = 'pipeline' AND status = 'running'`);
+  for (const row of abandoned) {
+    const totals = runCallTotals(db, row.id);
+    const stored = JSON.parse(row.summary) as Record<string, unknown>;
+    const summary = {
+      ...stored,
+      calls: Math.max(Number(stored.calls ?? 0), totals.calls),
+      promptTokens: Math.max(Number(stored.promptTokens ?? 0), totals.promptTokens),
+      completionTokens: Math.max(Number(stored.completionTokens ?? 0), totals.completionTokens),
+      costUsd: Math.max(Number(stored.costUsd ?? 0), totals.costUsd),
+      error: stored.error ?? 'The run stopped before it finished (its process ended); the calls and cost shown are those it recorded.',
+    };
+    run(
+      db,
+      sql`UPDATE runs SET status = 'failed', summary = ${JSON.stringify(summary)}, finished_at = coalesce(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) WHERE id = ${row.id}`,
+    );
+  }
 }
 
 // ---- the call cache --------------------------------------------------------------------------------
@@ -100,9 +131,24 @@ type CallRow = Pick<CallTrace, 'id' | 'stage' | 'endpoint' | 'model' | 'status' 
   created_at: string;
 };
 
+/**
+ * The calls of some items: those recorded or last used for them, and those their stored fields
+ * cite (a cached call shared by several items is recorded under the latest; the others find it
+ * through the provenance of what it produced for them).
+ */
 export function callsForItems(db: ReadableDB, items: readonly string[]): CallTrace[] {
   if (items.length === 0) return [];
-  return all<CallRow>(db, sql`SELECT * FROM llm_calls WHERE item IN ${sql.list([...items])} ORDER BY id`).map((c) => ({
+  const ids = (prefix: string) => items.filter((i) => i.startsWith(prefix)).map((i) => Number(i.slice(prefix.length)));
+  const questions = ids('bq:');
+  const instances = ids('inst:');
+  const cited = sql`SELECT call_id FROM provenance WHERE call_id IS NOT NULL AND id IN (
+      SELECT provenance_id FROM detection_votes WHERE base_question_id IN ${sql.list(questions.length ? questions : [-1])}
+      UNION SELECT question_provenance_id FROM interpretations WHERE instance_id IN ${sql.list(instances.length ? instances : [-1])}
+      UNION SELECT answer_provenance_id FROM interpretations WHERE instance_id IN ${sql.list(instances.length ? instances : [-1])}
+      UNION SELECT s.provenance_id FROM sub_questions s JOIN interpretations i ON i.id = s.interpretation_id WHERE i.instance_id IN ${sql.list(instances.length ? instances : [-1])}
+      UNION SELECT provenance_id FROM long_answers WHERE instance_id IN ${sql.list(instances.length ? instances : [-1])}
+      UNION SELECT provenance_id FROM filter_votes WHERE instance_id IN ${sql.list(instances.length ? instances : [-1])})`;
+  return all<CallRow>(db, sql`SELECT * FROM llm_calls WHERE item IN ${sql.list([...items])} OR id IN (${cited}) ORDER BY id`).map((c) => ({
     id: c.id,
     stage: c.stage,
     endpoint: c.endpoint,
@@ -114,6 +160,7 @@ export function callsForItems(db: ReadableDB, items: readonly string[]): CallTra
     promptTokens: c.prompt_tokens,
     completionTokens: c.completion_tokens,
     latencyMs: c.latency_ms,
+    queueMs: queueOf(c.request),
     costUsd: c.cost_usd,
     createdAt: c.created_at,
   }));
@@ -139,8 +186,25 @@ export function stageStatusCounts(db: ReadableDB): { stage: string; status: stri
   return all(db, sql`SELECT stage, status, count(*) AS n FROM pipeline_items GROUP BY stage, status`);
 }
 
-/** Base questions detection has not finished, of the given datasets (all when none). */
-export function questionsToDetect(db: ReadableDB, datasetIds: readonly number[], limit: number): { id: number; dataset_id: number; question: string; hops: number | null }[] {
+/** Every base question of the given datasets (all when none), with what `--limit` orders them by. */
+export function subsetCandidates(db: ReadableDB, datasetIds: readonly number[]): { id: number; dataset: string; sourceId: string }[] {
+  const scope = datasetIds.length ? sql`WHERE b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return all(db, sql`SELECT b.id, d.name AS dataset, b.source_id AS sourceId FROM base_questions b JOIN datasets d ON d.id = b.dataset_id ${scope}`);
+}
+
+/** Base questions detection has not finished, of the given datasets (all when none), or of the chosen ones. */
+export function questionsToDetect(db: ReadableDB, datasetIds: readonly number[], limit: number, chosen: readonly number[] | null = null): { id: number; dataset_id: number; question: string; hops: number | null }[] {
+  if (chosen) {
+    if (chosen.length === 0) return [];
+    const rows = all<{ id: number; dataset_id: number; question: string; hops: number | null }>(
+      db,
+      sql`SELECT b.id, b.dataset_id, b.question, b.hops FROM base_questions b
+          WHERE b.id IN (SELECT value FROM json_each(${JSON.stringify(chosen)}))
+            AND NOT EXISTS (SELECT 1 FROM pipeline_items p WHERE p.stage = 'detect' AND p.item = 'bq:' || b.id AND p.status = 'done')`,
+    );
+    const order = new Map(chosen.map((id, i) => [id, i]));
+    return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  }
   const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return all(
     db,
@@ -151,15 +215,29 @@ export function questionsToDetect(db: ReadableDB, datasetIds: readonly number[],
 }
 
 /** Instances waiting for a stage: still building, the previous stage done, this one not. */
-export function instancesAt(db: ReadableDB, previous: string, stage: string, datasetIds: readonly number[], limit: number): { id: number; base_question_id: number; ambiguity_type: AmbiguityType; question: string }[] {
+export function instancesAt(
+  db: ReadableDB,
+  previous: string,
+  stage: string,
+  datasetIds: readonly number[],
+  limit: number,
+  chosen: readonly number[] | null = null,
+): { id: number; base_question_id: number; ambiguity_type: AmbiguityType; question: string }[] {
+  if (chosen?.length === 0) return [];
   const scope = datasetIds.length ? sql`AND i.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
-  return all(
+  // The subset travels as one JSON parameter: any size, no limit on bound variables.
+  const subset = chosen ? sql`AND i.base_question_id IN (SELECT value FROM json_each(${JSON.stringify(chosen)}))` : sql.empty;
+  const rows = all<{ id: number; base_question_id: number; ambiguity_type: AmbiguityType; question: string }>(
     db,
     sql`SELECT i.id, i.base_question_id, i.ambiguity_type, b.question FROM instances i JOIN base_questions b ON b.id = i.base_question_id
-        WHERE i.status = 'building' AND i.stage = ${previous} ${scope}
+        WHERE i.status = 'building' AND i.stage = ${previous} ${scope} ${subset}
           AND NOT EXISTS (SELECT 1 FROM pipeline_items p WHERE p.stage = ${stage} AND p.item = 'inst:' || i.id AND p.status = 'done')
-        ORDER BY i.id LIMIT ${limit}`,
+        ORDER BY i.id ${chosen ? sql.empty : sql`LIMIT ${limit}`}`,
   );
+  if (!chosen) return rows;
+  // In the subset's order: its questions, then each question's instances by type order of creation.
+  const order = new Map(chosen.map((id, i) => [id, i]));
+  return rows.sort((a, b) => order.get(a.base_question_id)! - order.get(b.base_question_id)! || a.id - b.id);
 }
 
 export function setInstanceStage(db: WritableDB, id: number, stage: string): void {
@@ -192,15 +270,35 @@ export function saveDetectionVote(
   );
 }
 
-export function detectionVotes(db: ReadableDB, baseQuestionId: number): { ambiguity_type: string; model: string; verdict: string; phenomena: string; reason: string }[] {
-  return all(db, sql`SELECT ambiguity_type, model, verdict, phenomena, reason FROM detection_votes WHERE base_question_id = ${baseQuestionId} ORDER BY ambiguity_type, model`);
+export function detectionVotes(
+  db: ReadableDB,
+  baseQuestionId: number,
+): { ambiguity_type: 'semantic' | 'syntactic' | 'constraint'; model: string; verdict: 'yes' | 'no'; phenomena: string; reason: string; provenance_id: number | null }[] {
+  return all(db, sql`SELECT ambiguity_type, model, verdict, phenomena, reason, provenance_id FROM detection_votes WHERE base_question_id = ${baseQuestionId} ORDER BY ambiguity_type, model`);
+}
+
+/**
+ * The call a record's provenance names by hash: the stored one, or, when this database has never
+ * seen it (a pipeline export imported elsewhere), a placeholder row that keeps the reference. The
+ * placeholder is marked as an error, so it never answers from the cache, and a real call with the
+ * same request replaces it.
+ */
+export function callIdForHash(db: WritableDB, hash: string, model: string | null): number {
+  const found = get<{ id: number }>(db, sql`SELECT id FROM llm_calls WHERE request_hash = ${hash}`);
+  if (found) return found.id;
+  return get<{ id: number }>(
+    db,
+    sql`INSERT INTO llm_calls (request_hash, endpoint, model, request, status, error)
+        VALUES (${hash}, 'imported', ${model ?? 'unknown'}, '{}', 'error', 'imported: the call itself is not in this database, only its reference')
+        RETURNING id`,
+  )!.id;
 }
 
 // ---- prompts and prices ----------------------------------------------------------------------------
 
 interface PromptRow {
   id: number;
-  stage: SchemaName;
+  stage: PromptName;
   version: number;
   system: string;
   user: string;
@@ -224,10 +322,6 @@ export function insertPrompt(db: WritableDB, p: { stage: string; system: string;
   return toPrompt(
     get<PromptRow>(db, sql`INSERT INTO prompt_templates (stage, version, system, user, built_in) VALUES (${p.stage}, ${version}, ${p.system}, ${p.user}, ${p.builtIn}) RETURNING *`)!,
   );
-}
-
-export function countPrompts(db: ReadableDB, stage: string): number {
-  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM prompt_templates WHERE stage = ${stage}`)!.n;
 }
 
 export function listPrices(db: ReadableDB): { model: string; input: number; output: number }[] {
@@ -263,13 +357,17 @@ export function funnelCounts(db: ReadableDB, datasetIds: readonly number[]) {
   return { questions, instances };
 }
 
-// ---- readings under construction -------------------------------------------------------------------
+// ---- interpretations under construction ------------------------------------------------------
 
-export function setShortAnswer(db: WritableDB, interpretationId: number, a: { text: string; passageId: number; start: number; end: number; provenanceId: number | null }): void {
+export function setShortAnswer(
+  db: WritableDB,
+  interpretationId: number,
+  a: { text: string; passageId: number; start: number; end: number; provenanceId: number | null; extra?: Record<string, unknown> },
+): void {
   run(
     db,
     sql`UPDATE interpretations SET short_answer = ${a.text}, answer_passage_id = ${a.passageId}, answer_start = ${a.start}, answer_end = ${a.end},
-          answer_provenance_id = ${a.provenanceId} WHERE id = ${interpretationId}`,
+          answer_provenance_id = ${a.provenanceId}, extra = json_patch(extra, ${JSON.stringify(a.extra ?? {})}) WHERE id = ${interpretationId}`,
   );
 }
 
@@ -277,19 +375,14 @@ export function dropInterpretation(db: WritableDB, interpretationId: number, rea
   run(db, sql`UPDATE interpretations SET status = 'dropped', dropped_reason = ${reason} WHERE id = ${interpretationId}`);
 }
 
-/** Recounts the active readings of an instance and rewrites its search row. */
+/** Recounts the active interpretations of an instance and rewrites its search row. */
 export function refreshInstanceText(db: WritableDB, instanceId: number): void {
-  const readings = all<{ clarified_question: string | null; short_answer: string | null }>(
-    db,
-    sql`SELECT clarified_question, short_answer FROM interpretations WHERE instance_id = ${instanceId} AND status = 'active' ORDER BY position`,
-  );
-  run(db, sql`UPDATE instances SET interpretation_count = ${readings.length} WHERE id = ${instanceId}`);
-  const question = get<{ question: string }>(db, sql`SELECT b.question FROM instances i JOIN base_questions b ON b.id = i.base_question_id WHERE i.id = ${instanceId}`)!.question;
-  run(db, sql`DELETE FROM instances_fts WHERE rowid = ${instanceId}`);
   run(
     db,
-    sql`INSERT INTO instances_fts (rowid, question, readings) VALUES (${instanceId}, ${question}, ${readings.map((r) => [r.clarified_question, r.short_answer].filter(Boolean).join(' ')).join(' \n ')})`,
+    sql`UPDATE instances SET interpretation_count = (SELECT count(*) FROM interpretations WHERE instance_id = ${instanceId} AND status = 'active')
+        WHERE id = ${instanceId}`,
   );
+  writeInstanceSearchRow(db, instanceId);
 }
 
 export function upsertFilterVote(db: WritableDB, instanceId: number, v: { model: string; verdict: 'aligned' | 'misaligned'; reason: string; provenanceId: number | null }): void {
@@ -335,4 +428,13 @@ export function corpusStateKey(db: ReadableDB, corpusId: number | null): string 
   const passages = get<{ n: number }>(db, sql`SELECT coalesce(sum(passage_count), 0) AS n FROM corpora ${scope}`)!.n;
   const vectors = get<{ r: number }>(db, sql`SELECT coalesce(sum(revision), 0) AS r FROM vector_counts ${vectorScope}`)!.r;
   return `${corpusId ?? '*'}:${passages}:${vectors}`;
+}
+
+/**
+ * Queue time is not part of the request sent, so it is kept beside it in the stored request
+ * under `awb_queue_ms` (the request hash is computed before, from what was sent).
+ */
+function queueOf(request: string): number | null {
+  const value = (JSON.parse(request) as { awb_queue_ms?: unknown }).awb_queue_ms;
+  return typeof value === 'number' ? value : null;
 }

@@ -47,7 +47,3 @@ export function getProvenance(db: ReadableDB, ids: readonly (number | null)[]): 
   );
   return new Map(rows.map((row) => [row.id, row]));
 }
-
-export function findCallByHash(db: ReadableDB, hash: string): number | undefined {
-  return get<{ id: number }>(db, sql`SELECT id FROM llm_calls WHERE request_hash = ${hash}`)?.id;
-}

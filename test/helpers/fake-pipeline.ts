@@ -1,9 +1,12 @@
+import { fakeModel, requestedSchema, type FakeScript } from '../../electron/services/pipeline/fake-endpoint';
 import type { ChatReply } from './fake-openai';
 
 /**
- * A scripted "model" for pipeline tests: it reads the request the way a model would (which
- * schema is asked for, the question, the numbered passages) and answers with plausible JSON, so
- * that every stage's checks in code (spans in passages, collisions, votes) are exercised for real.
+ * The model for pipeline tests: the product's fake model (electron/services/pipeline/fake-endpoint.ts),
+ * which reads each request the way a model would (the schema asked for, the question, the numbered
+ * passages) and answers with plausible JSON, scripted here for the Springfield records, so that
+ * every stage's checks in code (spans in passages, collisions, votes) are exercised for real.
+ * Tests script faults on top with `override`.
  */
 
 /** Two MuSiQue-shaped records: one question is ambiguous (two Springfields), one is not. */
@@ -34,78 +37,80 @@ interface Body {
   response_format?: { type: string; json_schema?: { name: string } };
 }
 
-/** The schema a request asks for: by name in json_schema mode, by the keys described otherwise. */
+/** The schema a request asks for: by name in json_schema mode, read off the schema in the instructions otherwise. */
 export function schemaOf(body: Body): string {
-  const named = body.response_format?.json_schema?.name;
-  if (named) return named;
-  const system = body.messages?.[0]?.content ?? '';
-  const user = body.messages?.[1]?.content ?? '';
-  if (/structural \(syntactic\)/.test(system)) return 'detect_syntactic';
-  if (/over-constrained/.test(system)) return 'detect_constraint';
-  if (/lexical \(semantic\)/.test(system)) return 'detect_semantic';
-  if (/clarified_questions/.test(user)) return 'clarify';
-  if (/sub_questions/.test(user) && !/Passages:/.test(user)) return 'decompose';
-  if (/"long_answer"/.test(user)) return 'long_answer';
-  if (/Current answer:/.test(user)) return 'shorten';
-  if (/"aligned"/.test(user)) return 'filter';
-  return 'short_answer';
+  return requestedSchema(body) ?? 'unknown';
 }
 
-const field = (text: string, label: string) => new RegExp(`${label}: (.*)`).exec(text)?.[1]?.trim() ?? '';
-
-function passages(text: string): string[] {
-  const out: string[] = [];
-  for (const match of text.matchAll(/\[(\d+)\] (?:[^:\n]*: )?([\s\S]*?)(?=\n\n\[\d+\] |$)/g)) out[Number(match[1]) - 1] = match[2]!.trim();
-  return out;
-}
+/** The Springfield question clarifies into the two cities, each answered by its own passage. */
+export const SPRINGFIELD_SCRIPT: FakeScript = {
+  detect: { semantic: false, syntactic: false, constraint: false },
+  items: [
+    {
+      question: 'Which river flows through Springfield',
+      clarify: ['Which river flows through Springfield, Illinois?', 'Which river flows through Springfield, Massachusetts?'],
+      answers: ['Sangamon River', 'Connecticut River'],
+    },
+  ],
+};
 
 export interface Brain {
-  /** Questions the semantic detectors call ambiguous. */
-  ambiguous: (question: string) => boolean;
+  /** Questions the semantic detectors call ambiguous (without it, the script says). */
+  ambiguous?: (question: string) => boolean;
+  /** Another script than the Springfield one. */
+  script?: FakeScript;
   /** Overrides for one schema (e.g. to return garbage). */
   override?: (schema: string, body: Body, index: number) => ChatReply | undefined;
 }
 
 export function pipelineBrain(brain: Brain) {
+  const model = fakeModel(brain.script ?? SPRINGFIELD_SCRIPT);
   return (body: Record<string, unknown>, index: number): ChatReply => {
     const b = body as Body;
     const schema = schemaOf(b);
     const overridden = brain.override?.(schema, b, index);
     if (overridden) return overridden;
-    const user = b.messages?.find((m) => m.role === 'user')?.content ?? '';
-    const question = field(user, 'Question') || field(user, 'Original question');
-    const json = (value: unknown): ChatReply => ({ content: JSON.stringify(value), promptTokens: Math.ceil(user.length / 4), completionTokens: 20 });
-    switch (schema) {
-      case 'detect_semantic':
-        return json({ ambiguous: brain.ambiguous(question), reason: 'the name may refer to several places' });
-      case 'detect_syntactic':
-        return json({ ambiguous: false, phenomena: [], reason: 'a single parse' });
-      case 'detect_constraint':
-        return json({ ambiguous: false, reason: 'the constraints are ordinary' });
-      case 'clarify': {
-        if (question.includes('Springfield')) return json({ clarified_questions: ['Springfield, Illinois', 'Springfield, Massachusetts'].map((p) => question.replace(/Springfield/, p)) });
-        return json({ clarified_questions: ['first', 'second'].map((sense) => question.replace(/\?$/, `, in the ${sense} sense?`)) });
-      }
-      case 'decompose':
-        return json({ sub_questions: [`Where is ${question.replace(/^\w+ /, '').replace(/\?$/, '')}?`, `What is the answer to: ${question}`] });
-      case 'short_answer': {
-        const first = passages(user)[0] ?? '';
-        const river = /The ([A-Z]\w+ River)/.exec(first)?.[1];
-        return json({ answer: river ?? first.split(/\s+/).slice(0, 2).join(' '), passage: first ? 1 : 0 });
-      }
-      case 'long_answer': {
-        const answers = [...user.matchAll(/Answer: (.*?) \(passage (\d+)\)/g)];
-        return json({
-          long_answer: `It depends on the place meant: ${answers.map((a, i) => `in reading ${i + 1} it is the ${a[1]}`).join(', and ')}.`,
-          citations: answers.map((a, i) => ({ reading: i + 1, passage: Number(a[2]) })),
-        });
-      }
-      case 'shorten':
-        return json({ answer: field(user, 'Current answer').split(/\s+/).slice(0, 2).join(' ') });
-      case 'filter':
-        return json({ aligned: true, reason: 'the readings are distinct and supported' });
-      default:
-        return { status: 400, content: null };
+    if (schema === 'detect_semantic' && brain.ambiguous) {
+      const user = b.messages?.find((m) => m.role === 'user')?.content ?? '';
+      const question = /^Question: (.*)$/m.exec(user)?.[1]?.trim() ?? '';
+      return { content: JSON.stringify({ ambiguous: brain.ambiguous(question), reason: 'the name may refer to several places' }), promptTokens: Math.ceil(user.length / 4), completionTokens: 20 };
     }
+    const reply = model(body);
+    return { ...(reply.status ? { status: reply.status } : {}), content: reply.content, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens };
+  };
+}
+
+/**
+ * One question, several interpretations (MARCH's own example): the Mustang is a car, a guitar
+ * and a horse. A "Bradford" passage tests word boundaries (it holds "ford" inside a word).
+ */
+export const MUSTANG_RECORDS = [
+  {
+    id: '2hop__9_9',
+    question: 'What is the best-selling pickup sold by the maker of the Mustang?',
+    answer: 'F-Series',
+    paragraphs: [
+      { idx: 0, title: 'Ford Mustang', paragraph_text: 'The Ford Mustang is a car built by the Ford Motor Company. The best-selling pickup that Ford sells is the F-Series.', is_supporting: true },
+      { idx: 1, title: 'Fender Mustang', paragraph_text: 'The Fender Mustang is an electric guitar made by Fender. The pickup that Fender fits to the Mustang is the single-coil pickup.', is_supporting: false },
+      { idx: 2, title: 'Mustang (horse)', paragraph_text: 'The mustang is a free-roaming horse of the American West. Mustangs descend from horses brought to the Americas by Spanish settlers in the sixteenth century.', is_supporting: false },
+      { idx: 3, title: 'Bradford', paragraph_text: 'Bradford is a city in West Yorkshire, England, once known for its wool trade and its mills.', is_supporting: false },
+    ],
+    question_decomposition: [{ question: 'Who makes the Mustang?', answer: 'Ford' }, { question: 'What is the best-selling pickup sold by #1?', answer: 'F-Series' }],
+  },
+];
+
+export const MUSTANG_INTERPRETATIONS = [
+  'What is the best-selling pickup sold by Ford, the maker of the Mustang car?',
+  'Which pickup does Fender, the maker of the Mustang guitar, fit to it?',
+  'What do the mustang horses of the American West descend from?',
+];
+
+/** A 12-token answer (over the 10-token limit), copied from the horse passage. */
+export const LONG_HORSE_ANSWER = 'horses brought to the Americas by Spanish settlers in the sixteenth century';
+
+export function mustangScript(answers: string[] = ['F-Series', 'single-coil pickup', LONG_HORSE_ANSWER], clarify: string[] = MUSTANG_INTERPRETATIONS): FakeScript {
+  return {
+    detect: { semantic: false, syntactic: false, constraint: false },
+    items: [{ question: 'maker of the Mustang', detect: { semantic: true }, clarify, answers }],
   };
 }

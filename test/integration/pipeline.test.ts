@@ -118,13 +118,13 @@ describe('a full run', () => {
       ['Which river flows through Springfield, Illinois?', 'Sangamon River'],
       ['Which river flows through Springfield, Massachusetts?', 'Connecticut River'],
     ]);
-    for (const reading of detail.interpretations) {
-      const span = reading.shortAnswer!;
-      const passage = reading.evidence.find((e) => e.passage.id === span.passageId)?.passage ?? reading.answerPassage!;
+    for (const interpretation of detail.interpretations) {
+      const span = interpretation.shortAnswer!;
+      const passage = interpretation.evidence.find((e) => e.passage.id === span.passageId)?.passage ?? interpretation.answerPassage!;
       expect(passage.text.slice(span.start!, span.end!)).toBe(span.text);
       expect(span.provenance).toMatchObject({ source: 'llm', model: 'fake/gen', promptVersion: 'short_answer@v1' });
-      expect(reading.provenance).toMatchObject({ source: 'llm', model: 'fake/gen', promptVersion: 'clarify@v1' });
-      expect(reading.subQuestions).toHaveLength(2);
+      expect(interpretation.provenance).toMatchObject({ source: 'llm', model: 'fake/gen', promptVersion: 'clarify_semantic@v1' });
+      expect(interpretation.subQuestions.map((s) => s.question)).toEqual([interpretation.clarifiedQuestion]);
     }
     expect(detail.longAnswers[0]!.text).toMatch(/Sangamon River.*Connecticut River/);
     expect(detail.filterVotes.map((v) => [v.model, v.verdict])).toEqual([['fake/fil-a', 'aligned'], ['fake/fil-b', 'aligned'], ['fake/fil-c', 'aligned']]);
@@ -148,6 +148,7 @@ describe('a full run', () => {
       ['detected ambiguous', 1],
       ['clarified (2+ interpretations)', 1],
       ['answered (2+ supported answers)', 1],
+      ['short answers within the token limit', 1],
       ['after collisions', 1],
       ['kept by the filter', 1],
     ]);
@@ -257,7 +258,7 @@ describe('bad answers and bad endpoints', () => {
     }
   });
 
-  it('drops a reading whose answer is not a span of its passages, and removes the instance left with one', async () => {
+  it('drops an interpretation whose answer is not a span of its passages, and removes the instance left with one', async () => {
     const { db } = await runWith((schema, index) => (schema === 'short_answer' && index % 2 === 0 ? { content: JSON.stringify({ answer: 'Mississippi River', passage: 1 }) } : undefined));
     const instance = db.prepare("SELECT id, status, removed_stage, removed_reason FROM instances WHERE ambiguity_type = 'semantic'").get() as { id: number; status: string; removed_stage: string; removed_reason: string };
     expect(instance).toMatchObject({ status: 'removed', removed_stage: 'answer' });
@@ -267,17 +268,17 @@ describe('bad answers and bad endpoints', () => {
     db.close();
   });
 
-  it('removes an instance whose two readings collide after normalisation', async () => {
+  it('removes an instance whose two interpretations collide after normalisation', async () => {
     const { db } = await runWith((schema) => (schema === 'short_answer' ? { content: JSON.stringify({ answer: 'River', passage: 1 }) } : undefined));
     expect(db.prepare("SELECT status, removed_stage FROM instances WHERE ambiguity_type = 'semantic'").get()).toEqual({ status: 'removed', removed_stage: 'collide' });
     db.close();
   });
 
   it('removes an instance one filter model judges misaligned (the default rule: all must agree)', async () => {
-    const { db } = await runWith((schema, index) => (schema === 'filter' && index % 3 === 0 ? { content: JSON.stringify({ aligned: false, reason: 'reading 2 is not a different question' }) } : undefined));
+    const { db } = await runWith((schema, index) => (schema === 'filter' && index % 3 === 0 ? { content: JSON.stringify({ aligned: false, reason: 'interpretation 2 is not a different question' }) } : undefined));
     const row = db.prepare("SELECT status, removed_reason FROM instances WHERE ambiguity_type = 'semantic'").get() as { status: string; removed_reason: string };
     expect(row.status).toBe('removed');
-    expect(row.removed_reason).toMatch(/filter: 1 of 3 filter models judged it misaligned .*reading 2 is not a different question/);
+    expect(row.removed_reason).toMatch(/filter: 1 of 3 filter models judged it misaligned .*interpretation 2 is not a different question/);
     db.close();
   });
 
@@ -425,6 +426,12 @@ describe('the CLI', () => {
     const status = awbJson<{ stages: { stage: string; done: number }[]; runs: { status: string }[] }>(['pipeline', 'status', '--db', file]);
     expect(status.json.stages.find((s) => s.stage === 'filter')!.done).toBe(1);
     expect(status.json.runs.map((r) => r.status)).toEqual(['done', 'failed']);
+    // The killed run still says what it sent and spent.
+    const killed = (status.json.runs as unknown as { calls: number; promptTokens: number; costUsd: number; error: string }[])[1]!;
+    expect(killed.calls).toBe(completed.size);
+    // (Detection models have no price in this config: tokens, not dollars, show what was spent.)
+    expect(killed.promptTokens).toBeGreaterThan(0);
+    expect(killed.error).toMatch(/stopped before it finished/);
     const funnel = awbJson<{ rows: { step: string; total: number }[] }>(['pipeline', 'funnel', '--db', file]);
     expect(funnel.json.rows.at(-1)).toEqual({ step: 'kept by the filter', counts: { semantic: 1 }, total: 1 });
   });

@@ -67,9 +67,13 @@ export function pipelineHandlers(
       }
     },
     'pipeline:defaults': () => {
-      const example = JSON.parse(fs.readFileSync(path.join(appRoot(), 'resources', 'pipeline.example.json'), 'utf8')) as unknown;
+      const resource = (name: string) => JSON.parse(fs.readFileSync(path.join(appRoot(), 'resources', name), 'utf8')) as unknown;
       const last = lastRunConfig(db) as Record<string, unknown> | null;
-      return { example, last: last ? Object.fromEntries(Object.entries(last).filter(([k]) => !RUN_KEYS.includes(k))) : null };
+      return {
+        example: resource('pipeline.example.json'),
+        offline: resource('pipeline.offline.json'),
+        last: last ? Object.fromEntries(Object.entries(last).filter(([k]) => !RUN_KEYS.includes(k))) : null,
+      };
     },
     'pipeline:status': () => pipelineStatus(db),
     'pipeline:funnel': ({ datasets }) => pipelineFunnel(db, datasets),

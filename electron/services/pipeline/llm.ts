@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import OpenAI from 'openai';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { listPrices } from '../../../db/queries/pipeline';
 import { cachedCall, recordCall, tagCall } from '../../../db/queries/pipeline';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
+import { OpenAIEmbedder } from '../retrieval/openai-embedder';
 import { jsonSchemaFor, STAGE_SCHEMAS, type Endpoint, type ModelRef, type PipelineConfig, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
 
 /**
@@ -23,6 +25,8 @@ export interface Message {
 
 export interface LlmRequest<K extends SchemaName> {
   schema: K;
+  /** Another answer shape than the stage schemas (the evaluation's methods): replaces `schema` for validation and `response_format`. */
+  custom?: { name: string; validator: { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }; jsonSchema: Record<string, unknown> };
   /** The pipeline stage the call belongs to (for accounting and `--no-cache`). */
   stage: string;
   /** `bq:12`, `inst:5`: the item the call serves, for traces. */
@@ -42,9 +46,12 @@ export interface CallStats {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** Summed over the calls sent: the endpoints' time to answer, and the time spent queued before sending. */
+  latencyMs: number;
+  queueMs: number;
 }
 
-export const emptyStats = (): CallStats => ({ calls: 0, cachedCalls: 0, failedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 });
+export const emptyStats = (): CallStats => ({ calls: 0, cachedCalls: 0, failedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: 0, queueMs: 0 });
 
 /** Requests (or tokens) per minute: waits until the last minute's use leaves room. */
 export class MinuteWindow {
@@ -138,6 +145,7 @@ function describe(error: unknown, baseURL: string): string {
 
 export class LlmClient {
   private readonly endpoints = new Map<string, EndpointState>();
+  private readonly apiKeys = new Map<string, string>();
   private readonly prices = new Map<string, { input: number; output: number }>();
   readonly stats = emptyStats();
   readonly byStage = new Map<string, CallStats>();
@@ -147,6 +155,9 @@ export class LlmClient {
     private readonly config: PipelineConfig,
     private readonly options: { runId: number | null; signal?: AbortSignal; noCache?: ReadonlySet<string>; keys?: Readonly<Record<string, string>> } = { runId: null },
   ) {
+    // Each request in flight listens to the run's signal until it ends (see withRequestSignal):
+    // as many listeners as requests may be in flight is expected, not a leak.
+    if (options.signal) setMaxListeners(Object.values(config.endpoints).reduce((n, e) => n + e.maxInFlight, 0) + 16, options.signal);
     for (const row of listPrices(db)) this.prices.set(row.model, { input: row.input, output: row.output });
     for (const [model, price] of Object.entries(config.prices)) this.prices.set(model, price);
     for (const [name, endpoint] of Object.entries(config.endpoints)) {
@@ -154,6 +165,7 @@ export class LlmClient {
       if (!apiKey && !isLocal(endpoint.baseURL)) {
         throw new AppError('invalid_input', `Endpoint "${name}" (${endpoint.baseURL}) needs an API key: set the environment variable ${endpoint.apiKeyEnv}.`);
       }
+      this.apiKeys.set(name, apiKey || 'not-needed');
       this.endpoints.set(name, {
         name,
         config: endpoint,
@@ -163,6 +175,20 @@ export class LlmClient {
         tokens: endpoint.tokensPerMinute ? new MinuteWindow(endpoint.tokensPerMinute) : null,
       });
     }
+  }
+
+  /** An embeddings client on a configured endpoint (its key, retries and timeout; vectors cached in the database). */
+  embedder(endpointName: string, model: string, dimensions?: number): OpenAIEmbedder {
+    const endpoint = this.endpoints.get(endpointName);
+    if (!endpoint) throw new AppError('invalid_input', `No endpoint named "${endpointName}"`);
+    return new OpenAIEmbedder(this.db, {
+      baseURL: endpoint.config.baseURL,
+      model,
+      apiKey: this.apiKeys.get(endpointName)!,
+      ...(dimensions ? { dimensions } : {}),
+      maxRetries: endpoint.config.retries,
+      timeoutMs: endpoint.config.timeoutMs,
+    });
   }
 
   private count(stage: string, update: (s: CallStats) => void): void {
@@ -177,7 +203,7 @@ export class LlmClient {
   }
 
   private body(endpoint: EndpointState, request: LlmRequest<SchemaName>) {
-    const schema = jsonSchemaFor(request.schema);
+    const schema = request.custom?.jsonSchema ?? jsonSchemaFor(request.schema);
     const mode = endpoint.config.structuredOutput;
     const messages = [...request.messages];
     if (mode !== 'json_schema') {
@@ -190,7 +216,7 @@ export class LlmClient {
       temperature: this.config.temperature,
       max_tokens: this.config.maxTokens,
       ...(mode === 'json_schema'
-        ? { response_format: { type: 'json_schema' as const, json_schema: { name: request.schema, schema, strict: true } } }
+        ? { response_format: { type: 'json_schema' as const, json_schema: { name: request.custom?.name ?? request.schema, schema, strict: true } } }
         : mode === 'json_object'
           ? { response_format: { type: 'json_object' as const } }
           : {}),
@@ -207,7 +233,7 @@ export class LlmClient {
     if (!endpoint) return { ok: false, reason: `no endpoint named "${request.ref.endpoint}"`, raw: null, callId: null };
     const body = this.body(endpoint, request);
     const hash = LlmClient.hash(endpoint.config.baseURL, body);
-    const validator = STAGE_SCHEMAS[request.schema];
+    const validator = request.custom?.validator ?? STAGE_SCHEMAS[request.schema];
     const modelName = `${endpoint.name}/${request.ref.model}`;
 
     if (!this.options.noCache?.has(request.stage)) {
@@ -224,27 +250,34 @@ export class LlmClient {
 
     const signal = this.options.signal;
     if (signal?.aborted) throw new AppError('cancelled', 'Cancelled');
-    const started = performance.now();
+    // Latency is the endpoint's: it starts when the request is sent, after any wait for a slot
+    // or the per-minute limits, which is kept apart as queue time.
+    const queued = performance.now();
+    let sent = queued;
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
       completion = await endpoint.slots(async () => {
         if (signal?.aborted) throw new AppError('cancelled', 'Cancelled');
         await endpoint.requests?.take(1, signal);
         await endpoint.tokens?.take(Math.ceil(JSON.stringify(body.messages).length / 4) + this.config.maxTokens, signal);
-        return endpoint.client.chat.completions.create(body, { signal });
+        sent = performance.now();
+        return withRequestSignal(signal, (requestSignal) => endpoint.client.chat.completions.create(body, { signal: requestSignal }));
       });
     } catch (error) {
       if (signal?.aborted || error instanceof AppError) throw error instanceof AppError ? error : new AppError('cancelled', 'Cancelled');
       const reason = `the call failed: ${describe(error, endpoint.config.baseURL)}`;
+      const latencyMs = performance.now() - sent;
+      const queueMs = sent - queued;
       const callId = recordCall(this.db, {
         hash, runId: this.options.runId, endpoint: endpoint.config.baseURL, model: modelName, stage: request.stage, item: request.item,
-        request: body, response: null, status: 'error', error: reason, promptTokens: null, completionTokens: null,
-        latencyMs: performance.now() - started, costUsd: null,
+        request: { ...body, awb_queue_ms: queueMs }, response: null, status: 'error', error: reason, promptTokens: null, completionTokens: null,
+        latencyMs, costUsd: null,
       });
-      this.count(request.stage, (s) => { s.calls++; s.failedCalls++; });
+      this.count(request.stage, (s) => { s.calls++; s.failedCalls++; s.latencyMs += latencyMs; s.queueMs += queueMs; });
       return { ok: false, reason, raw: null, callId };
     }
-    const latencyMs = performance.now() - started;
+    const latencyMs = performance.now() - sent;
+    const queueMs = sent - queued;
     const choice = completion.choices?.[0];
     const raw = choice?.message?.content ?? null;
     const promptTokens = completion.usage?.prompt_tokens ?? 0;
@@ -255,6 +288,8 @@ export class LlmClient {
       s.promptTokens += promptTokens;
       s.completionTokens += completionTokens;
       s.costUsd += costUsd ?? 0;
+      s.latencyMs += latencyMs;
+      s.queueMs += queueMs;
     });
 
     let problem: string | null = null;
@@ -272,7 +307,7 @@ export class LlmClient {
     }
     const callId = recordCall(this.db, {
       hash, runId: this.options.runId, endpoint: endpoint.config.baseURL, model: modelName, stage: request.stage, item: request.item,
-      request: body, response: raw, status: value ? 'ok' : 'error', error: problem, promptTokens, completionTokens, latencyMs, costUsd,
+      request: { ...body, awb_queue_ms: queueMs }, response: raw, status: value ? 'ok' : 'error', error: problem, promptTokens, completionTokens, latencyMs, costUsd,
     });
     if (value) return { ok: true, value, callId, cached: false };
     this.count(request.stage, (s) => s.failedCalls++);
@@ -292,6 +327,23 @@ export class LlmClient {
       return { ok: false, reason: `${problem}; the repair attempt failed too: ${repaired.reason}`, raw: repaired.raw ?? raw, callId: repaired.callId ?? callId };
     }
     return { ok: false, reason: problem!, raw, callId };
+  }
+}
+
+/**
+ * Runs a request under its own abort signal, tied to the run's for as long as the request lasts.
+ * The SDK never removes the listener it adds to the signal it is given: given the run's signal,
+ * every call of a long run would leave one behind (and Node warns of a leak past ten).
+ */
+async function withRequestSignal<T>(run: AbortSignal | undefined, request: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  if (!run) return request(undefined);
+  const controller = new AbortController();
+  const abort = () => controller.abort(run.reason);
+  run.addEventListener('abort', abort, { once: true });
+  try {
+    return await request(controller.signal);
+  } finally {
+    run.removeEventListener('abort', abort);
   }
 }
 

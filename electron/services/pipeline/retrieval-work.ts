@@ -9,14 +9,14 @@ import { collectEvidence, type EvidenceRequest } from '../retrieval/evidence';
 import type { Retriever } from '../retrieval/search';
 
 /**
- * The pipeline's retrieval work (a question's constraint cues, a reading's evidence) is
+ * The pipeline's retrieval work (a question's constraint cues, an interpretation's evidence) is
  * synchronous SQLite and CPU: done on the thread that drives the model calls, it stalls them.
  * With a database file, it runs in a worker thread on a connection of its own (WAL lets it read
  * beside the writer), on another core; with an in-memory database, a custom retriever, or a
  * worker that cannot start, it runs in-thread. The results are the same either way.
  */
 
-/** What the retrieve stage keeps of a reading's evidence: ranked passage ids, scores, origins. */
+/** What the retrieve stage keeps of an interpretation's evidence: ranked passage ids, scores, origins. */
 export interface EvidenceRow {
   rank: number;
   passageId: number;

@@ -1,15 +1,18 @@
 import fs from 'node:fs';
 import pLimit from 'p-limit';
-import { findCorpusByName } from '../../../db/queries/corpora';
+import { findCorpusByName, listCorpora } from '../../../db/queries/corpora';
+import { countEmbeddings, listModels } from '../../../db/queries/embeddings';
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { getInstance } from '../../../db/queries/instances';
-import { finishRun, getRun, insertRun, instancesAt, listRuns, markAbandonedRuns, markItem, questionsToDetect, saveRunSummary, stageStatusCounts, type RunRow } from '../../../db/queries/pipeline';
+import { finishRun, getRun, insertRun, instancesAt, listRuns, markAbandonedRuns, markItem, questionsToDetect, saveRunSummary, stageStatusCounts, subsetCandidates, type RunRow } from '../../../db/queries/pipeline';
 import { funnelCounts } from '../../../db/queries/pipeline';
 import { callsForItems, itemStages } from '../../../db/queries/pipeline';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
 import { PipelineConfig, withBaseUrlOverride, type Funnel, type ItemTrace, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
+import { stableSubset } from '../../../shared/pipeline-rules';
+import { defaultModelFor, embedCorpus, OFFLINE_DIMENSIONS, offlineModelName } from '../retrieval/models';
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { emptyStats, LlmClient } from './llm';
 import { currentPrompts } from './prompts';
@@ -28,7 +31,10 @@ export interface RunOptions {
   /** The config file's JSON (validated here). */
   config: unknown;
   stages?: PipelineStage[];
-  /** At most this many items per stage. */
+  /**
+   * Only the first N base questions by their stable subset key (a hash of dataset name and source
+   * id), and their instances: the same questions, in the same order, on every run.
+   */
   limit?: number;
   datasets?: string[];
   /** Stages whose calls skip the cache. */
@@ -38,6 +44,8 @@ export interface RunOptions {
   /** Another retrieval engine (then retrieval runs on this thread, through it). */
   retriever?: Retriever;
   onProgress?: (progress: PipelineProgress) => void;
+  /** Lines worth telling the user as they happen (also kept in the run's summary as `log`). */
+  onLog?: (line: string) => void;
 }
 
 export function parseConfig(json: unknown): PipelineConfig {
@@ -91,6 +99,8 @@ function summaryOf(row: RunRow): RunSummary {
     costUsd: stored.costUsd ?? 0,
     error: stored.error ?? null,
     retrieval: stored.retrieval ?? null,
+    rerank: stored.rerank ?? null,
+    log: stored.log ?? [],
     config: JSON.parse(row.config) as unknown,
   };
 }
@@ -114,13 +124,33 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
   const llm = new LlmClient(db, config, { runId, ...(options.signal ? { signal: options.signal } : {}), noCache: new Set(options.noCache ?? []), ...(options.keys ? { keys: options.keys } : {}) });
   const retriever = options.retriever ?? new EmbeddedRetriever(db);
   const work = retrievalWork(db, retriever, { custom: options.retriever !== undefined });
-  const ctx: StageContext = { db, config, llm, prompts: currentPrompts(db), runId, retriever, work, corpusId };
+  const log: string[] = [];
+  const note = (line: string) => {
+    log.push(line);
+    options.onLog?.(line);
+  };
+  let rerank: RunSummary['rerank'] = null;
+  let prepared: Promise<string | null> | null = null;
+  const ctx: StageContext = {
+    db, config, llm, prompts: currentPrompts(db), runId, retriever, work, corpusId,
+    // Vectors are made (or found) once, when the first item needs evidence.
+    prepareRetrieval: () =>
+      (prepared ??= prepareRetrieval(db, config, corpusId, options.retriever !== undefined, note, options.signal).then((setup) => {
+        rerank = setup.rerank;
+        return setup.evidenceModel;
+      })),
+  };
   const counts: StageCounts[] = [];
-  const limit = options.limit ?? 1_000_000_000;
+  // --limit: the same base questions every time, by their stable key (not by import order).
+  const subset = options.limit ? stableSubset(subsetCandidates(db, datasetIds), options.limit).map((c) => c.id) : null;
+  const limit = 1_000_000_000;
   const summary = (): Omit<RunSummary, 'id' | 'status' | 'startedAt' | 'finishedAt' | 'config'> => ({
     stages: counts.map((c) => {
       const s = llm.byStage.get(c.stage) ?? emptyStats();
-      return { ...c, calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd };
+      return {
+        ...c, calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
+        latencyMs: Math.round(s.latencyMs), queueMs: Math.round(s.queueMs),
+      };
     }),
     calls: llm.stats.calls,
     cachedCalls: llm.stats.cachedCalls,
@@ -129,6 +159,8 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     costUsd: llm.stats.costUsd,
     error: null,
     retrieval: work.where,
+    rerank,
+    log: [...log],
   });
 
   let status: 'done' | 'failed' | 'cancelled' = 'done';
@@ -136,8 +168,8 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
   try {
     for (const stage of chosen) {
       if (options.signal?.aborted) throw new AppError('cancelled', 'Cancelled');
-      const items: (QuestionItem | InstanceItem)[] = stage === 'detect' ? questionsToDetect(db, datasetIds, limit) : instancesAt(db, PREVIOUS[stage], stage, datasetIds, limit);
-      const entry: StageCounts = { stage, processed: 0, done: 0, failed: 0, removed: 0, calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+      const items: (QuestionItem | InstanceItem)[] = stage === 'detect' ? questionsToDetect(db, datasetIds, limit, subset) : instancesAt(db, PREVIOUS[stage], stage, datasetIds, limit, subset);
+      const entry: StageCounts = { stage, processed: 0, done: 0, failed: 0, removed: 0, calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: 0, queueMs: 0 };
       counts.push(entry);
       const started = Date.now();
       let lastReport = 0;
@@ -197,6 +229,55 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
   return summaryOf(getRun(db, runId)!);
 }
 
+/**
+ * Makes sure retrieval has vectors to search and re-rank with before the first item needs them.
+ * A corpus with no vectors at all (freshly imported questions bring their paragraphs as a corpus
+ * without any) is embedded with the offline embedder on first use, which needs no network, and
+ * the run's log says so. With `rerank: offline`, evidence is searched and re-ranked with the
+ * offline model's vectors; a corpus embedded only with another model is not embedded again (that
+ * could take hours): its own model re-ranks, and the log says which. With an endpoint, search uses
+ * the corpus's best-covering model and the endpoint re-ranks.
+ */
+async function prepareRetrieval(
+  db: WritableDB,
+  config: PipelineConfig,
+  corpusId: number | null,
+  customRetriever: boolean,
+  note: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<{ evidenceModel: string | null; rerank: NonNullable<RunSummary['rerank']> }> {
+  const rerank = config.rerank;
+  const endpointRerank = rerank.provider === 'openai' ? ({ provider: 'openai', model: `${rerank.endpoint}/${rerank.model}`, lexical: false } as const) : null;
+  if (customRetriever) return { evidenceModel: null, rerank: endpointRerank ?? { provider: 'offline', model: "the custom retriever's similarity", lexical: true } };
+  const corpora = listCorpora(db).filter((c) => c.passages > 0 && (corpusId === null || c.id === corpusId));
+  const models = listModels(db);
+  const offline = models.filter((m) => m.provider === 'offline');
+  // The offline model already in use (the one holding most vectors here), else the default one.
+  const inUse = offline.map((m) => ({ m, n: countEmbeddings(db, m.id, corpusId) })).sort((a, b) => b.n - a.n)[0];
+  const offlineName = inUse && inUse.n > 0 ? inUse.m.name : offlineModelName(OFFLINE_DIMENSIONS);
+  const dimensions = inUse && inUse.n > 0 ? inUse.m.dimensions : OFFLINE_DIMENSIONS;
+  for (const corpus of corpora) {
+    if (signal?.aborted) throw new AppError('cancelled', 'Cancelled');
+    if (models.some((m) => countEmbeddings(db, m.id, corpus.id) > 0)) continue;
+    const report = await embedCorpus(db, { corpus: corpus.name, provider: 'offline', dimensions, ...(signal ? { signal } : {}) });
+    note(`The corpus "${corpus.name}" had no vectors: embedded its ${report.embedded} passages with the offline embedder (${report.model}, lexical, no network) on first use, in ${report.seconds} s.`);
+  }
+  if (endpointRerank) {
+    note(`Evidence is re-ranked by ${endpointRerank.model} (an embeddings endpoint).`);
+    return { evidenceModel: null, rerank: endpointRerank };
+  }
+  const offlineRow = listModels(db).find((m) => m.name === offlineName);
+  const covered = offlineRow !== undefined && corpora.every((c) => countEmbeddings(db, offlineRow.id, c.id) > 0);
+  if (covered) {
+    note(`Evidence is searched and re-ranked with the offline embedder ${offlineName} (lexical: hashed words and character n-grams).`);
+    return { evidenceModel: offlineName, rerank: { provider: 'offline', model: offlineName, lexical: true } };
+  }
+  const own = defaultModelFor(db, corpusId);
+  const model = own?.name ?? 'none';
+  note(`Evidence is re-ranked with ${model}, the model the corpus was embedded with: not every corpus has offline vectors (\`awb corpus embed --provider offline\` adds them).`);
+  return { evidenceModel: null, rerank: { provider: own?.provider === 'offline' ? 'offline' : 'openai', model, lexical: own?.lexical === 1 } };
+}
+
 function runStage(ctx: StageContext, stage: PipelineStage, item: QuestionItem | InstanceItem): Promise<Outcome> {
   switch (stage) {
     case 'detect':
@@ -228,6 +309,7 @@ const FUNNEL_STEPS: { step: string; reached: (stage: string, status: string, rem
   { step: 'detected ambiguous', reached: () => true },
   { step: 'clarified (2+ interpretations)', reached: (stage, _status, removed) => stage !== 'detect' && removed !== 'clarify' },
   { step: 'answered (2+ supported answers)', reached: (stage, _status, removed) => ['answer', 'merge', 'shorten', 'collide', 'filter'].includes(stage) && removed !== 'answer' },
+  { step: 'short answers within the token limit', reached: (stage, _status, removed) => ['shorten', 'collide', 'filter'].includes(stage) && removed !== 'shorten' },
   { step: 'after collisions', reached: (stage, _status, removed) => ['collide', 'filter'].includes(stage) && removed !== 'collide' },
   { step: 'kept by the filter', reached: (_stage, status) => status === 'ready' },
 ];

@@ -22,11 +22,14 @@ import {
 } from '../../../db/queries/pipeline';
 import { getOrCreateProvenance } from '../../../db/queries/provenance';
 import { transaction, type WritableDB } from '../../../db/sql';
-import { AMBIGUITY_TYPE_DEFINITIONS, type AmbiguityType, type PipelineStage } from '../../../shared/domain';
-import type { DetectableType, ModelRef, PipelineConfig, PromptTemplate, SchemaName, SchemaOutput, VoteRule } from '../../../shared/pipeline';
-import { countTokens, findSpan, normalizeAnswer } from '../../../shared/text';
+import { AppError } from '../../../shared/api';
+import type { AmbiguityType, PipelineStage } from '../../../shared/domain';
+import { locateAnswer, locateInPassages } from '../../../shared/checks';
+import { schemaOfPrompt, type DetectableType, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput, type VoteRule } from '../../../shared/pipeline';
+import { fillBridges, planCollisions, shorteningProblem } from '../../../shared/pipeline-rules';
+import { countTokens, normalizeAnswer } from '../../../shared/text';
 import type { Retriever } from '../retrieval/search';
-import type { LlmClient, LlmResult } from './llm';
+import type { LlmClient, LlmResult, Message } from './llm';
 import type { EvidenceRow, RetrievalWork } from './retrieval-work';
 import { promptVersion, render } from './prompts';
 
@@ -43,12 +46,17 @@ export interface StageContext {
   db: WritableDB;
   config: PipelineConfig;
   llm: LlmClient;
-  prompts: Map<SchemaName, PromptTemplate>;
+  prompts: Map<PromptName, PromptTemplate>;
   runId: number;
   retriever: Retriever;
   /** Cues and evidence, computed off this thread where possible. */
   work: Pick<RetrievalWork, 'cues' | 'evidence'>;
   corpusId: number | null;
+  /**
+   * Readies retrieval once per run (vectors embedded on first use where a corpus has none) and
+   * gives the embedding model evidence is searched and re-ranked with (null: the corpus's own).
+   */
+  prepareRetrieval(): Promise<string | null>;
 }
 
 export type Outcome = 'done' | 'failed' | 'removed';
@@ -87,20 +95,28 @@ export function passes(rule: VoteRule, yes: number, total: number): boolean {
 
 const modelName = (ref: ModelRef) => `${ref.endpoint}/${ref.model}`;
 
-async function ask<K extends SchemaName>(ctx: StageContext, schema: K, stage: PipelineStage, item: string, ref: ModelRef, values: Record<string, string | number>): Promise<LlmResult<SchemaOutput<K>> & { prompt: string }> {
-  const prompt = ctx.prompts.get(schema)!;
-  const result = await ctx.llm.ask({
-    schema,
-    stage,
-    item,
-    ref,
-    messages: [
-      { role: 'system', content: render(prompt.system, values) },
-      { role: 'user', content: render(prompt.user, values) },
-    ],
-  });
-  return { ...result, prompt: promptVersion(prompt) };
+async function ask<P extends PromptName>(
+  ctx: StageContext,
+  name: P,
+  stage: PipelineStage,
+  item: string,
+  ref: ModelRef,
+  values: Record<string, string | number>,
+  followUp: Message[] = [],
+): Promise<LlmResult<SchemaOutput<SchemaOfPrompt<P>>> & { prompt: string; messages: Message[] }> {
+  const prompt = ctx.prompts.get(name)!;
+  // Templates edited before "readings" became "interpretations" still fill their old placeholders.
+  const filled = 'interpretations' in values ? { ...values, readings: values.interpretations! } : 'min_interpretations' in values ? { ...values, min_readings: values.min_interpretations! } : values;
+  const messages: Message[] = [
+    { role: 'system', content: render(prompt.system, filled) },
+    { role: 'user', content: render(prompt.user, filled) },
+    ...followUp,
+  ];
+  const result = await ctx.llm.ask({ schema: schemaOfPrompt(name) as SchemaOfPrompt<P>, stage, item, ref, messages });
+  return { ...result, prompt: promptVersion(prompt), messages };
 }
+
+type SchemaOfPrompt<P extends PromptName> = P extends `clarify_${string}` ? 'clarify' : P & SchemaName;
 
 function provenance(ctx: StageContext, stage: string, ref: ModelRef, prompt: string, callId: number): number {
   return getOrCreateProvenance(ctx.db, { source: 'llm', detail: stage, model: modelName(ref), promptVersion: prompt, callId });
@@ -147,9 +163,9 @@ export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcom
     ctx.config.detectors.map(async (ref) => {
       const values: Record<string, string | number> = { question: q.question };
       if (type === 'constraint' && cues) {
-        values.total_hits = cues.total_hits;
-        values.kl_divergence = cues.kl_divergence === null ? 'undefined (no passages)' : cues.kl_divergence.toFixed(3);
-        values.relax_delta_ratio = cues.relax_delta_ratio.toFixed(2);
+        values.total_hits = cues.totalHits;
+        values.kl_divergence = cues.klDivergence === null ? 'undefined (no passages)' : cues.klDivergence.toFixed(3);
+        values.relax_delta_ratio = cues.relaxDeltaRatio.toFixed(2);
       }
       const result = await ask(ctx, `detect_${type}` as const, 'detect', item, ref, values);
       return { type, ref, result };
@@ -196,23 +212,18 @@ export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcom
 
 // ---- clarify -----------------------------------------------------------------------------------
 
-const TYPE_HINTS: Record<DetectableType, string> = {
-  semantic: 'an expression with several referents or senses',
-  syntactic: 'a structure that parses in more than one way',
-  constraint: 'constraints so specific that the intent is unclear; broaden them into faithful variants',
-};
-
 export async function clarify(ctx: StageContext, inst: InstanceItem): Promise<Outcome> {
   const item = `inst:${inst.id}`;
   const notes = detectionVotes(ctx.db, inst.base_question_id)
     .filter((v) => v.ambiguity_type === inst.ambiguity_type && v.verdict === 'yes')
     .map((v) => `- ${v.reason}${v.phenomena !== '[]' ? ` (phenomena ${JSON.parse(v.phenomena as string).join(', ')})` : ''}`);
-  const result = await ask(ctx, 'clarify', 'clarify', item, ctx.config.generator, {
+  const minimum = ctx.config.clarify.minInterpretations;
+  // Each type has its own instructions: interpret a name, resolve a parse, generalise a condition.
+  const prompt = `clarify_${inst.ambiguity_type as DetectableType}` as const;
+  const result = await ask(ctx, prompt, 'clarify', item, ctx.config.generator, {
     question: inst.question,
-    type: inst.ambiguity_type,
-    type_hint: TYPE_HINTS[inst.ambiguity_type as DetectableType] ?? AMBIGUITY_TYPE_DEFINITIONS[inst.ambiguity_type],
     detector_notes: notes.length ? `What the detectors noticed:\n${notes.join('\n')}` : '',
-    min_readings: ctx.config.clarify.minReadings,
+    min_interpretations: minimum,
   });
   if (!result.ok) return failed(ctx, 'clarify', item, [result]);
   const seen = new Set<string>();
@@ -223,8 +234,14 @@ export async function clarify(ctx: StageContext, inst: InstanceItem): Promise<Ou
     return true;
   });
   return transaction(ctx.db, () => {
-    if (questions.length < ctx.config.clarify.minReadings) {
-      return remove(ctx, 'clarify', inst.id, `clarify: ${questions.length} distinct clarified question${questions.length === 1 ? '' : 's'}, fewer than ${ctx.config.clarify.minReadings}`);
+    if (questions.length < minimum) {
+      const given = result.value.clarified_questions.length;
+      return remove(
+        ctx,
+        'clarify',
+        inst.id,
+        `clarify: ${questions.length} distinct clarified question${questions.length === 1 ? '' : 's'} (of ${given} given; repeats and the original question do not count), fewer than ${minimum}`,
+      );
     }
     const provenanceId = provenance(ctx, 'clarify', ctx.config.generator, result.prompt, result.callId);
     questions.forEach((question, position) =>
@@ -244,15 +261,18 @@ export async function clarify(ctx: StageContext, inst: InstanceItem): Promise<Ou
 
 export async function decompose(ctx: StageContext, inst: InstanceItem): Promise<Outcome> {
   const item = `inst:${inst.id}`;
-  const readings = active(listInterpretations(ctx.db, inst.id));
-  const results = await Promise.all(readings.map((r) => ask(ctx, 'decompose', 'decompose', item, ctx.config.generator, { question: r.clarified_question ?? r.condition ?? '' })));
+  const interpretations = active(listInterpretations(ctx.db, inst.id));
+  const results = await Promise.all(interpretations.map((r) => ask(ctx, 'decompose', 'decompose', item, ctx.config.generator, { question: r.clarified_question ?? r.condition ?? '' })));
   if (results.some((r) => !r.ok)) return failed(ctx, 'decompose', item, results);
   transaction(ctx.db, () => {
-    readings.forEach((reading, i) => {
+    interpretations.forEach((interpretation, i) => {
       const result = results[i]!;
       if (!result.ok) return;
       const provenanceId = provenance(ctx, 'decompose', ctx.config.generator, result.prompt, result.callId);
-      result.value.sub_questions.forEach((question, position) => insertSubQuestion(ctx.db, { interpretation_id: reading.id, position, question: question.trim(), answer: null, provenance_id: provenanceId }));
+      // Sub-questions are stored self-contained: a "#1" the model left is filled in (see fillBridges).
+      fillBridges(result.value.sub_questions.map((q) => q.trim())).forEach((question, position) =>
+        insertSubQuestion(ctx.db, { interpretation_id: interpretation.id, position, question, answer: null, provenance_id: provenanceId }),
+      );
     });
     finish(ctx, 'decompose', inst.id);
   });
@@ -261,27 +281,77 @@ export async function decompose(ctx: StageContext, inst: InstanceItem): Promise<
 
 // ---- retrieve ----------------------------------------------------------------------------------
 
+const cosine = (a: Float32Array, b: Float32Array) => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+};
+
+/** Re-ranks pooled evidence by an embeddings endpoint's similarity to the clarified question. */
+async function rerankByEndpoint(ctx: StageContext, question: string, rows: EvidenceRow[]): Promise<EvidenceRow[]> {
+  const rerank = ctx.config.rerank;
+  if (rerank.provider !== 'openai' || rows.length === 0) return rows;
+  const passages = getPassages(ctx.db, rows.map((r) => r.passageId));
+  const embedder = ctx.llm.embedder(rerank.endpoint, rerank.model, rerank.dimensions);
+  const [query, ...vectors] = await embedder.embed([question, ...rows.map((r) => {
+    const p = passages.get(r.passageId)!;
+    return p.title ? `${p.title}\n${p.text}` : p.text;
+  })]);
+  return rows
+    .map((row, i) => ({ ...row, score: cosine(query!, vectors[i]!) }))
+    .sort((a, b) => b.score - a.score || a.rank - b.rank)
+    .map((row, i) => ({ ...row, rank: i + 1 }));
+}
+
 export async function retrieve(ctx: StageContext, inst: InstanceItem): Promise<Outcome> {
-  const readings = active(listInterpretations(ctx.db, inst.id));
+  const item = `inst:${inst.id}`;
+  const interpretations = active(listInterpretations(ctx.db, inst.id));
   const subs = listSubQuestions(ctx.db, inst.id);
   const { corpus, mode, k } = ctx.config.retrieval;
+  const rerank = ctx.config.rerank;
+  const evidenceModel = await ctx.prepareRetrieval();
   const collected: EvidenceRow[][] = [];
-  for (const reading of readings) {
+  for (const interpretation of interpretations) {
     const request = {
-      clarifiedQuestion: reading.clarified_question ?? reading.condition ?? '',
-      subQuestions: subs.filter((s) => s.interpretation_id === reading.id).map((s) => s.question),
+      clarifiedQuestion: interpretation.clarified_question ?? interpretation.condition ?? '',
+      // No placeholder reaches a query, even in sub-questions stored before they were filled in.
+      subQuestions: fillBridges(subs.filter((s) => s.interpretation_id === interpretation.id).map((s) => s.question)),
       k,
       mode,
       ...(corpus ? { corpus } : {}),
+      ...(evidenceModel ? { model: evidenceModel } : {}),
     };
     // Only what the evidence rows need is kept: the ranked passage ids, scores and origins.
-    collected.push(await cachedCompute(ctx, 'evidence', request, () => ctx.work.evidence(request)));
+    const pooled = await cachedCompute(ctx, 'evidence', request, () => ctx.work.evidence(request));
+    if (rerank.provider === 'openai') {
+      try {
+        collected.push(await cachedCompute(ctx, 'evidence', { ...request, rerank }, () => rerankByEndpoint(ctx, request.clarifiedQuestion, pooled)));
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'cancelled') throw error;
+        return failed(ctx, 'retrieve', item, [{ ok: false, reason: `re-ranking with ${rerank.model} (endpoint ${rerank.endpoint}) failed: ${(error as Error).message}` }]);
+      }
+    } else {
+      collected.push(pooled);
+    }
   }
   transaction(ctx.db, () => {
-    const provenanceId = getOrCreateProvenance(ctx.db, { source: 'rule', detail: `retrieve: ${mode}, k=${k}, pooled over sub-questions, re-ranked by the clarified question`, model: null, promptVersion: null, callId: null });
-    readings.forEach((reading, i) => {
+    const reranker = rerank.provider === 'openai' ? `${rerank.endpoint}/${rerank.model}` : (evidenceModel ?? 'the corpus vectors');
+    const provenanceId = getOrCreateProvenance(ctx.db, {
+      source: 'rule',
+      detail: `retrieve: ${mode}, k=${k}, pooled over sub-questions, re-ranked by the clarified question with ${reranker}`,
+      model: null,
+      promptVersion: null,
+      callId: null,
+    });
+    interpretations.forEach((interpretation, i) => {
       for (const passage of collected[i]!) {
-        insertEvidence(ctx.db, { instanceId: inst.id, interpretationId: reading.id, rank: passage.rank, passageId: passage.passageId, score: passage.score, origin: passage.origins.join(', '), provenanceId });
+        insertEvidence(ctx.db, { instanceId: inst.id, interpretationId: interpretation.id, rank: passage.rank, passageId: passage.passageId, score: passage.score, origin: passage.origins.join(', '), provenanceId });
       }
     });
     finish(ctx, 'retrieve', inst.id);
@@ -295,23 +365,13 @@ function numbered(passages: { title: string; text: string }[]): string {
   return passages.map((p, i) => `[${i + 1}] ${p.title ? `${p.title}: ` : ''}${p.text}`).join('\n\n');
 }
 
-/** The answer as a span of a passage: the one the model named first, then any other. */
-export function locateAnswer(answer: string, passages: readonly { id: number; text: string }[], named: number): { passageId: number; start: number; end: number } | null {
-  const order = named >= 1 && named <= passages.length ? [passages[named - 1]!, ...passages.filter((_, i) => i !== named - 1)] : passages;
-  for (const passage of order) {
-    const span = findSpan(passage.text, answer);
-    if (span) return { passageId: passage.id, ...span };
-  }
-  return null;
-}
-
 export async function answer(ctx: StageContext, inst: InstanceItem): Promise<Outcome> {
   const item = `inst:${inst.id}`;
-  const readings = active(listInterpretations(ctx.db, inst.id));
+  const interpretations = active(listInterpretations(ctx.db, inst.id));
   const evidence = listEvidence(ctx.db, inst.id);
   const passages = getPassages(ctx.db, evidence.map((e) => e.passage_id));
   const subs = listSubQuestions(ctx.db, inst.id);
-  const perReading = readings.map((r) =>
+  const perInterpretation = interpretations.map((r) =>
     evidence
       .filter((e) => e.interpretation_id === r.id)
       .sort((a, b) => a.rank - b.rank)
@@ -319,35 +379,56 @@ export async function answer(ctx: StageContext, inst: InstanceItem): Promise<Out
       .filter(Boolean),
   );
   const results = await Promise.all(
-    readings.map((r, i) =>
+    interpretations.map((r, i) =>
       ask(ctx, 'short_answer', 'answer', item, ctx.config.generator, {
         question: r.clarified_question ?? r.condition ?? '',
         sub_questions: subs.filter((s) => s.interpretation_id === r.id).map((s, n) => `${n + 1}. ${s.question}`).join('\n') || '(none)',
-        passages: numbered(perReading[i]!) || '(no passage was retrieved)',
+        passages: numbered(perInterpretation[i]!) || '(no passage was retrieved)',
       }),
     ),
   );
   if (results.some((r) => !r.ok)) return failed(ctx, 'answer', item, results);
   return transaction(ctx.db, () => {
-    readings.forEach((reading, i) => {
+    interpretations.forEach((interpretation, i) => {
       const result = results[i]!;
       if (!result.ok) return;
       const text = result.value.answer.trim();
-      if (!text || result.value.passage === 0) {
-        dropInterpretation(ctx.db, reading.id, 'answer: no retrieved passage supports an answer');
+      if (!text) {
+        dropInterpretation(ctx.db, interpretation.id, 'answer: no retrieved passage supports an answer');
         return;
       }
-      const span = locateAnswer(text, perReading[i]!, result.value.passage);
-      if (!span) {
-        dropInterpretation(ctx.db, reading.id, `answer: "${text.slice(0, 80)}" is not a span of any retrieved passage`);
+      const list = perInterpretation[i]!;
+      const named = result.value.passage;
+      // The same check as the instance view's "answer found": word boundaries, NFKC, white space.
+      const found = locateInPassages(list, text, named);
+      if (!found) {
+        const question = interpretation.clarified_question ?? interpretation.condition ?? '';
+        const inPrompt = locateAnswer(`${question}\n${inst.question}`, text) ? ' (its words come from the question, not from a passage)' : '';
+        dropInterpretation(ctx.db, interpretation.id, `answer: "${text.slice(0, 80)}" is not a span of any retrieved passage${inPrompt}`);
         return;
       }
-      const passage = passages.get(span.passageId)!;
-      setShortAnswer(ctx.db, reading.id, { text: passage.text.slice(span.start, span.end), passageId: span.passageId, start: span.start, end: span.end, provenanceId: provenance(ctx, 'answer', ctx.config.generator, result.prompt, result.callId) });
+      const passage = list[found.index]!;
+      const fallback = found.inNamed
+        ? {}
+        : {
+            answer_check: {
+              named_passage: named,
+              found_in_passage: found.index + 1,
+              note: named >= 1 && named <= list.length ? `not in passage ${named}, the one the model named; found in passage ${found.index + 1}` : `the model named no retrieved passage (${named}); found in passage ${found.index + 1}`,
+            },
+          };
+      setShortAnswer(ctx.db, interpretation.id, {
+        text: passage.text.slice(found.start, found.end),
+        passageId: passage.id,
+        start: found.start,
+        end: found.end,
+        provenanceId: provenance(ctx, 'answer', ctx.config.generator, result.prompt, result.callId),
+        extra: fallback,
+      });
     });
     refreshInstanceText(ctx.db, inst.id);
     const left = active(listInterpretations(ctx.db, inst.id)).length;
-    if (left < 2) return remove(ctx, 'answer', inst.id, `answer: ${left} reading${left === 1 ? ' has' : 's have'} a supported short answer, fewer than 2`);
+    if (left < 2) return remove(ctx, 'answer', inst.id, `answer: ${left} interpretation${left === 1 ? ' has' : 's have'} a supported short answer, fewer than 2`);
     finish(ctx, 'answer', inst.id);
     return 'done' as const;
   });
@@ -357,13 +438,13 @@ export async function answer(ctx: StageContext, inst: InstanceItem): Promise<Out
 
 export async function merge(ctx: StageContext, inst: InstanceItem): Promise<Outcome> {
   const item = `inst:${inst.id}`;
-  const readings = active(listInterpretations(ctx.db, inst.id));
-  const passageIds = [...new Set(readings.map((r) => r.answer_passage_id!).filter(Boolean))];
+  const interpretations = active(listInterpretations(ctx.db, inst.id));
+  const passageIds = [...new Set(interpretations.map((r) => r.answer_passage_id!).filter(Boolean))];
   const passages = getPassages(ctx.db, passageIds);
   const list = passageIds.map((id) => passages.get(id)!);
   const result = await ask(ctx, 'long_answer', 'merge', item, ctx.config.generator, {
     question: inst.question,
-    readings: readings.map((r, i) => `${i + 1}. ${r.clarified_question ?? r.condition} Answer: ${r.short_answer} (passage ${passageIds.indexOf(r.answer_passage_id!) + 1})`).join('\n'),
+    interpretations: interpretations.map((r, i) => `${i + 1}. ${r.clarified_question ?? r.condition} Answer: ${r.short_answer} (passage ${passageIds.indexOf(r.answer_passage_id!) + 1})`).join('\n'),
     passages: numbered(list),
   });
   if (!result.ok) return failed(ctx, 'merge', item, [result]);
@@ -374,11 +455,13 @@ export async function merge(ctx: StageContext, inst: InstanceItem): Promise<Outc
     const seen = new Set<string>();
     for (const c of result.value.citations) {
       const passageId = passageIds[c.passage - 1];
-      const reading = readings[c.reading - 1];
-      if (passageId === undefined || seen.has(`${c.reading}:${c.passage}`)) continue;
-      seen.add(`${c.reading}:${c.passage}`);
-      insertLongAnswerCitation(ctx.db, { long_answer_id: id, position: n++, passage_id: passageId, interpretation_id: reading?.id ?? null, start: null, end: null });
+      const interpretation = interpretations[c.interpretation - 1];
+      if (passageId === undefined || seen.has(`${c.interpretation}:${c.passage}`)) continue;
+      seen.add(`${c.interpretation}:${c.passage}`);
+      insertLongAnswerCitation(ctx.db, { long_answer_id: id, position: n++, passage_id: passageId, interpretation_id: interpretation?.id ?? null, start: null, end: null });
     }
+    // The long answer is searchable from now on, not only after a later stage refreshes the row.
+    refreshInstanceText(ctx.db, inst.id);
     finish(ctx, 'merge', inst.id);
   });
   return 'done';
@@ -386,66 +469,123 @@ export async function merge(ctx: StageContext, inst: InstanceItem): Promise<Outc
 
 // ---- shorten -----------------------------------------------------------------------------------
 
+/**
+ * Short answers over the limit are shortened by the generator; a shortening that is not a span
+ * of the answer's passage, still too long, or no shorter is shown to the model with what is
+ * wrong, once. If the second try fails too, the interpretation is removed with the reason (and
+ * the instance, when fewer than two remain): no answer over the limit is kept silently.
+ */
 export async function shorten(ctx: StageContext, inst: InstanceItem): Promise<Outcome> {
   const item = `inst:${inst.id}`;
-  const long = active(listInterpretations(ctx.db, inst.id)).filter((r) => r.short_answer && countTokens(r.short_answer) > ctx.config.shortenOver);
+  const limit = ctx.config.shortenOver;
+  const long = active(listInterpretations(ctx.db, inst.id)).filter((r) => r.short_answer && countTokens(r.short_answer) > limit);
+  if (long.length === 0) {
+    transaction(ctx.db, () => finish(ctx, 'shorten', inst.id));
+    return 'done';
+  }
   const passages = getPassages(ctx.db, long.map((r) => r.answer_passage_id!));
-  const results = await Promise.all(
-    long.map((r) =>
-      ask(ctx, 'shorten', 'shorten', item, ctx.config.generator, {
-        question: r.clarified_question ?? r.condition ?? '',
-        answer: r.short_answer!,
-        passage: passages.get(r.answer_passage_id!)?.text ?? '',
-        max_tokens: ctx.config.shortenOver,
-      }),
-    ),
+  type Attempt = { ok: true; text: string; span: { start: number; end: number }; prompt: string; callId: number } | { ok: false; problem: string };
+  const attempts = await Promise.all(
+    long.map(async (r): Promise<{ attempt: Attempt } | { failure: { ok: false; reason: string; raw: string | null } }> => {
+      const passage = passages.get(r.answer_passage_id!);
+      const values = { question: r.clarified_question ?? r.condition ?? '', answer: r.short_answer!, passage: passage?.text ?? '', max_tokens: limit };
+      // The shortened span, inside the current answer's span where it is there, else anywhere in the passage.
+      const find = (candidate: string): { start: number; end: number } | null => {
+        if (!passage) return null;
+        if (r.answer_start !== null && r.answer_end !== null) {
+          const inner = locateAnswer(passage.text.slice(r.answer_start, r.answer_end), candidate);
+          if (inner) return { start: r.answer_start + inner.start, end: r.answer_start + inner.end };
+        }
+        return locateAnswer(passage.text, candidate);
+      };
+      const check = (candidate: string): { problem: string | null; span: { start: number; end: number } | null } => {
+        const span = find(candidate);
+        return { problem: shorteningProblem(candidate, r.short_answer!, limit, span !== null), span };
+      };
+      let result = await ask(ctx, 'shorten', 'shorten', item, ctx.config.generator, values);
+      if (!result.ok) return { failure: result };
+      let { problem, span } = check(result.value.answer.trim());
+      if (problem) {
+        // One more try, with the failure shown.
+        const first = result;
+        result = await ask(ctx, 'shorten', 'shorten', item, ctx.config.generator, values, [
+          { role: 'assistant', content: JSON.stringify(first.value) },
+          { role: 'user', content: `That cannot be used: ${problem}. Give a span of the passage, copied exactly, of at most ${limit} words.` },
+        ]);
+        if (!result.ok) return { failure: result };
+        const second = check(result.value.answer.trim());
+        if (second.problem) return { attempt: { ok: false, problem: `shortened twice without success: first ${problem}; then ${second.problem}` } };
+        ({ problem, span } = second);
+      }
+      return { attempt: { ok: true, text: result.value.answer.trim(), span: span!, prompt: result.prompt, callId: result.callId } };
+    }),
   );
-  if (results.some((r) => !r.ok)) return failed(ctx, 'shorten', item, results);
-  transaction(ctx.db, () => {
-    long.forEach((reading, i) => {
-      const result = results[i]!;
-      if (!result.ok) return;
-      const passage = passages.get(reading.answer_passage_id!);
-      const span = passage ? findSpan(passage.text, result.value.answer) : null;
-      // A shortening that is not a span of the passage is not used: the checked long answer stays.
-      if (!passage || !span || countTokens(result.value.answer) >= countTokens(reading.short_answer!)) return;
-      setShortAnswer(ctx.db, reading.id, { text: passage.text.slice(span.start, span.end), passageId: passage.id, start: span.start, end: span.end, provenanceId: provenance(ctx, 'shorten', ctx.config.generator, result.prompt, result.callId) });
+  const failures = attempts.flatMap((a) => ('failure' in a ? [a.failure] : []));
+  if (failures.length) return failed(ctx, 'shorten', item, failures);
+  return transaction(ctx.db, () => {
+    long.forEach((interpretation, i) => {
+      const outcome = attempts[i]!;
+      if (!('attempt' in outcome)) return;
+      const attempt = outcome.attempt;
+      if (!attempt.ok) {
+        dropInterpretation(ctx.db, interpretation.id, `shorten: the answer has ${countTokens(interpretation.short_answer!)} tokens, more than ${limit}, and was ${attempt.problem}`);
+        return;
+      }
+      const passage = passages.get(interpretation.answer_passage_id!)!;
+      setShortAnswer(ctx.db, interpretation.id, {
+        text: passage.text.slice(attempt.span.start, attempt.span.end),
+        passageId: passage.id,
+        start: attempt.span.start,
+        end: attempt.span.end,
+        provenanceId: provenance(ctx, 'shorten', ctx.config.generator, attempt.prompt, attempt.callId),
+        extra: { shortened_from: interpretation.short_answer },
+      });
     });
     refreshInstanceText(ctx.db, inst.id);
+    const left = active(listInterpretations(ctx.db, inst.id)).length;
+    if (left < 2) return remove(ctx, 'shorten', inst.id, `shorten: ${left} interpretation${left === 1 ? ' has' : 's have'} a short answer of at most ${limit} tokens, fewer than 2`);
     finish(ctx, 'shorten', inst.id);
+    return 'done' as const;
   });
-  return 'done';
 }
 
 // ---- collide -----------------------------------------------------------------------------------
 
+/**
+ * Interpretations whose short answers are the same after normalisation: the later one of each
+ * pair is removed, with the reason; the instance is removed only when fewer than two distinct
+ * answers remain (with two interpretations, any collision removes it).
+ */
 export function collide(ctx: StageContext, inst: InstanceItem): Outcome {
-  const readings = active(listInterpretations(ctx.db, inst.id));
-  const byAnswer = new Map<string, number>();
-  for (const reading of readings) {
-    const key = normalizeAnswer(reading.short_answer ?? '');
-    const earlier = byAnswer.get(key);
-    if (earlier !== undefined) {
-      return transaction(ctx.db, () => remove(ctx, 'collide', inst.id, `collide: readings ${earlier + 1} and ${reading.position + 1} have the same short answer after normalisation ("${key}")`));
+  const interpretations = active(listInterpretations(ctx.db, inst.id));
+  const { collisions, distinct } = planCollisions(interpretations.map((r) => ({ position: r.position, answer: r.short_answer })));
+  return transaction(ctx.db, () => {
+    if (distinct < 2) {
+      const pairs = collisions.map((c) => `interpretations ${c.sameAs + 1} and ${c.position + 1} have the same short answer after normalisation ("${c.answer}")`);
+      return remove(ctx, 'collide', inst.id, `collide: ${pairs.join('; ')}; fewer than 2 distinct answers remain`);
     }
-    byAnswer.set(key, reading.position);
-  }
-  transaction(ctx.db, () => finish(ctx, 'collide', inst.id));
-  return 'done';
+    for (const c of collisions) {
+      const interpretation = interpretations.find((r) => r.position === c.position)!;
+      dropInterpretation(ctx.db, interpretation.id, `collide: the same short answer as interpretation ${c.sameAs + 1} after normalisation ("${c.answer}")`);
+    }
+    if (collisions.length) refreshInstanceText(ctx.db, inst.id);
+    finish(ctx, 'collide', inst.id);
+    return 'done' as const;
+  });
 }
 
 // ---- filter ------------------------------------------------------------------------------------
 
 export async function filter(ctx: StageContext, inst: InstanceItem): Promise<Outcome> {
   const item = `inst:${inst.id}`;
-  const readings = active(listInterpretations(ctx.db, inst.id));
-  const passages = getPassages(ctx.db, readings.map((r) => r.answer_passage_id!));
+  const interpretations = active(listInterpretations(ctx.db, inst.id));
+  const passages = getPassages(ctx.db, interpretations.map((r) => r.answer_passage_id!));
   const long = listLongAnswers(ctx.db, inst.id).at(-1)?.text ?? '(none)';
   const values = {
     question: inst.question,
     type: inst.ambiguity_type,
-    readings: readings
-      .map((r, i) => `Reading ${i + 1}: ${r.clarified_question ?? r.condition}\nShort answer: ${r.short_answer}\nSupporting passage: ${passages.get(r.answer_passage_id!)?.text ?? '(missing)'}`)
+    interpretations: interpretations
+      .map((r, i) => `Interpretation ${i + 1}: ${r.clarified_question ?? r.condition}\nShort answer: ${r.short_answer}\nSupporting passage: ${passages.get(r.answer_passage_id!)?.text ?? '(missing)'}`)
       .join('\n\n'),
     long_answer: long,
   };
