@@ -1,3 +1,4 @@
+import { useQueries } from '@tanstack/react-query';
 import {
   flexRender,
   getCoreRowModel,
@@ -7,7 +8,7 @@ import {
   type VisibilityState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useKeys } from '../hooks';
 
 /**
@@ -16,7 +17,7 @@ import { useKeys } from '../hooks';
  * hundred. Column definitions, sort state and visibility come from @tanstack/react-table.
  */
 
-export interface ColumnMeta {
+interface ColumnMeta {
   /** CSS grid width, e.g. `80px` or `minmax(240px, 1fr)`. */
   width: string;
   numeric?: boolean;
@@ -32,12 +33,18 @@ const ROW_HEIGHT = 30;
 /** Browsers cap element heights near 33 million pixels; stay well under. */
 const MAX_ROWS = 1_000_000;
 
-export interface DataTableProps<Row extends { id: number }> {
+/** One page of a list operation, as a query: its key (the operation, filter, sort, offset) and fetch. */
+interface PageQuery<Row> {
+  queryKey: readonly unknown[];
+  queryFn: () => Promise<{ rows: Row[] }>;
+}
+
+interface DataTableProps<Row extends { id: number }> {
   columns: Column<Row>[];
-  /** Changes whenever the filter or sort changes: the loaded pages are then dropped. */
-  queryKey: string;
+  /** Changes whenever the filter or sort changes (the list is then another one). */
+  listKey: string;
   total: number | undefined;
-  fetchPage: (offset: number, limit: number) => Promise<Row[]>;
+  pageQuery: (offset: number, limit: number) => PageQuery<Row>;
   sort: { column: string; direction: 'asc' | 'desc' };
   onSort: (column: string, direction: 'asc' | 'desc') => void;
   visibility: VisibilityState;
@@ -45,23 +52,17 @@ export interface DataTableProps<Row extends { id: number }> {
   onSelect: (index: number) => void;
   onOpen: (row: Row, index: number) => void;
   emptyText: string;
-  /** Bumped to refetch the loaded pages (after an import). */
-  version?: number;
+}
+
+/** The rows of each page asked for, in order (undefined while a page loads). */
+function pageRows<Row>(results: { data?: { rows: Row[] } | undefined }[]): (Row[] | undefined)[] {
+  return results.map((r) => r.data?.rows);
 }
 
 export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>) {
-  const { columns, queryKey, total, fetchPage, sort, selected, onSelect, onOpen, version } = props;
+  const { columns, listKey, total, pageQuery, sort, selected, onSelect, onOpen } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const [pages, setPages] = useState<Map<number, Row[]>>(new Map());
-  const requested = useRef(new Set<number>());
-  const generation = useRef(0);
   const count = Math.min(total ?? 0, MAX_ROWS);
-
-  useEffect(() => {
-    generation.current++;
-    requested.current = new Set();
-    setPages(new Map());
-  }, [queryKey, version]);
 
   const virtualizer = useVirtualizer({
     count,
@@ -73,34 +74,24 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
 
-  // Load the pages that the visible rows fall in (and the one after, for smooth scrolling).
-  useEffect(() => {
-    if (count === 0) return;
-    const wanted = new Set<number>();
-    for (let page = Math.floor(first / PAGE); page <= Math.floor(Math.min(last + PAGE / 2, count - 1) / PAGE); page++) wanted.add(page);
-    const current = generation.current;
-    for (const page of wanted) {
-      if (requested.current.has(page)) continue;
-      requested.current.add(page);
-      fetchPage(page * PAGE, PAGE).then(
-        (rows) => {
-          if (current === generation.current) setPages((map) => new Map(map).set(page, rows));
-        },
-        () => requested.current.delete(page),
-      );
-    }
-  }, [first, last, count, fetchPage, pages]);
-
-  const rowAt = (index: number): Row | undefined => pages.get(Math.floor(index / PAGE))?.[index % PAGE];
+  // The pages that the visible rows fall in (and the one after, for smooth scrolling). Loaded
+  // pages stay cached until the data changes, so scrolling back shows them at once.
+  const firstPage = Math.floor(first / PAGE);
+  const wanted: number[] = [];
+  if (count > 0) for (let page = firstPage; page <= Math.floor(Math.min(last + PAGE / 2, count - 1) / PAGE); page++) wanted.push(page);
+  const loaded = useQueries({
+    queries: wanted.map((page) => ({ ...pageQuery(page * PAGE, PAGE), staleTime: Infinity })),
+    combine: pageRows<Row>,
+  });
+  const rowAt = (index: number): Row | undefined => loaded[Math.floor(index / PAGE) - firstPage]?.[index % PAGE];
   const visibleRows = useMemo(() => {
     const rows: Row[] = [];
-    for (const item of items) {
-      const row = pages.get(Math.floor(item.index / PAGE))?.[item.index % PAGE];
+    for (let index = first; index <= last; index++) {
+      const row = loaded[Math.floor(index / PAGE) - firstPage]?.[index % PAGE];
       if (row) rows.push(row);
     }
     return rows;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [pages, first, last]);
+  }, [loaded, first, last, firstPage]);
 
   const sorting: SortingState = [{ id: sort.column, desc: sort.direction === 'desc' }];
   const table = useReactTable({
@@ -148,11 +139,13 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
     }
   });
 
-  // Keep the selected row in view when returning to the list.
+  // Keep the selected row in view when returning to the list: once per list, when its rows come.
+  const restored = useRef<string | null>(null);
   useEffect(() => {
+    if (count === 0 || restored.current === listKey) return;
+    restored.current = listKey;
     if (selected > 0 && selected < count) virtualizer.scrollToIndex(selected, { align: 'center' });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [queryKey, count > 0]);
+  }, [listKey, count, selected, virtualizer]);
 
   return (
     <div className="grid" ref={scrollRef} role="grid" aria-rowcount={count} data-testid="grid">

@@ -5,10 +5,10 @@ export interface Mark {
   end: number;
   /** CSS class of the mark (default `hl`). */
   className?: string;
-  /** CSS custom property values (e.g. the reading colour `--c`). */
+  /** CSS custom property values (e.g. the interpretation colour `--c`). */
   style?: CSSProperties;
   title?: string;
-  /** Shown right after the marked text (for example the badges of the readings it belongs to). */
+  /** Shown right after the marked text (for example the badges of the interpretations it belongs to). */
   after?: ReactNode;
 }
 

@@ -1,4 +1,3 @@
-import type { ReactNode } from 'react';
 import type { Provenance } from '../../shared/api';
 import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
 
@@ -15,10 +14,6 @@ export function StatusWord({ status }: { status: InstanceStatus }) {
       {STATUS_MARK[status]} {status}
     </span>
   );
-}
-
-export function Kbd({ children }: { children: ReactNode }) {
-  return <kbd>{children}</kbd>;
 }
 
 export function describeProvenance(p: Provenance | null): string {
@@ -113,7 +108,7 @@ export function formatEta(seconds: number | null): string {
   return `ETA ${(seconds / 3600).toFixed(1)} h`;
 }
 
-export function ErrorNotice({ error }: { error: Error | undefined }) {
+export function ErrorNotice({ error }: { error: Error | null | undefined }) {
   if (!error) return null;
   return (
     <div className="notice bad" role="alert">

@@ -1,8 +1,8 @@
-import { useApi } from '../hooks';
+import { useOp } from '../query';
 
 export function AboutView() {
-  const info = useApi('app:info', {});
-  const attributions = useApi('dataset:attributions', {});
+  const info = useOp('app:info', {});
+  const attributions = useOp('dataset:attributions', {});
   const i = info.data;
   return (
     <div className="page">

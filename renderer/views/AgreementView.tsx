@@ -1,12 +1,12 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { Link } from 'wouter';
 import { agreementTable, DIGITS, statusTable, toCsv, toLatex, validityTable, withCriterionLabels, type ReportTable } from '../../shared/agreement-report';
 import type { AgreementReport, AgreementRow, CampaignView, Disagreement } from '../../shared/api';
 import { scaleValues } from '../../shared/protocols';
-import { call } from '../api';
 import { downloadText, ErrorNotice, TypeTag } from '../components/bits';
-import { useApi } from '../hooks';
+import { opKey, useOp, useOpMutation } from '../query';
 
 /**
  * Agreement as the papers report it: YES rates by majority vote per ambiguity type and the "all
@@ -67,18 +67,18 @@ function Table({ table, labels, caption, file, testId }: { table: ReportTable; l
 }
 
 const FIELD_NAMES: Record<string, string> = {
-  fleiss_kappa: "Fleiss' κ",
-  p_bar: 'P̄',
-  strict_agreement: 'strict agreement',
-  krippendorff_alpha: "Krippendorff's α",
-  gwet_ac1: 'Gwet AC1',
+  fleissKappa: "Fleiss' κ",
+  pBar: 'P̄',
+  strictAgreement: 'strict agreement',
+  krippendorffAlpha: "Krippendorff's α",
+  gwetAc1: 'Gwet AC1',
   kappa_ci: 'the κ interval',
 };
 
 function UndefinedNotes({ rows, labels }: { rows: AgreementRow[]; labels: Labels }) {
   const notes = rows.flatMap((r) => {
     const byReason = new Map<string, string[]>();
-    for (const [field, reason] of Object.entries(r.undefined_reasons)) byReason.set(reason, [...(byReason.get(reason) ?? []), FIELD_NAMES[field] ?? field]);
+    for (const [field, reason] of Object.entries(r.undefinedReasons)) byReason.set(reason, [...(byReason.get(reason) ?? []), FIELD_NAMES[field] ?? field]);
     return [...byReason].map(([reason, fields]) => `${labelOf(labels, r.criterion)}: ${fields.join(', ')} undefined, because ${reason}.`);
   });
   if (!notes.length) return null;
@@ -93,15 +93,15 @@ function UndefinedNotes({ rows, labels }: { rows: AgreementRow[]; labels: Labels
 }
 
 function ParadoxNote({ rows, labels }: { rows: AgreementRow[]; labels: Labels }) {
-  const flagged = rows.filter((r) => r.prevalence_paradox);
+  const flagged = rows.filter((r) => r.prevalenceParadox);
   if (!flagged.length) return null;
   return (
     <div className="notice warn" data-testid="paradox-note">
       <strong>High agreement, low κ: the prevalence paradox.</strong> On {flagged.map((r) => `“${labelOf(labels, r.criterion)}”`).join(', ')} the annotators agree on{' '}
-      {flagged.map((r) => `${((r.p_bar ?? 0) * 100).toFixed(1)}%`).join(' / ')} of rating pairs, yet κ is{' '}
-      {flagged.map((r) => (r.fleiss_kappa === null ? 'undefined' : r.fleiss_kappa.toFixed(3))).join(' / ')}. When nearly every rating is the same answer, the
+      {flagged.map((r) => `${((r.pBar ?? 0) * 100).toFixed(1)}%`).join(' / ')} of rating pairs, yet κ is{' '}
+      {flagged.map((r) => (r.fleissKappa === null ? 'undefined' : r.fleissKappa.toFixed(3))).join(' / ')}. When nearly every rating is the same answer, the
       agreement κ expects by chance is itself close to 1, so κ collapses even though the raters hardly ever differ (MARCH reports κ -0.006 at 98.9% agreement).
-      Read Gwet's AC1 ({flagged.map((r) => (r.gwet_ac1 === null ? 'undefined' : r.gwet_ac1.toFixed(3))).join(' / ')}), which does not assume balanced answers,
+      Read Gwet's AC1 ({flagged.map((r) => (r.gwetAc1 === null ? 'undefined' : r.gwetAc1.toFixed(3))).join(' / ')}), which does not assume balanced answers,
       alongside the raw agreement.
     </div>
   );
@@ -113,11 +113,11 @@ function CriterionChart({ criterion, rows, labels }: { criterion: string; rows: 
   const data = rows
     .filter((r) => r.criterion === criterion)
     .map((r) => ({
-      type: r.ambiguity_type,
-      "Fleiss' κ": r.fleiss_kappa,
-      "Krippendorff's α": r.krippendorff_alpha,
-      'Gwet AC1': r.gwet_ac1,
-      ...(r.yes_rate !== null ? { 'YES rate': r.yes_rate } : {}),
+      type: r.ambiguityType,
+      "Fleiss' κ": r.fleissKappa,
+      "Krippendorff's α": r.krippendorffAlpha,
+      'Gwet AC1': r.gwetAc1,
+      ...(r.yesRate !== null ? { 'YES rate': r.yesRate } : {}),
     }));
   const measures = Object.keys(MEASURE_COLOURS).filter((m) => data.some((d) => m in d)) as (keyof typeof MEASURE_COLOURS)[];
   return (
@@ -184,9 +184,9 @@ function PairwiseMatrix({ pairwise, labels }: { pairwise: AgreementReport['pairw
 export function AgreementPanel({ campaignId, criteria: protocolCriteria }: { campaignId: number; criteria: readonly { id: string; label: string }[] }) {
   const [resamples, setResamples] = useState(1000);
   const labels = useMemo<Labels>(() => Object.fromEntries(protocolCriteria.map((c) => [c.id, c.label])), [protocolCriteria]);
-  const report = useApi('agreement:get', { campaignId, resamples });
+  const report = useOp('agreement:get', { campaignId, resamples });
   const r = report.data;
-  const overall = r?.rows.filter((row) => row.ambiguity_type === 'all') ?? [];
+  const overall = r?.rows.filter((row) => row.ambiguityType === 'all') ?? [];
   const criteria = [...new Set(overall.map((row) => row.criterion))];
   return (
     <div className="stack" data-testid="agreement">
@@ -209,7 +209,7 @@ export function AgreementPanel({ campaignId, criteria: protocolCriteria }: { cam
           <Table table={validityTable(r)} labels={labels} caption="YES rate by majority vote, per ambiguity type" file={`campaign-${campaignId}-validity`} testId="validity-table" />
           <Table table={agreementTable(r)} labels={labels} caption="Agreement per criterion" file={`campaign-${campaignId}-agreement`} testId="agreement-table" />
           <UndefinedNotes rows={overall} labels={labels} />
-          {r.status_rows.length ? (
+          {r.statusRows.length ? (
             <Table table={statusTable(r)} labels={labels} caption="By instance status (before vs after filtering)" file={`campaign-${campaignId}-by-status`} testId="status-table" />
           ) : null}
           <section className="card">
@@ -229,19 +229,30 @@ export function AgreementPanel({ campaignId, criteria: protocolCriteria }: { cam
             </div>
           </section>
         </>
-      ) : report.loading ? (
+      ) : report.isFetching ? (
         <div className="muted">Computing…</div>
       ) : null}
     </div>
   );
 }
 
-function AdjudicationForm({ campaign, d, onSaved }: { campaign: CampaignView; d: Disagreement; onSaved: (list: Disagreement[]) => void }) {
+/** An adjudication answers with the new list of disagreements; the agreement numbers change with it. */
+function useAdjudicate(campaignId: number) {
+  const client = useQueryClient();
+  return useOpMutation('agreement:adjudicate', {
+    onSuccess: (list) => {
+      client.setQueryData(opKey('agreement:disagreements', { campaignId }), list);
+      void client.invalidateQueries({ queryKey: ['agreement:get'] });
+    },
+  });
+}
+
+function AdjudicationForm({ campaign, d }: { campaign: CampaignView; d: Disagreement }) {
   const criterion = campaign.protocol.criteria.find((c) => c.id === d.criterion);
   const [value, setValue] = useState(d.adjudication?.value ?? '');
   const [reason, setReason] = useState(d.adjudication?.reason ?? '');
   const [adjudicator, setAdjudicator] = useState(() => localStorage.getItem('awb.adjudicator') ?? '');
-  const [error, setError] = useState<Error>();
+  const adjudicate = useAdjudicate(campaign.id);
   if (!criterion) return null;
   return (
     <div className="adjudicate">
@@ -261,21 +272,20 @@ function AdjudicationForm({ campaign, d, onSaved }: { campaign: CampaignView; d:
         disabled={!value || !reason.trim() || !adjudicator.trim()}
         onClick={() => {
           localStorage.setItem('awb.adjudicator', adjudicator);
-          call('agreement:adjudicate', { campaignId: campaign.id, instanceId: d.instanceId, criterion: d.criterion, value, reason, adjudicator }).then(onSaved, setError);
+          adjudicate.mutate({ campaignId: campaign.id, instanceId: d.instanceId, criterion: d.criterion, value, reason, adjudicator });
         }}
       >
         {d.adjudication ? 'Change' : 'Adjudicate'}
       </button>
-      <ErrorNotice error={error} />
+      <ErrorNotice error={adjudicate.error} />
     </div>
   );
 }
 
 export function DisagreementsPanel({ campaign }: { campaign: CampaignView }) {
-  const list = useApi('agreement:disagreements', { campaignId: campaign.id });
-  const [saved, setSaved] = useState<Disagreement[] | null>(null);
+  const list = useOp('agreement:disagreements', { campaignId: campaign.id });
   const [open, setOpen] = useState<'open' | 'all'>('open');
-  const items = (saved ?? list.data ?? []).filter((d) => open === 'all' || !d.adjudication);
+  const items = (list.data ?? []).filter((d) => open === 'all' || !d.adjudication);
   const labels = useMemo<Labels>(() => Object.fromEntries(campaign.protocol.criteria.map((c) => [c.id, c.label])), [campaign.protocol.criteria]);
   return (
     <div className="stack">
@@ -294,7 +304,7 @@ export function DisagreementsPanel({ campaign }: { campaign: CampaignView }) {
           label in the YES rates.
         </span>
       </div>
-      {items.length === 0 && (saved ?? list.data) ? <div className="empty">No disagreement {open === 'open' ? 'left to adjudicate' : 'in this campaign'}.</div> : null}
+      {items.length === 0 && list.data ? <div className="empty">No disagreement {open === 'open' ? 'left to adjudicate' : 'in this campaign'}.</div> : null}
       {items.map((d) => (
         <section key={`${d.instanceId}:${d.criterion}`} className="card disagreement" data-testid="disagreement">
           <header className="card-head">
@@ -322,7 +332,7 @@ export function DisagreementsPanel({ campaign }: { campaign: CampaignView }) {
               Adjudicated {d.adjudication.value} by {d.adjudication.adjudicator}: {d.adjudication.reason}
             </div>
           ) : null}
-          <AdjudicationForm campaign={campaign} d={d} onSaved={setSaved} />
+          <AdjudicationForm campaign={campaign} d={d} />
         </section>
       ))}
     </div>

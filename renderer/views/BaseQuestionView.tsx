@@ -5,14 +5,15 @@ import { listStateToSearch, parseBaseQuestionParams } from '../list-params';
 import { call } from '../api';
 import { ErrorNotice, plural, StatusWord, TypeTag } from '../components/bits';
 import { type Mark } from '../components/Highlight';
-import { useApi, useKeys } from '../hooks';
+import { useKeys } from '../hooks';
+import { useOp } from '../query';
 import { PassageText } from './InstanceView';
 
 /** A base question: its gold decomposition, answer and aliases, and its paragraphs. */
 export function BaseQuestionView({ id }: { id: number }) {
   const search = useSearch();
   const [, navigate] = useLocation();
-  const detail = useApi('base-question:get', { id });
+  const detail = useOp('base-question:get', { id });
   const listState = useMemo(() => parseBaseQuestionParams(search), [search]);
   const listSearch = listStateToSearch(listState);
   const at = Number(new URLSearchParams(search).get('at') ?? NaN);

@@ -11,12 +11,12 @@ import {
   type InstanceListState,
 } from '../list-params';
 import { matchRanges } from '../../shared/search';
-import { call } from '../api';
 import { DataTable, type Column } from '../components/DataTable';
 import { Facet } from '../components/Facets';
 import { Highlight } from '../components/Highlight';
 import { ErrorNotice, plural, StatusWord, TypeTag } from '../components/bits';
-import { useApi, useDataVersion, useKeys } from '../hooks';
+import { useKeys } from '../hooks';
+import { opQuery, useOp } from '../query';
 
 /** Cell text with the search words marked; the whole text on hover, as the cell cuts it short. */
 function SearchText({ text, query }: { text: string; query: string }) {
@@ -245,20 +245,15 @@ export function InstancesView() {
   const state = useMemo(() => parseInstanceParams(search), [search]);
   const [selected, setSelected] = useSelectedRow();
   const [visibility, setVisibility] = useVisibility('instances');
-  const version = useDataVersion();
   const filter = { datasets: state.datasets, types: state.types, statuses: state.statuses, hops: state.hops, search: state.search };
-  const facets = useApi('instance:facets', filter);
-  const queryKey = listStateToSearch(state);
+  const facets = useOp('instance:facets', filter);
+  const listKey = listStateToSearch(state);
   const update = (patch: Partial<InstanceListState>) => {
     setSelected(0);
     // Typing in the search box replaces the entry; facet and sort changes can be gone back over.
     navigate(`/instances${listStateToSearch({ ...state, ...patch })}`, { replace: patch.search !== undefined });
   };
-  const fetchPage = useCallback(
-    (offset: number, limit: number) => call('instance:list', { ...state, offset, limit }).then((page) => page.rows),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [queryKey, version],
-  );
+  const pageQuery = useCallback((offset: number, limit: number) => opQuery('instance:list', { ...state, offset, limit }), [state]);
   const columns = useMemo(() => instanceColumns(state.search), [state.search]);
   const typeOptions = facets.data?.types ?? [];
   const allTypes = AMBIGUITY_TYPES.map((t) => typeOptions.find((o) => o.value === t) ?? { value: t, label: t, count: 0 });
@@ -294,16 +289,15 @@ export function InstancesView() {
         <ErrorNotice error={facets.error} />
         <DataTable
           columns={columns}
-          queryKey={queryKey}
-          version={version}
+          listKey={listKey}
           total={facets.data?.total}
-          fetchPage={fetchPage}
+          pageQuery={pageQuery}
           sort={{ column: state.sort, direction: state.direction }}
           onSort={(sort, direction) => update({ sort: sort as InstanceListState['sort'], direction })}
           visibility={visibility}
           selected={selected}
           onSelect={setSelected}
-          onOpen={(row, index) => navigate(`/instances/${row.id}${queryKey ? `${queryKey}&` : '?'}at=${index}`)}
+          onOpen={(row, index) => navigate(`/instances/${row.id}${listKey ? `${listKey}&` : '?'}at=${index}`)}
           emptyText={state.search ? `No instance matches “${state.search}”.` : 'No instances yet. Import a dataset (Ctrl+I), or run the pipeline.'}
         />
       </section>
@@ -317,19 +311,14 @@ export function BaseQuestionsView() {
   const state = useMemo(() => parseBaseQuestionParams(search), [search]);
   const [selected, setSelected] = useSelectedRow();
   const [visibility, setVisibility] = useVisibility('base-questions');
-  const version = useDataVersion();
   const filter = { datasets: state.datasets, hops: state.hops, search: state.search };
-  const facets = useApi('base-question:facets', filter);
-  const queryKey = listStateToSearch(state);
+  const facets = useOp('base-question:facets', filter);
+  const listKey = listStateToSearch(state);
   const update = (patch: Partial<BaseQuestionListState>) => {
     setSelected(0);
     navigate(`/base-questions${listStateToSearch({ ...state, ...patch })}`, { replace: patch.search !== undefined });
   };
-  const fetchPage = useCallback(
-    (offset: number, limit: number) => call('base-question:list', { ...state, offset, limit }).then((page) => page.rows),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [queryKey, version],
-  );
+  const pageQuery = useCallback((offset: number, limit: number) => opQuery('base-question:list', { ...state, offset, limit }), [state]);
   const columns = useMemo(() => baseQuestionColumns(state.search), [state.search]);
   return (
     <div className="browse">
@@ -354,16 +343,15 @@ export function BaseQuestionsView() {
         <ErrorNotice error={facets.error} />
         <DataTable
           columns={columns}
-          queryKey={queryKey}
-          version={version}
+          listKey={listKey}
           total={facets.data?.total}
-          fetchPage={fetchPage}
+          pageQuery={pageQuery}
           sort={{ column: state.sort, direction: state.direction }}
           onSort={(sort, direction) => update({ sort: sort as BaseQuestionListState['sort'], direction })}
           visibility={visibility}
           selected={selected}
           onSelect={setSelected}
-          onOpen={(row, index) => navigate(`/base-questions/${row.id}${queryKey ? `${queryKey}&` : '?'}at=${index}`)}
+          onOpen={(row, index) => navigate(`/base-questions/${row.id}${listKey ? `${listKey}&` : '?'}at=${index}`)}
           emptyText={state.search ? `No base question matches “${state.search}”.` : 'No base questions yet. Import a dataset (Ctrl+I).'}
         />
       </section>

@@ -4,7 +4,7 @@ import type { CampaignSelection, CampaignView as Campaign, JudgmentImportReport,
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
 import { call, isDesktop, pickFile, upload } from '../api';
 import { DoneOfTotal, ErrorNotice } from '../components/bits';
-import { useApi } from '../hooks';
+import { useOp } from '../query';
 import { AgreementPanel, DisagreementsPanel } from './AgreementView';
 
 /** Campaigns: the list, a new campaign, one campaign's progress, packs and judgments files. */
@@ -18,7 +18,7 @@ function slug(text: string): string {
 }
 
 /** A path field with "Choose…" (desktop dialog) or "Upload…" (browser mode) beside it. */
-export function FileField({ id, value, onChange, save, accept }: { id: string; value: string; onChange: (path: string) => void; save: boolean; accept?: string }) {
+function FileField({ id, value, onChange, save, accept }: { id: string; value: string; onChange: (path: string) => void; save: boolean; accept?: string }) {
   const [error, setError] = useState<Error>();
   const [uploading, setUploading] = useState(false);
   return (
@@ -61,7 +61,7 @@ export function FileField({ id, value, onChange, save, accept }: { id: string; v
 }
 
 export function CampaignsView() {
-  const list = useApi('campaign:list', {});
+  const list = useOp('campaign:list', {});
   const [, navigate] = useLocation();
   const [pack, setPack] = useState('');
   return (
@@ -139,8 +139,8 @@ function toggle<T>(list: readonly T[], value: T): T[] {
 
 export function NewCampaignView() {
   const [, navigate] = useLocation();
-  const protocols = useApi('protocol:list', {});
-  const datasets = useApi('dataset:list', {});
+  const protocols = useOp('protocol:list', {});
+  const datasets = useOp('dataset:list', {});
   const [name, setName] = useState('');
   const [protocol, setProtocol] = useState('march-validation');
   const [annotators, setAnnotators] = useState('');
@@ -399,8 +399,8 @@ const TABS = ['overview', 'agreement', 'disagreements', 'files'] as const;
 type Tab = (typeof TABS)[number];
 
 export function CampaignView({ id, tab }: { id: number; tab: Tab }) {
-  const campaign = useApi('campaign:get', { id });
-  const info = useApi('app:info', {});
+  const campaign = useOp('campaign:get', { id });
+  const info = useOp('app:info', {});
   const [, navigate] = useLocation();
   const c = campaign.data;
   const directory = info.data ? dirname(info.data.databasePath) : '.';

@@ -7,16 +7,17 @@ import { listStateToSearch, parseInstanceParams } from '../list-params';
 import { call } from '../api';
 import { describeProvenance, ErrorNotice, plural, ProvenanceMark, StatusWord, TypeTag, wordCut } from '../components/bits';
 import { Highlight, type Mark } from '../components/Highlight';
-import { useApi, useKeys } from '../hooks';
+import { useKeys } from '../hooks';
+import { useOp } from '../query';
 
 const CIRCLED = ['①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧', '⑨', '⑩'];
 
-/** One colour per reading, used for its column, its spans and its answer in the long answer. */
-export function readingStyle(position: number): CSSProperties {
-  return { '--c': `var(--reading-${(position % 8) + 1})` } as CSSProperties;
+/** One colour per interpretation, used for its column, its spans and its answer in the long answer. */
+function interpretationStyle(position: number): CSSProperties {
+  return { '--c': `var(--interpretation-${(position % 8) + 1})` } as CSSProperties;
 }
 
-function readingLabel(position: number): string {
+function interpretationLabel(position: number): string {
   return CIRCLED[position] ?? `(${position + 1})`;
 }
 
@@ -56,8 +57,8 @@ export function PassageText({ passage, marks }: { passage: PassageView; marks: M
   );
 }
 
-function answerMarks(reading: InterpretationView, passage: PassageView): { marks: Mark[]; isSource: boolean } {
-  const answer = reading.shortAnswer;
+function answerMarks(interpretation: InterpretationView, passage: PassageView): { marks: Mark[]; isSource: boolean } {
+  const answer = interpretation.shortAnswer;
   if (!answer) return { marks: [], isSource: false };
   if (answer.passageId === passage.id && answer.start !== null && answer.end !== null) {
     return { marks: [{ start: answer.start, end: answer.end, title: 'The short answer’s recorded span' }], isSource: true };
@@ -69,11 +70,11 @@ function answerMarks(reading: InterpretationView, passage: PassageView): { marks
   };
 }
 
-function EvidenceList({ reading, evidence }: { reading: InterpretationView; evidence: EvidenceView[] }) {
+function EvidenceList({ interpretation, evidence }: { interpretation: InterpretationView; evidence: EvidenceView[] }) {
   return (
     <>
       {evidence.map((e) => {
-        const { marks, isSource } = answerMarks(reading, e.passage);
+        const { marks, isSource } = answerMarks(interpretation, e.passage);
         return (
           <div key={e.id} className={`passage${isSource ? ' answer-source' : ''}`} data-testid="evidence">
             <div className="passage-head">
@@ -94,10 +95,10 @@ function EvidenceList({ reading, evidence }: { reading: InterpretationView; evid
   );
 }
 
-function ShortAnswer({ reading, evidence, shared }: { reading: InterpretationView; evidence: EvidenceView[]; shared: string | null }) {
-  const answer = reading.shortAnswer;
+function ShortAnswer({ interpretation, evidence, shared }: { interpretation: InterpretationView; evidence: EvidenceView[]; shared: string | null }) {
+  const answer = interpretation.shortAnswer;
   if (!answer) return <div className="muted">No short answer.</div>;
-  const passage = reading.answerPassage ?? evidence.find((e) => e.passage.id === answer.passageId)?.passage ?? null;
+  const passage = interpretation.answerPassage ?? evidence.find((e) => e.passage.id === answer.passageId)?.passage ?? null;
   let check: { level: 'ok' | 'warn' | 'bad' | 'none'; text: string };
   if (answer.passageId === null) {
     check = { level: 'none', text: 'no source passage' };
@@ -162,35 +163,35 @@ function OwnProvenance({ provenance, shared }: { provenance: Provenance | null; 
   return <ProvenanceMark provenance={provenance} />;
 }
 
-function ReadingColumn({ reading, frozen, shared }: { reading: InterpretationView; frozen: EvidenceView[]; shared: string | null }) {
-  const cited = frozen.filter((e) => reading.citations.includes(e.rank));
+function InterpretationColumn({ interpretation, frozen, shared }: { interpretation: InterpretationView; frozen: EvidenceView[]; shared: string | null }) {
+  const cited = frozen.filter((e) => interpretation.citations.includes(e.rank));
   return (
-    <article className={`reading${reading.status === 'dropped' ? ' dropped' : ''}`} style={readingStyle(reading.position)} data-testid="reading">
-      <header className="reading-head">
-        <div className="reading-title">
-          <span className="reading-badge" aria-label={`Interpretation ${reading.position + 1}`}>
-            {reading.position + 1}
+    <article className={`interpretation${interpretation.status === 'dropped' ? ' dropped' : ''}`} style={interpretationStyle(interpretation.position)} data-testid="interpretation">
+      <header className="interpretation-head">
+        <div className="interpretation-title">
+          <span className="interpretation-badge" aria-label={`Interpretation ${interpretation.position + 1}`}>
+            {interpretation.position + 1}
           </span>
           <div>
-            {reading.clarifiedQuestion ? <div data-testid="clarified-question">{reading.clarifiedQuestion}</div> : null}
-            {reading.condition ? (
+            {interpretation.clarifiedQuestion ? <div data-testid="clarified-question">{interpretation.clarifiedQuestion}</div> : null}
+            {interpretation.condition ? (
               <div className="muted" data-testid="condition">
-                <strong>Condition:</strong> {reading.condition}
+                <strong>Condition:</strong> {interpretation.condition}
               </div>
             ) : null}
           </div>
         </div>
         <div className="meta">
-          <OwnProvenance provenance={reading.provenance ?? reading.conditionProvenance} shared={shared} />
-          {typeof reading.extra.wikipage === 'string' ? <span className="small">Wikipedia: {reading.extra.wikipage}</span> : null}
-          {reading.status === 'dropped' ? <span className="flag-bad small">dropped: {reading.droppedReason}</span> : null}
+          <OwnProvenance provenance={interpretation.provenance ?? interpretation.conditionProvenance} shared={shared} />
+          {typeof interpretation.extra.wikipage === 'string' ? <span className="small">Wikipedia: {interpretation.extra.wikipage}</span> : null}
+          {interpretation.status === 'dropped' ? <span className="flag-bad small">dropped: {interpretation.droppedReason}</span> : null}
         </div>
       </header>
-      {reading.subQuestions.length ? (
-        <section className="reading-section">
+      {interpretation.subQuestions.length ? (
+        <section className="interpretation-section">
           <h3>Sub-questions</h3>
           <ol className="subq">
-            {reading.subQuestions.map((s, i) => (
+            {interpretation.subQuestions.map((s, i) => (
               <li key={i}>
                 {s.question} {s.answer ? <span className="arrow">→ {s.answer}</span> : null}
               </li>
@@ -198,63 +199,63 @@ function ReadingColumn({ reading, frozen, shared }: { reading: InterpretationVie
           </ol>
         </section>
       ) : null}
-      {reading.evidence.length || cited.length ? (
-        <section className="reading-section">
-          <h3>Evidence{reading.evidence.length ? ' (ranked)' : ' (cited)'}</h3>
-          <EvidenceList reading={reading} evidence={reading.evidence.length ? reading.evidence : cited} />
+      {interpretation.evidence.length || cited.length ? (
+        <section className="interpretation-section">
+          <h3>Evidence{interpretation.evidence.length ? ' (ranked)' : ' (cited)'}</h3>
+          <EvidenceList interpretation={interpretation} evidence={interpretation.evidence.length ? interpretation.evidence : cited} />
         </section>
       ) : null}
-      {reading.answerPassage ? (
-        <section className="reading-section">
+      {interpretation.answerPassage ? (
+        <section className="interpretation-section">
           <h3>Answer passage</h3>
           <div className="passage answer-source">
             <div className="passage-head">
-              <span className="title">{reading.answerPassage.title}</span>
+              <span className="title">{interpretation.answerPassage.title}</span>
             </div>
-            <PassageText passage={reading.answerPassage} marks={answerMarks(reading, reading.answerPassage).marks} />
+            <PassageText passage={interpretation.answerPassage} marks={answerMarks(interpretation, interpretation.answerPassage).marks} />
           </div>
         </section>
       ) : null}
-      <section className="reading-section">
+      <section className="interpretation-section">
         <h3>Short answer</h3>
-        <ShortAnswer reading={reading} evidence={[...reading.evidence, ...frozen]} shared={shared} />
+        <ShortAnswer interpretation={interpretation} evidence={[...interpretation.evidence, ...frozen]} shared={shared} />
       </section>
     </article>
   );
 }
 
-function LongAnswer({ answer, readings, index, count, shared }: { answer: LongAnswerView; readings: InterpretationView[]; index: number; count: number; shared: string | null }) {
-  // Readings whose answers land on the same words share one mark, with a badge per reading.
-  const spans = new Map<string, { start: number; end: number; readings: InterpretationView[] }>();
+function LongAnswer({ answer, interpretations, index, count, shared }: { answer: LongAnswerView; interpretations: InterpretationView[]; index: number; count: number; shared: string | null }) {
+  // Interpretations whose answers land on the same words share one mark, with a badge per interpretation.
+  const spans = new Map<string, { start: number; end: number; interpretations: InterpretationView[] }>();
   const missing: InterpretationView[] = [];
-  for (const reading of readings) {
-    if (!reading.shortAnswer) continue;
-    const found = locateAnswer(answer.text, reading.shortAnswer);
+  for (const interpretation of interpretations) {
+    if (!interpretation.shortAnswer) continue;
+    const found = locateAnswer(answer.text, interpretation.shortAnswer);
     if (!found) {
-      missing.push(reading);
+      missing.push(interpretation);
       continue;
     }
     const key = `${found.start}:${found.end}`;
-    const span = spans.get(key) ?? { start: found.start, end: found.end, readings: [] };
-    span.readings.push(reading);
+    const span = spans.get(key) ?? { start: found.start, end: found.end, interpretations: [] };
+    span.interpretations.push(interpretation);
     spans.set(key, span);
   }
   const marks: Mark[] = [...spans.values()].map((span) => ({
     start: span.start,
     end: span.end,
-    style: readingStyle(span.readings[0]!.position),
-    title: `${span.readings.length === 1 ? 'Interpretation' : 'Interpretations'} ${span.readings.map((r) => r.position + 1).join(', ')}`,
+    style: interpretationStyle(span.interpretations[0]!.position),
+    title: `${span.interpretations.length === 1 ? 'Interpretation' : 'Interpretations'} ${span.interpretations.map((r) => r.position + 1).join(', ')}`,
     after: (
       <span className="mark-badges" aria-hidden>
-        {span.readings.map((r) => (
-          <span key={r.id} className="cite-dot" style={readingStyle(r.position)}>
+        {span.interpretations.map((r) => (
+          <span key={r.id} className="cite-dot" style={interpretationStyle(r.position)}>
             {r.position + 1}
           </span>
         ))}
       </span>
     ),
   }));
-  const withAnswers = readings.filter((r) => r.shortAnswer).length;
+  const withAnswers = interpretations.filter((r) => r.shortAnswer).length;
   return (
     <section className="long-answer" data-testid="long-answer">
       <div className="meta">
@@ -268,16 +269,16 @@ function LongAnswer({ answer, readings, index, count, shared }: { answer: LongAn
         {missing.length === 0 && withAnswers > 0 ? (
           <span className="flag-ok">{withAnswers === 1 ? '✓ the short answer appears in it' : `✓ all ${withAnswers} short answers appear in it`}</span>
         ) : null}
-        {missing.map((reading) => (
-          <span key={reading.id} className="flag-bad" data-testid="missing-answer">
-            ✗ {readingLabel(reading.position)} “{reading.shortAnswer!.text}” does not appear in this long answer
+        {missing.map((interpretation) => (
+          <span key={interpretation.id} className="flag-bad" data-testid="missing-answer">
+            ✗ {interpretationLabel(interpretation.position)} “{interpretation.shortAnswer!.text}” does not appear in this long answer
           </span>
         ))}
       </div>
       {answer.citations.length ? (
         <details>
           <summary className="small muted">{plural(answer.citations.length, 'cited passage')}</summary>
-          <div className="reading-section">
+          <div className="interpretation-section">
             {answer.citations.map((c, i) => (
               <div key={i} className="passage">
                 <div className="passage-head">
@@ -308,7 +309,7 @@ function FrozenEvidence({ detail }: { detail: InstanceDetail }) {
               <span className="title">{e.passage.title || 'untitled'}</span>
               <span className="cite-dots" title={citing.length ? `Cited by ${citing.length === 1 ? 'interpretation' : 'interpretations'} ${citing.map((r) => r.position + 1).join(', ')}` : 'Not cited'}>
                 {citing.map((r) => (
-                  <span key={r.id} className="cite-dot" style={readingStyle(r.position)}>
+                  <span key={r.id} className="cite-dot" style={interpretationStyle(r.position)}>
                     {r.position + 1}
                   </span>
                 ))}
@@ -326,7 +327,7 @@ function FrozenEvidence({ detail }: { detail: InstanceDetail }) {
 }
 
 /**
- * An instance side by side: the question with its type and provenance, one column per reading
+ * An instance side by side: the question with its type and provenance, one column per interpretation
  * (clarified question, sub-questions, evidence, short answer), the long answers, the frozen
  * evidence list and the filter votes (when there are any to show). The judging screen shows the
  * same thing, with the votes held back in blind campaigns.
@@ -382,16 +383,16 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
         </div>
       </header>
       {d.interpretations.length ? (
-        <div className="readings" data-testid="readings">
-          {d.interpretations.map((reading) => (
-            <ReadingColumn key={reading.id} reading={reading} frozen={d.evidence} shared={shared} />
+        <div className="interpretations" data-testid="interpretations">
+          {d.interpretations.map((interpretation) => (
+            <InterpretationColumn key={interpretation.id} interpretation={interpretation} frozen={d.evidence} shared={shared} />
           ))}
         </div>
       ) : (
         <div className="notice">This instance has no interpretations yet.</div>
       )}
       {d.longAnswers.map((answer, i) => (
-        <LongAnswer key={answer.id} answer={answer} readings={d.interpretations} index={i} count={d.longAnswers.length} shared={shared} />
+        <LongAnswer key={answer.id} answer={answer} interpretations={d.interpretations} index={i} count={d.longAnswers.length} shared={shared} />
       ))}
       {d.longAnswers.length === 0 ? <div className="muted small">No long answer.</div> : null}
       <FrozenEvidence detail={d} />
@@ -418,7 +419,7 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
 export function InstanceView({ id }: { id: number }) {
   const search = useSearch();
   const [, navigate] = useLocation();
-  const detail = useApi('instance:get', { id });
+  const detail = useOp('instance:get', { id });
   const listState = useMemo(() => parseInstanceParams(search), [search]);
   const at = Number(new URLSearchParams(search).get('at') ?? NaN);
   const listSearch = listStateToSearch(listState);

@@ -1,11 +1,11 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import Markdown from 'react-markdown';
 import { Link, useLocation } from 'wouter';
 import { AMBIGUITY_TYPES } from '../../shared/domain';
 import { scaleValues, type Criterion, type Protocol, type ProtocolDocument, type Scale } from '../../shared/protocols';
-import { call } from '../api';
 import { downloadText, ErrorNotice } from '../components/bits';
-import { useApi } from '../hooks';
+import { opKey, useOp, useOpMutation } from '../query';
 
 /** Protocols are data: browse them, read their guidelines, edit a copy, export and import JSON. */
 
@@ -27,7 +27,7 @@ function describeScale(scale: Scale): string {
 }
 
 function ProtocolDetail({ protocol, onEdit }: { protocol: Protocol; onEdit: (document: ProtocolDocument, copy: boolean) => void }) {
-  const versions = useApi('protocol:versions', { key: protocol.key });
+  const versions = useOp('protocol:versions', { key: protocol.key });
   return (
     <div className="stack" data-testid="protocol-detail">
       <header className="card-head">
@@ -180,10 +180,21 @@ function CriterionEditor({ criterion, onChange, onRemove, onMove }: { criterion:
   );
 }
 
+/** Saves a protocol document; the saved protocol is in the list at once (which is fetched again after the change anyway). */
+function useSaveProtocol() {
+  const client = useQueryClient();
+  return useOpMutation('protocol:save', {
+    onSuccess: (saved) =>
+      client.setQueryData<Protocol[]>(opKey('protocol:list', {}), (list) =>
+        list && (list.some((p) => p.key === saved.key) ? list.map((p) => (p.key === saved.key ? saved : p)) : [...list, saved]),
+      ),
+  });
+}
+
 function ProtocolEditor({ initial, onSaved, onCancel }: { initial: ProtocolDocument; onSaved: (p: Protocol) => void; onCancel: () => void }) {
   const [doc, setDoc] = useState<ProtocolDocument>(initial);
   const [preview, setPreview] = useState(false);
-  const [error, setError] = useState<Error>();
+  const save = useSaveProtocol();
   const setCriterion = (i: number, c: Criterion | null) => {
     const criteria = [...doc.criteria];
     if (c) criteria[i] = c;
@@ -236,19 +247,20 @@ function ProtocolEditor({ initial, onSaved, onCancel }: { initial: ProtocolDocum
         <button type="button" className="button ghost" onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" className="button primary" onClick={() => call('protocol:save', { document: doc }).then(onSaved, setError)}>
+        <button type="button" className="button primary" onClick={() => save.mutate({ document: doc }, { onSuccess: onSaved })}>
           Save
         </button>
       </div>
-      <ErrorNotice error={error} />
+      <ErrorNotice error={save.error} />
     </div>
   );
 }
 
 export function ProtocolsView({ selected }: { selected?: string }) {
-  const list = useApi('protocol:list', {});
+  const list = useOp('protocol:list', {});
   const [, navigate] = useLocation();
   const [editing, setEditing] = useState<ProtocolDocument | null>(null);
+  const save = useSaveProtocol();
   const [error, setError] = useState<Error>();
   const current = list.data?.find((p) => p.key === selected) ?? list.data?.[0];
   const importFile = async (file: File) => {
@@ -256,7 +268,7 @@ export function ProtocolsView({ selected }: { selected?: string }) {
     try {
       const json = JSON.parse(await file.text()) as Record<string, unknown>;
       const { format: _format, version: _version, ...document } = json;
-      const saved = await call('protocol:save', { document });
+      const saved = await save.mutateAsync({ document });
       navigate(`/protocols/${saved.key}`);
     } catch (e) {
       setError(e as Error);

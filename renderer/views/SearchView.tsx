@@ -5,7 +5,8 @@ import { matchRanges } from '../../shared/search';
 import { call } from '../api';
 import { ErrorNotice, plural, wordCut } from '../components/bits';
 import { Highlight } from '../components/Highlight';
-import { useApi, useJobs, useKeys } from '../hooks';
+import { useKeys } from '../hooks';
+import { useJobs, useOp } from '../query';
 import { JobLine } from './ImportView';
 
 interface SearchState {
@@ -97,7 +98,7 @@ function Hit({ hit, terms, maxScore, mode }: { hit: SearchHit; terms: string; ma
 }
 
 function Corpora() {
-  const corpora = useApi('corpus:list', {});
+  const corpora = useOp('corpus:list', {});
   const jobs = useJobs();
   const embedding = jobs.filter((j) => j.kind === 'embed' && j.state === 'running');
   return (
@@ -136,13 +137,13 @@ export function SearchView() {
   const [draft, setDraft] = useState(state);
   const [showCues, setShowCues] = useState(false);
   const input = useRef<HTMLInputElement>(null);
-  const corpora = useApi('corpus:list', {});
+  const corpora = useOp('corpus:list', {});
   useEffect(() => setDraft(state), [state]);
   const request = state.q.trim() || state.hyde.trim()
     ? { query: state.q, mode: state.mode, k: state.k, ...(state.corpus ? { corpus: state.corpus } : {}), ...(state.hyde ? { hyde: state.hyde } : {}) }
     : null;
-  const result = useApi('retrieval:search', request);
-  const cues = useApi('retrieval:cues', showCues && state.q.trim() ? { query: state.q, ...(state.corpus ? { corpus: state.corpus } : {}) } : null);
+  const result = useOp('retrieval:search', request);
+  const cues = useOp('retrieval:cues', showCues && state.q.trim() ? { query: state.q, ...(state.corpus ? { corpus: state.corpus } : {}) } : null);
   const submit = (next: SearchState) => navigate(`/search${toSearch(next)}`);
   useKeys((event) => {
     if (event.key === '/' && document.activeElement !== input.current) {
@@ -252,12 +253,12 @@ export function SearchView() {
               {cues.data ? (
                 <dl className="kv" data-testid="cues">
                   <dt title="Passages matching every content word of the literal query">total hits H(q)</dt>
-                  <dd>{cues.data.constraint.total_hits.toLocaleString('en-US')}</dd>
+                  <dd>{cues.data.constraint.totalHits.toLocaleString('en-US')}</dd>
                   <dt title="How far the top passages' words are from the corpus's">KL divergence</dt>
-                  <dd>{cues.data.constraint.kl_divergence === null ? 'undefined (no passages)' : cues.data.constraint.kl_divergence.toFixed(3)}</dd>
+                  <dd>{cues.data.constraint.klDivergence === null ? 'undefined (no passages)' : cues.data.constraint.klDivergence.toFixed(3)}</dd>
                   <dt title="Largest fold increase in hits after dropping one number, date or quoted span">relax-delta ratio</dt>
                   <dd>
-                    {cues.data.constraint.relax_delta_ratio.toFixed(2)}
+                    {cues.data.constraint.relaxDeltaRatio.toFixed(2)}
                     {cues.data.constraint.constraints.length ? (
                       <div className="small muted">
                         {cues.data.constraint.constraints.map((c) => `without ${c.text}: ${plural(c.hits_without, 'hit')}`).join(' · ')}
@@ -295,7 +296,7 @@ export function SearchView() {
                     </>
                   )}
                 </dl>
-              ) : cues.loading ? (
+              ) : cues.isFetching ? (
                 <div className="muted small">computing…</div>
               ) : null}
               <p className="small muted">

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Functions passed to page.evaluate and waitForFunction run in the browser.
 import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import type { ImportReport } from '../../shared/api';
@@ -78,6 +78,17 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
+/** The operations the page calls (each a POST to /api/<name>), counted by name from now on. */
+function countCalls(): { counts: Record<string, number>; stop: () => void } {
+  const counts: Record<string, number> = {};
+  const listener = (request: Request) => {
+    const name = /\/api\/([\w:-]+)$/.exec(request.url())?.[1];
+    if (request.method() === 'POST' && name) counts[name] = (counts[name] ?? 0) + 1;
+  };
+  page.on('request', listener);
+  return { counts, stop: () => page.off('request', listener) };
+}
+
 async function criterionValue(id: string): Promise<string | null> {
   const chosen = page.locator(`[data-criterion="${id}"] .choice.chosen`);
   return (await chosen.count()) ? (await chosen.innerText()).replace(/^\S+\s+/, '') : null;
@@ -86,9 +97,14 @@ async function criterionValue(id: string): Promise<string | null> {
 describe('judging', () => {
   it('takes every decision from the keyboard, saves it, undoes and skips', async () => {
     await ui.goto(`/campaigns/${judgingCampaign}`);
+    const opening = countCalls();
     await page.getByRole('link', { name: 'Judge as ann' }).click();
     await page.getByTestId('judging').waitFor();
     await page.getByText('item 1 of 6').waitFor();
+    // The first item, and the next one fetched ahead while the first is read.
+    await expect.poll(() => opening.counts['judging:item']).toBe(2);
+    opening.stop();
+    const judging = countCalls();
     const firstQuestion = await page.getByTestId('original-question').innerText();
     expect(await page.locator('[data-criterion="ambiguity"]').getAttribute('aria-current')).toBe('true');
     expect(await page.locator('[data-criterion="ambiguity"] .choice').first().innerText()).toMatch(/Y\s+YES/);
@@ -104,6 +120,10 @@ describe('judging', () => {
     await page.keyboard.press('u');
     await page.getByText('item 1 of 6').waitFor();
     await page.getByTestId('judge-notice').filter({ hasText: /Undone: Long answer consistent on item 1/ }).waitFor();
+    // One call per decision: the queue's counts follow from the saved items, never fetched again.
+    // Besides: item 3 fetched ahead once item 2 showed, and item 1 read back after the undo.
+    judging.stop();
+    expect(judging.counts).toEqual({ 'judging:decide': 3, 'judging:item': 2, 'judging:undo': 1 });
     expect(await criterionValue('long_answer')).toBeNull();
     expect(await criterionValue('clarification')).toBe('NO');
     expect(await page.locator('[data-criterion="long_answer"]').getAttribute('aria-current')).toBe('true');
@@ -112,9 +132,9 @@ describe('judging', () => {
 
     // A comment on the current criterion, from the keyboard.
     await page.keyboard.press('c');
-    await page.keyboard.type('Reading 2 is a paraphrase of reading 1.');
+    await page.keyboard.type('Interpretation 2 is a paraphrase of interpretation 1.');
     await page.keyboard.press('Control+Enter');
-    await page.getByText('“Reading 2 is a paraphrase of reading 1.”').waitFor();
+    await page.getByText('“Interpretation 2 is a paraphrase of interpretation 1.”').waitFor();
 
     await page.keyboard.press('s');
     await page.getByText('item 3 of 6').waitFor();
@@ -128,7 +148,7 @@ describe('judging', () => {
     await page.getByTestId('judge-progress').filter({ hasText: /1\s*\/\s*6 done/ }).waitFor();
     await page.keyboard.press('k');
     await page.getByText('item 2 of 6').waitFor();
-    expect(await page.getByText('“Reading 2 is a paraphrase of reading 1.”').count()).toBe(1);
+    expect(await page.getByText('“Interpretation 2 is a paraphrase of interpretation 1.”').count()).toBe(1);
   });
 
   it('shows the judging keys and the guidelines', async () => {

@@ -79,18 +79,18 @@ describe('the pipeline page', () => {
     await ui.screenshot('31-pipeline-run');
   });
 
-  it('opens the instance the run built: each reading with ranked evidence and its answer marked in its passage', async () => {
+  it('opens the instance the run built: each interpretation with ranked evidence and its answer marked in its passage', async () => {
     await ui.goto('/instances/1');
-    const readings = page.getByTestId('reading');
-    await readings.first().waitFor();
-    expect(await readings.count()).toBe(2);
+    const interpretations = page.getByTestId('interpretation');
+    await interpretations.first().waitFor();
+    expect(await interpretations.count()).toBe(2);
     for (const [i, river] of [[0, 'Sangamon River'], [1, 'Connecticut River']] as const) {
-      const reading = readings.nth(i);
-      expect(await reading.getByTestId('short-answer').innerText()).toMatch(new RegExp(`^${river}[\\s\\S]*✓ verbatim span of its passage`));
-      const ranks = await reading.getByTestId('evidence').locator('.rank').allInnerTexts();
+      const interpretation = interpretations.nth(i);
+      expect(await interpretation.getByTestId('short-answer').innerText()).toMatch(new RegExp(`^${river}[\\s\\S]*✓ verbatim span of its passage`));
+      const ranks = await interpretation.getByTestId('evidence').locator('.rank').allInnerTexts();
       expect(ranks.length).toBeGreaterThan(0);
       expect(ranks).toEqual(ranks.map((_, n) => `#${n + 1}`));
-      expect(await reading.locator('.passage.answer-source mark').allInnerTexts()).toEqual([river]);
+      expect(await interpretation.locator('.passage.answer-source mark').allInnerTexts()).toEqual([river]);
     }
     const long = page.getByTestId('long-answer');
     expect(await long.locator('mark').allInnerTexts()).toEqual(expect.arrayContaining(['Sangamon River', 'Connecticut River']));

@@ -1,0 +1,53 @@
+import { valueForKey } from '../../../shared/protocols';
+import { useKeys } from '../../hooks';
+import type { Judging } from './useJudging';
+
+/**
+ * Every judging key (the sheet lists them): a decision on the active criterion, Tab between
+ * criteria, j/k between items, u or Ctrl Z to undo, s to skip, c to comment, g or h for the
+ * guidelines (which sit beside the criteria, so every other key keeps working while they are
+ * open), Esc to close them, ? for the sheet. Quiet while a field has focus or the sheet is open.
+ */
+export function useJudgingKeys(
+  judging: Judging,
+  panels: { enabled: boolean; toggleGuidelines: () => void; closeGuidelines: () => void; openSheet: () => void },
+): void {
+  useKeys((event) => {
+    if (event.altKey) return;
+    if (event.key === 'Escape') {
+      // Esc in a comment field cancels the comment and leaves the guidelines open.
+      const target = event.target as HTMLElement | null;
+      if (!target || (target.tagName !== 'INPUT' && target.tagName !== 'TEXTAREA')) panels.closeGuidelines();
+      return;
+    }
+    if ((event.key === 'g' || event.key === 'h') && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      panels.toggleGuidelines();
+      return;
+    }
+    const { item, queue, active } = judging;
+    if (!item || !queue) return;
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'z') {
+      event.preventDefault();
+      judging.undo();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey) return;
+    const criteria = queue.protocol.criteria;
+    const criterion = criteria[active];
+    const key = event.key;
+    if (key === 'Tab') judging.setActive((active + (event.shiftKey ? criteria.length - 1 : 1)) % criteria.length);
+    else if (key === 'j' || key === 'ArrowDown' || key === 'ArrowRight') judging.step(1);
+    else if (key === 'k' || key === 'ArrowUp' || key === 'ArrowLeft') judging.step(-1);
+    else if (key === 'u') judging.undo();
+    else if (key === 's') judging.skip();
+    else if (key === '?') panels.openSheet();
+    else if (key === 'c' && criterion && criterion.scale.kind !== 'text') judging.setCommentOpen(true);
+    else if (criterion && criterion.scale.kind !== 'text') {
+      const value = valueForKey(criterion.scale, key);
+      if (value === null) return;
+      judging.decide(criterion, value);
+    } else return;
+    event.preventDefault();
+  }, panels.enabled);
+}
