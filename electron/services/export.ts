@@ -4,7 +4,7 @@ import { findDatasetByName } from '../../db/queries/datasets';
 import { instanceIdsForExport } from '../../db/queries/instances';
 import type { ReadableDB } from '../../db/sql';
 import { AppError, type ExportReport } from '../../shared/api';
-import { readBaseQuestionRecord, readInstanceRecord } from './records';
+import { readBaseQuestionRecords, readInBatches, readInstanceRecords } from './records';
 
 export interface ExportOptions {
   file: string;
@@ -42,17 +42,20 @@ export async function exportJsonl(db: ReadableDB, options: ExportOptions): Promi
   let done = 0;
   const bqs = new Set<number>();
   try {
-    for (const { id, base_question_id } of instances) {
+    // Records are read a batch at a time (one query per table per batch) and written as one chunk.
+    for (const batch of readInBatches(db, instances, (i) => i.id, readInstanceRecords)) {
       options.signal?.throwIfAborted();
-      await write(`${JSON.stringify(readInstanceRecord(db, id))}\n`);
-      bqs.add(base_question_id);
-      if (++done % 500 === 0) options.onProgress?.(done, total);
+      await write(batch.map(({ record }) => `${JSON.stringify(record)}\n`).join(''));
+      for (const { item } of batch) bqs.add(item.base_question_id);
+      done += batch.length;
+      options.onProgress?.(done, total);
     }
-    for (const { id } of orphans) {
+    for (const batch of readInBatches(db, orphans, (o) => o.id, readBaseQuestionRecords)) {
       options.signal?.throwIfAborted();
-      await write(`${JSON.stringify(readBaseQuestionRecord(db, id))}\n`);
-      bqs.add(id);
-      if (++done % 500 === 0) options.onProgress?.(done, total);
+      await write(batch.map(({ record }) => `${JSON.stringify(record)}\n`).join(''));
+      for (const { item } of batch) bqs.add(item.id);
+      done += batch.length;
+      options.onProgress?.(done, total);
     }
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
     fs.renameSync(temporary, options.file);
@@ -67,7 +70,7 @@ export async function exportJsonl(db: ReadableDB, options: ExportOptions): Promi
     file: options.file,
     records: done,
     instances: instances.length,
-    base_questions: bqs.size,
+    baseQuestions: bqs.size,
     seconds: Number(((performance.now() - started) / 1000).toFixed(3)),
   };
 }

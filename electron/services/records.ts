@@ -8,10 +8,11 @@ import {
   insertBaseQuestion,
   insertBaseQuestionPassage,
   insertDecompositionStep,
+  type DecompositionStepRow,
 } from '../../db/queries/base-questions';
-import { insertEvidence, listEvidence } from '../../db/queries/evidence';
-import { insertFilterVote, listFilterVotes } from '../../db/queries/filter-votes';
-import { findInstanceId, getInstance, indexInstanceText, insertInstance } from '../../db/queries/instances';
+import { insertEvidence, listEvidence, type EvidenceDbRow } from '../../db/queries/evidence';
+import { insertFilterVote, listFilterVotes, type FilterVoteRow } from '../../db/queries/filter-votes';
+import { findInstanceId, getInstance, insertInstance, writeInstanceSearchRow } from '../../db/queries/instances';
 import {
   insertInterpretation,
   insertInterpretationCitation,
@@ -19,23 +20,49 @@ import {
   listInterpretationCitations,
   listInterpretations,
   listSubQuestions,
+  type InterpretationDbRow,
+  type SubQuestionRow,
 } from '../../db/queries/interpretations';
 import {
   insertLongAnswer,
   insertLongAnswerCitation,
   listLongAnswerCitations,
   listLongAnswers,
+  type LongAnswerCitationRow,
+  type LongAnswerDbRow,
 } from '../../db/queries/long-answers';
-import { getPassages, upsertPassage } from '../../db/queries/passages';
-import { findCallByHash, getOrCreateProvenance, getProvenance, type ProvenanceRow } from '../../db/queries/provenance';
+import { getPassages, upsertPassage, type PassageWithCorpus } from '../../db/queries/passages';
+import { callIdForHash, detectionVotes, saveDetectionVote } from '../../db/queries/pipeline';
+import { getOrCreateProvenance, getProvenance, type ProvenanceRow } from '../../db/queries/provenance';
+import {
+  baseQuestionsByIds,
+  citationsOf,
+  datasetsByIds,
+  decompositionsOf,
+  detectionVotesOf,
+  evidenceOf,
+  filterVotesOf,
+  instancesByIds,
+  interpretationsOf,
+  longAnswerCitationsOf,
+  longAnswersOf,
+  paragraphsOf,
+  passagesByIds,
+  provenanceByIds,
+  subQuestionsOf,
+  type BaseQuestionRecordRow,
+  type DetectionVoteRecordRow,
+  type InstanceRecordRow,
+} from '../../db/queries/records';
 import type { ReadableDB, WritableDB } from '../../db/sql';
 import { AppError } from '../../shared/api';
 import { AWB_FORMAT, type AwbProvenance, type AwbRecord } from '../../shared/awb-format';
 
 /**
  * The one place where awb-instance/1 records become rows, and rows become records again.
- * Every importer goes through `writeRecord`; export goes through `readInstanceRecord` and
- * `readBaseQuestionRecord`, so export followed by import gives back the same rows.
+ * Every importer goes through `writeRecord`; export and releases go through `readInstanceRecords`
+ * and `readBaseQuestionRecords` (batches; `readInstanceRecord` reads one), so export followed by
+ * import gives back the same rows.
  */
 
 export type WriteOutcome = 'imported' | 'duplicate';
@@ -87,7 +114,8 @@ export class WriteContext {
     const key = JSON.stringify([p.source, p.detail, p.model, p.prompt_version, p.call]);
     let id = this.provenance.get(key);
     if (id === undefined) {
-      const callId = p.call === null ? null : (findCallByHash(this.db, p.call) ?? null);
+      // A call this database does not hold keeps its reference (see callIdForHash).
+      const callId = p.call === null ? null : callIdForHash(this.db, p.call, p.model);
       id = getOrCreateProvenance(this.db, {
         source: p.source,
         detail: p.detail,
@@ -158,6 +186,17 @@ export function writeRecord(context: WriteContext, record: AwbRecord): WriteOutc
         support_position: step.support,
       }),
     );
+    for (const vote of bq.detection_votes ?? []) {
+      saveDetectionVote(db, {
+        baseQuestionId,
+        type: vote.ambiguity_type,
+        model: vote.model,
+        verdict: vote.verdict,
+        phenomena: vote.phenomena,
+        reason: vote.reason,
+        provenanceId: context.provenanceId(vote.provenance),
+      });
+    }
   }
 
   if (instance && newInstance) {
@@ -189,7 +228,6 @@ export function writeRecord(context: WriteContext, record: AwbRecord): WriteOutc
       );
     }
     const interpretationIds: number[] = [];
-    const readings: string[] = [];
     instance.interpretations.forEach((interp, position) => {
       const answer = interp.short_answer;
       const interpretationId = insertInterpretation(db, {
@@ -210,7 +248,6 @@ export function writeRecord(context: WriteContext, record: AwbRecord): WriteOutc
         extra: interp.extra,
       });
       interpretationIds.push(interpretationId);
-      readings.push(interp.clarified_question ?? '', interp.condition ?? '', answer?.text ?? '');
       interp.sub_questions.forEach((sub, subPosition) =>
         insertSubQuestion(db, {
           interpretation_id: interpretationId,
@@ -256,17 +293,49 @@ export function writeRecord(context: WriteContext, record: AwbRecord): WriteOutc
         provenance_id: context.provenanceId(vote.provenance),
       });
     }
-    indexInstanceText(db, instanceId, bq.question, readings.filter((r) => r !== '').join('\n'));
+    writeInstanceSearchRow(db, instanceId);
   }
   return 'imported';
 }
 
-// ---- reading records back ---------------------------------------------------------------------
+// ---- records back from rows -------------------------------------------------------------------
+
+/*
+ * Reading is split in two: fetching the rows of a record (one instance's rows with per-instance
+ * queries, or a whole batch's rows with one query per table, see db/queries/records.ts), and
+ * assembling records from rows, which both ways share, so that they give the same records, field
+ * for field and byte for byte once serialised.
+ */
+
+/** Records read per batch by export and releases: memory holds one batch's rows and records. */
+export const RECORD_BATCH = 500;
+
+/** The rows of a record's dataset and base question. */
+interface BaseQuestionRows {
+  row: BaseQuestionRecordRow;
+  dataset: DatasetRow;
+  paragraphs: { passage_id: number; is_supporting: number }[];
+  decomposition: DecompositionStepRow[];
+  votes: Omit<DetectionVoteRecordRow, 'base_question_id'>[];
+}
+
+/** The rows of a record's instance. */
+interface InstanceRows {
+  row: InstanceRecordRow;
+  interpretations: InterpretationDbRow[];
+  evidence: EvidenceDbRow[];
+  subQuestions: SubQuestionRow[];
+  citations: { interpretation_id: number; rank: number }[];
+  longAnswers: LongAnswerDbRow[];
+  longCitations: LongAnswerCitationRow[];
+  votes: FilterVoteRow[];
+}
 
 /** Assigns record-local passage ids (`p1`, `p2`, ...) in order of first use. */
 class PassageRefs {
   private readonly refs = new Map<number, string>();
-  private readonly order: number[] = [];
+  /** Passage ids in order of first use. */
+  readonly order: number[] = [];
 
   ref(passageId: number): string {
     let ref = this.refs.get(passageId);
@@ -278,8 +347,7 @@ class PassageRefs {
     return ref;
   }
 
-  passages(db: ReadableDB): AwbRecord['passages'] {
-    const rows = getPassages(db, this.order);
+  passages(rows: Map<number, PassageWithCorpus>): AwbRecord['passages'] {
     return this.order.map((id) => {
       const row = rows.get(id)!;
       return { id: this.refs.get(id)!, corpus: row.corpus, source_id: row.source_id, title: row.title, text: row.text };
@@ -294,14 +362,21 @@ function toAwbProvenance(map: Map<number, ProvenanceRow>, id: number | null): Aw
   return { source: row.source, detail: row.detail, model: row.model, prompt_version: row.prompt_version, call: row.call_hash };
 }
 
-function readBaseQuestion(db: ReadableDB, baseQuestionId: number, refs: PassageRefs) {
-  const row = getBaseQuestion(db, baseQuestionId);
-  if (!row) throw new AppError('not_found', `No base question ${baseQuestionId}`);
-  const dataset = findDatasetByName(db, row.dataset)!;
-  const paragraphs = getBaseQuestionPassages(db, baseQuestionId).map((p) => ({
-    passage: refs.ref(p.passage_id),
-    is_supporting: p.is_supporting === 1,
-  }));
+/** Every provenance id the rows name (with repeats and nulls). */
+function provenanceIds(bq: BaseQuestionRows, instance: InstanceRows | null): (number | null)[] {
+  const ids = bq.votes.map((v) => v.provenance_id);
+  if (!instance) return ids;
+  for (const i of instance.interpretations) ids.push(i.question_provenance_id, i.condition_provenance_id, i.answer_provenance_id);
+  for (const e of instance.evidence) ids.push(e.provenance_id);
+  for (const s of instance.subQuestions) ids.push(s.provenance_id);
+  for (const a of instance.longAnswers) ids.push(a.provenance_id);
+  for (const v of instance.votes) ids.push(v.provenance_id);
+  return ids;
+}
+
+function assembleBaseQuestion(rows: BaseQuestionRows, refs: PassageRefs, provenance: Map<number, ProvenanceRow>) {
+  const { row, dataset, votes } = rows;
+  const paragraphs = rows.paragraphs.map((p) => ({ passage: refs.ref(p.passage_id), is_supporting: p.is_supporting === 1 }));
   return {
     dataset: {
       name: dataset.name,
@@ -318,7 +393,7 @@ function readBaseQuestion(db: ReadableDB, baseQuestionId: number, refs: PassageR
       answer: row.answer,
       aliases: JSON.parse(row.aliases) as string[],
       answerable: row.answerable === null ? null : row.answerable === 1,
-      decomposition: getDecomposition(db, baseQuestionId).map((step) => ({
+      decomposition: rows.decomposition.map((step) => ({
         source_id: step.source_id,
         question: step.question,
         answer: step.answer,
@@ -326,102 +401,272 @@ function readBaseQuestion(db: ReadableDB, baseQuestionId: number, refs: PassageR
         support: step.support_position,
       })),
       paragraphs,
+      // Only base questions the pipeline screened carry votes.
+      ...(votes.length
+        ? {
+            detection_votes: votes.map((v) => ({
+              ambiguity_type: v.ambiguity_type,
+              model: v.model,
+              verdict: v.verdict,
+              phenomena: JSON.parse(v.phenomena) as number[],
+              reason: v.reason,
+              provenance: toAwbProvenance(provenance, v.provenance_id),
+            })),
+          }
+        : {}),
       extra: JSON.parse(row.extra) as Record<string, unknown>,
     },
   };
 }
 
-export function readBaseQuestionRecord(db: ReadableDB, baseQuestionId: number): AwbRecord {
-  const refs = new PassageRefs();
-  const { dataset, base_question } = readBaseQuestion(db, baseQuestionId, refs);
-  return { format: AWB_FORMAT, dataset, base_question, instance: null, passages: refs.passages(db) };
-}
-
-export function readInstanceRecord(db: ReadableDB, instanceId: number): AwbRecord {
-  const row = getInstance(db, instanceId);
-  if (!row) throw new AppError('not_found', `No instance ${instanceId}`);
-  const refs = new PassageRefs();
-  const { dataset, base_question } = readBaseQuestion(db, row.base_question_id, refs);
-
-  const interpretations = listInterpretations(db, instanceId);
-  const evidence = listEvidence(db, instanceId);
-  const subQuestions = listSubQuestions(db, instanceId);
-  const citations = listInterpretationCitations(db, instanceId);
-  const longAnswers = listLongAnswers(db, instanceId);
-  const longCitations = listLongAnswerCitations(db, instanceId);
-  const votes = listFilterVotes(db, instanceId);
-  const provenance = getProvenance(db, [
-    ...interpretations.flatMap((i) => [i.question_provenance_id, i.condition_provenance_id, i.answer_provenance_id]),
-    ...evidence.map((e) => e.provenance_id),
-    ...subQuestions.map((s) => s.provenance_id),
-    ...longAnswers.map((a) => a.provenance_id),
-    ...votes.map((v) => v.provenance_id),
-  ]);
+function assembleInstance(rows: InstanceRows, refs: PassageRefs, provenance: Map<number, ProvenanceRow>): NonNullable<AwbRecord['instance']> {
+  const { row, interpretations, evidence, subQuestions, citations, longAnswers, longCitations, votes } = rows;
   const position = new Map(interpretations.map((i) => [i.id, i.position]));
-  const toEvidence = (e: (typeof evidence)[number]) => ({
+  const toEvidence = (e: EvidenceDbRow) => ({
     passage: refs.ref(e.passage_id),
     rank: e.rank,
     score: e.score,
     origin: e.origin,
     provenance: toAwbProvenance(provenance, e.provenance_id),
   });
-
   return {
+    ambiguity_type: row.ambiguity_type,
+    status: row.status,
+    stage: row.stage,
+    removed_stage: row.removed_stage,
+    removed_reason: row.removed_reason,
+    evidence: evidence.filter((e) => e.interpretation_id === null).map(toEvidence),
+    interpretations: interpretations.map((i) => ({
+      clarified_question: i.clarified_question,
+      condition: i.condition,
+      status: i.status,
+      dropped_reason: i.dropped_reason,
+      provenance: toAwbProvenance(provenance, i.question_provenance_id),
+      condition_provenance: toAwbProvenance(provenance, i.condition_provenance_id),
+      sub_questions: subQuestions
+        .filter((s) => s.interpretation_id === i.id)
+        .map((s) => ({ question: s.question, answer: s.answer, provenance: toAwbProvenance(provenance, s.provenance_id) })),
+      evidence: evidence.filter((e) => e.interpretation_id === i.id).map(toEvidence),
+      citations: citations.filter((c) => c.interpretation_id === i.id).map((c) => c.rank),
+      short_answer:
+        i.short_answer === null
+          ? null
+          : {
+              text: i.short_answer,
+              aliases: JSON.parse(i.answer_aliases) as string[],
+              passage: i.answer_passage_id === null ? null : refs.ref(i.answer_passage_id),
+              start: i.answer_start,
+              end: i.answer_end,
+              provenance: toAwbProvenance(provenance, i.answer_provenance_id),
+            },
+      extra: JSON.parse(i.extra) as Record<string, unknown>,
+    })),
+    long_answers: longAnswers.map((a) => ({
+      text: a.text,
+      citations: longCitations
+        .filter((c) => c.long_answer_id === a.id)
+        .map((c) => ({
+          passage: refs.ref(c.passage_id),
+          interpretation: c.interpretation_id === null ? null : (position.get(c.interpretation_id) ?? null),
+          start: c.start,
+          end: c.end,
+        })),
+      provenance: toAwbProvenance(provenance, a.provenance_id),
+    })),
+    filter_votes: votes.map((v) => ({
+      model: v.model,
+      verdict: v.verdict,
+      reason: v.reason,
+      provenance: toAwbProvenance(provenance, v.provenance_id),
+    })),
+    extra: JSON.parse(row.extra) as Record<string, unknown>,
+  };
+}
+
+/** A record whose passages are still to be looked up (they are known only once it is assembled). */
+interface Assembled {
+  record: AwbRecord;
+  refs: PassageRefs;
+}
+
+function assemble(bq: BaseQuestionRows, instance: InstanceRows | null, provenance: Map<number, ProvenanceRow>): Assembled {
+  const refs = new PassageRefs();
+  // Passages are numbered in order of first use: the base question's first, then the instance's.
+  const { dataset, base_question } = assembleBaseQuestion(bq, refs, provenance);
+  const record: AwbRecord = {
     format: AWB_FORMAT,
     dataset,
     base_question,
-    instance: {
-      ambiguity_type: row.ambiguity_type,
-      status: row.status,
-      stage: row.stage,
-      removed_stage: row.removed_stage,
-      removed_reason: row.removed_reason,
-      evidence: evidence.filter((e) => e.interpretation_id === null).map(toEvidence),
-      interpretations: interpretations.map((i) => ({
-        clarified_question: i.clarified_question,
-        condition: i.condition,
-        status: i.status,
-        dropped_reason: i.dropped_reason,
-        provenance: toAwbProvenance(provenance, i.question_provenance_id),
-        condition_provenance: toAwbProvenance(provenance, i.condition_provenance_id),
-        sub_questions: subQuestions
-          .filter((s) => s.interpretation_id === i.id)
-          .map((s) => ({ question: s.question, answer: s.answer, provenance: toAwbProvenance(provenance, s.provenance_id) })),
-        evidence: evidence.filter((e) => e.interpretation_id === i.id).map(toEvidence),
-        citations: citations.filter((c) => c.interpretation_id === i.id).map((c) => c.rank),
-        short_answer:
-          i.short_answer === null
-            ? null
-            : {
-                text: i.short_answer,
-                aliases: JSON.parse(i.answer_aliases) as string[],
-                passage: i.answer_passage_id === null ? null : refs.ref(i.answer_passage_id),
-                start: i.answer_start,
-                end: i.answer_end,
-                provenance: toAwbProvenance(provenance, i.answer_provenance_id),
-              },
-        extra: JSON.parse(i.extra) as Record<string, unknown>,
-      })),
-      long_answers: longAnswers.map((a) => ({
-        text: a.text,
-        citations: longCitations
-          .filter((c) => c.long_answer_id === a.id)
-          .map((c) => ({
-            passage: refs.ref(c.passage_id),
-            interpretation: c.interpretation_id === null ? null : (position.get(c.interpretation_id) ?? null),
-            start: c.start,
-            end: c.end,
-          })),
-        provenance: toAwbProvenance(provenance, a.provenance_id),
-      })),
-      filter_votes: votes.map((v) => ({
-        model: v.model,
-        verdict: v.verdict,
-        reason: v.reason,
-        provenance: toAwbProvenance(provenance, v.provenance_id),
-      })),
-      extra: JSON.parse(row.extra) as Record<string, unknown>,
-    },
-    passages: refs.passages(db),
+    instance: instance ? assembleInstance(instance, refs, provenance) : null,
+    passages: [],
   };
+  return { record, refs };
+}
+
+// ---- one record: per-instance queries -----------------------------------------------------------
+
+function baseQuestionRows(db: ReadableDB, baseQuestionId: number): BaseQuestionRows {
+  const row = getBaseQuestion(db, baseQuestionId);
+  if (!row) throw new AppError('not_found', `No base question ${baseQuestionId}`);
+  return {
+    row,
+    dataset: findDatasetByName(db, row.dataset)!,
+    paragraphs: getBaseQuestionPassages(db, baseQuestionId),
+    decomposition: getDecomposition(db, baseQuestionId),
+    votes: detectionVotes(db, baseQuestionId),
+  };
+}
+
+function finishOne(db: ReadableDB, bq: BaseQuestionRows, instance: InstanceRows | null): AwbRecord {
+  const { record, refs } = assemble(bq, instance, getProvenance(db, provenanceIds(bq, instance)));
+  record.passages = refs.passages(getPassages(db, refs.order));
+  return record;
+}
+
+export function readBaseQuestionRecord(db: ReadableDB, baseQuestionId: number): AwbRecord {
+  return finishOne(db, baseQuestionRows(db, baseQuestionId), null);
+}
+
+export function readInstanceRecord(db: ReadableDB, instanceId: number): AwbRecord {
+  const row = getInstance(db, instanceId);
+  if (!row) throw new AppError('not_found', `No instance ${instanceId}`);
+  return finishOne(db, baseQuestionRows(db, row.base_question_id), {
+    row,
+    interpretations: listInterpretations(db, instanceId),
+    evidence: listEvidence(db, instanceId),
+    subQuestions: listSubQuestions(db, instanceId),
+    citations: listInterpretationCitations(db, instanceId),
+    longAnswers: listLongAnswers(db, instanceId),
+    longCitations: listLongAnswerCitations(db, instanceId),
+    votes: listFilterVotes(db, instanceId),
+  });
+}
+
+// ---- many records: one query per table per batch ------------------------------------------------
+
+/** Rows grouped by their owner's id, keeping the order they came in. */
+function groupBy<Row>(rows: readonly Row[], owner: (row: Row) => number): Map<number, Row[]> {
+  const groups = new Map<number, Row[]>();
+  for (const row of rows) {
+    const key = owner(row);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return groups;
+}
+
+const none: never[] = [];
+
+function baseQuestionBatch(db: ReadableDB, baseQuestionIds: readonly number[]): Map<number, BaseQuestionRows> {
+  const rows = baseQuestionsByIds(db, baseQuestionIds);
+  const datasets = new Map(datasetsByIds(db, [...new Set(rows.map((r) => r.dataset_id))]).map((d) => [d.id, d]));
+  const paragraphs = groupBy(paragraphsOf(db, baseQuestionIds), (p) => p.base_question_id);
+  const steps = groupBy(decompositionsOf(db, baseQuestionIds), (s) => s.base_question_id);
+  const votes = groupBy(detectionVotesOf(db, baseQuestionIds), (v) => v.base_question_id);
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        row,
+        dataset: datasets.get(row.dataset_id)!,
+        paragraphs: paragraphs.get(row.id) ?? none,
+        decomposition: steps.get(row.id) ?? none,
+        votes: votes.get(row.id) ?? none,
+      },
+    ]),
+  );
+}
+
+function finishBatch(db: ReadableDB, parts: readonly { bq: BaseQuestionRows; instance: InstanceRows | null }[]): AwbRecord[] {
+  const wanted = new Set<number>();
+  for (const { bq, instance } of parts) for (const id of provenanceIds(bq, instance)) if (id !== null) wanted.add(id);
+  const provenance = provenanceByIds(db, [...wanted]);
+  const assembled = parts.map(({ bq, instance }) => assemble(bq, instance, provenance));
+  const passageIds = new Set<number>();
+  for (const { refs } of assembled) for (const id of refs.order) passageIds.add(id);
+  const passages = passagesByIds(db, [...passageIds]);
+  return assembled.map(({ record, refs }) => {
+    record.passages = refs.passages(passages);
+    return record;
+  });
+}
+
+/**
+ * The records of the given instances, in the order given, the same as `readInstanceRecord` gives
+ * one by one, read with one query per table. Memory grows with the number of ids: read a long
+ * list `RECORD_BATCH` ids at a time (see `readInBatches`).
+ */
+export function readInstanceRecords(db: ReadableDB, instanceIds: readonly number[]): AwbRecord[] {
+  if (!instanceIds.length) return [];
+  const unique = [...new Set(instanceIds)];
+  const rows = new Map(instancesByIds(db, unique).map((row) => [row.id, row]));
+  const missing = unique.find((id) => !rows.has(id));
+  if (missing !== undefined) throw new AppError('not_found', `No instance ${missing}`);
+  const bqs = baseQuestionBatch(db, [...new Set([...rows.values()].map((r) => r.base_question_id))]);
+  const interpretations = groupBy(interpretationsOf(db, unique), (r) => r.instance_id);
+  const evidence = groupBy(evidenceOf(db, unique), (r) => r.instance_id);
+  const subQuestions = groupBy(subQuestionsOf(db, unique), (r) => r.instance_id);
+  const citations = groupBy(citationsOf(db, unique), (r) => r.instance_id);
+  const longAnswers = groupBy(longAnswersOf(db, unique), (r) => r.instance_id);
+  const longCitations = groupBy(longAnswerCitationsOf(db, unique), (r) => r.instance_id);
+  const votes = groupBy(filterVotesOf(db, unique), (r) => r.instance_id);
+  return finishBatch(
+    db,
+    instanceIds.map((id) => {
+      const row = rows.get(id)!;
+      return {
+        bq: bqs.get(row.base_question_id)!,
+        instance: {
+          row,
+          interpretations: interpretations.get(id) ?? none,
+          evidence: evidence.get(id) ?? none,
+          subQuestions: subQuestions.get(id) ?? none,
+          citations: citations.get(id) ?? none,
+          longAnswers: longAnswers.get(id) ?? none,
+          longCitations: longCitations.get(id) ?? none,
+          votes: votes.get(id) ?? none,
+        },
+      };
+    }),
+  );
+}
+
+/** The records (with `instance: null`) of the given base questions, in the order given. */
+export function readBaseQuestionRecords(db: ReadableDB, baseQuestionIds: readonly number[]): AwbRecord[] {
+  if (!baseQuestionIds.length) return [];
+  const bqs = baseQuestionBatch(db, [...new Set(baseQuestionIds)]);
+  return finishBatch(
+    db,
+    baseQuestionIds.map((id) => {
+      const bq = bqs.get(id);
+      if (!bq) throw new AppError('not_found', `No base question ${id}`);
+      return { bq, instance: null };
+    }),
+  );
+}
+
+/**
+ * Items in batches of `size` (in order), each with its records: `read` gets the ids of one batch
+ * at a time, so only one batch's rows and records are held at once.
+ */
+export function* readInBatches<Item>(
+  db: ReadableDB,
+  items: Iterable<Item>,
+  idOf: (item: Item) => number,
+  read: (db: ReadableDB, ids: readonly number[]) => AwbRecord[],
+  size = RECORD_BATCH,
+): Generator<{ item: Item; record: AwbRecord }[]> {
+  let batch: Item[] = [];
+  const flush = () => {
+    const records = read(db, batch.map(idOf));
+    const out = batch.map((item, i) => ({ item, record: records[i]! }));
+    batch = [];
+    return out;
+  };
+  for (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) yield flush();
+  }
+  if (batch.length) yield flush();
 }

@@ -1,0 +1,201 @@
+import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
+import { all, get, iterate, pluck, run, sql, type ReadableDB, type WritableDB } from '../sql';
+
+// ---- the selection ----------------------------------------------------------------------------------
+
+export interface ReleaseFilter {
+  datasetIds: readonly number[];
+  types: readonly AmbiguityType[];
+  statuses: readonly InstanceStatus[];
+}
+
+export interface CandidateRow {
+  id: number;
+  dataset: string;
+  source_id: string;
+  ambiguity_type: AmbiguityType;
+  status: InstanceStatus;
+  hops: number | null;
+  interpretations: number;
+  question: string;
+  /** The base question's `extra.split`, when its source had one. */
+  source_split: string | null;
+}
+
+function candidateWhere(filter: ReleaseFilter) {
+  const conditions = [sql`1 = 1`];
+  if (filter.datasetIds.length) conditions.push(sql`i.dataset_id IN ${sql.list([...filter.datasetIds])}`);
+  if (filter.types.length) conditions.push(sql`i.ambiguity_type IN ${sql.list([...filter.types])}`);
+  if (filter.statuses.length) conditions.push(sql`i.status IN ${sql.list([...filter.statuses])}`);
+  return sql.join(conditions, sql` AND `);
+}
+
+/**
+ * The instances a release selects, in the order of their stable key (dataset name, source id,
+ * ambiguity type: binary collation, so the order is the same on every machine).
+ */
+export function releaseCandidates(db: ReadableDB, filter: ReleaseFilter): Generator<CandidateRow> {
+  return iterate<CandidateRow>(
+    db,
+    sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type, i.status, b.hops,
+               i.interpretation_count AS interpretations, b.question,
+               CASE WHEN json_type(b.extra, '$.split') = 'text' THEN json_extract(b.extra, '$.split') END AS source_split
+        FROM instances i
+        JOIN base_questions b ON b.id = i.base_question_id
+        JOIN datasets d ON d.id = i.dataset_id
+        WHERE ${candidateWhere(filter)}
+        ORDER BY d.name, b.source_id, i.ambiguity_type`,
+  );
+}
+
+/** The datasets (name, licence, attribution, url) of the selected instances. */
+export function releaseSources(db: ReadableDB, filter: ReleaseFilter): { name: string; licence: string; attribution: string; url: string }[] {
+  return all(
+    db,
+    sql`SELECT d.name, d.licence, d.attribution, d.url FROM datasets d
+        WHERE EXISTS (SELECT 1 FROM instances i WHERE i.dataset_id = d.id AND ${candidateWhere(filter)})
+        ORDER BY d.name`,
+  );
+}
+
+/** The datasets of a campaign's instances. */
+export function campaignDatasetNames(db: ReadableDB, campaignId: number): string[] {
+  return all<{ name: string }>(
+    db,
+    sql`SELECT DISTINCT d.name FROM campaign_items c JOIN instances i ON i.id = c.instance_id JOIN datasets d ON d.id = i.dataset_id
+        WHERE c.campaign_id = ${campaignId} ORDER BY d.name`,
+  ).map((r) => r.name);
+}
+
+/** LLM calls made for the selected datasets' items, per stage and model. */
+export function releaseCalls(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number }[] {
+  const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return all(
+    db,
+    sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost
+        FROM llm_calls c
+        WHERE c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+}
+
+/** Prompt versions named by the provenance of those calls, per stage. */
+export function releasePromptVersions(db: ReadableDB, datasetIds: readonly number[]): { stage: string; prompt_version: string }[] {
+  const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return all(
+    db,
+    sql`SELECT DISTINCT coalesce(c.stage, '') AS stage, p.prompt_version
+        FROM provenance p JOIN llm_calls c ON c.id = p.call_id
+        WHERE p.prompt_version IS NOT NULL
+          AND c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
+        ORDER BY 1, 2`,
+  );
+}
+
+// ---- writing a release (one transaction, committed only once the files are in place) --------------
+
+export function beginReleaseWrite(db: WritableDB): void {
+  db.exec('BEGIN IMMEDIATE');
+}
+
+export function commitReleaseWrite(db: WritableDB): void {
+  db.exec('COMMIT');
+}
+
+export function rollbackReleaseWrite(db: WritableDB): void {
+  if (db.inTransaction) db.exec('ROLLBACK');
+}
+
+export interface NewRelease {
+  name: string;
+  version: string;
+  selection: unknown;
+  split: unknown;
+  thresholds: unknown;
+  gate: unknown;
+  licence: string;
+  forcedReason: string | null;
+  counts: Record<string, number>;
+  instances: number;
+  card: string;
+  appVersion: string;
+  schemaVersion: number;
+  dir: string;
+}
+
+export function insertRelease(db: WritableDB, r: NewRelease): number {
+  return get<{ id: number }>(
+    db,
+    sql`INSERT INTO releases (name, version, selection, split, thresholds, gate, licence, forced_reason, counts, instances, files, card, metadata, app_version, schema_version, dir)
+        VALUES (${r.name}, ${r.version}, ${JSON.stringify(r.selection)}, ${JSON.stringify(r.split)}, ${JSON.stringify(r.thresholds)}, ${JSON.stringify(r.gate)},
+                ${r.licence}, ${r.forcedReason}, ${JSON.stringify(r.counts)}, ${r.instances}, '[]', ${r.card}, '{}', ${r.appVersion}, ${r.schemaVersion}, ${r.dir})
+        RETURNING id`,
+  )!.id;
+}
+
+export function finishRelease(db: WritableDB, id: number, files: unknown, metadata: unknown): void {
+  run(db, sql`UPDATE releases SET files = ${JSON.stringify(files)}, metadata = ${JSON.stringify(metadata)} WHERE id = ${id}`);
+}
+
+export function insertReleaseContent(db: WritableDB, sha256: string, content: string): void {
+  run(db, sql`INSERT OR IGNORE INTO release_contents (sha256, content) VALUES (${sha256}, ${content})`);
+}
+
+export function insertReleaseInstance(
+  db: WritableDB,
+  row: { releaseId: number; key: string; split: string; position: number; ambiguityType: string; instanceId: number; sha256: string },
+): void {
+  run(
+    db,
+    sql`INSERT INTO release_instances (release_id, key, split, position, ambiguity_type, instance_id, content_sha256)
+        VALUES (${row.releaseId}, ${row.key}, ${row.split}, ${row.position}, ${row.ambiguityType}, ${row.instanceId}, ${row.sha256})`,
+  );
+}
+
+// ---- reading releases ------------------------------------------------------------------------------
+
+export interface ReleaseRow {
+  id: number;
+  name: string;
+  version: string;
+  selection: string;
+  split: string;
+  thresholds: string;
+  gate: string;
+  licence: string;
+  forced_reason: string | null;
+  counts: string;
+  instances: number;
+  files: string;
+  card: string;
+  metadata: string;
+  app_version: string;
+  schema_version: number;
+  dir: string;
+  created_at: string;
+}
+
+export function findRelease(db: ReadableDB, name: string, version: string): { id: number } | undefined {
+  return get(db, sql`SELECT id FROM releases WHERE name = ${name} AND version = ${version}`);
+}
+
+export function getRelease(db: ReadableDB, id: number): ReleaseRow | undefined {
+  return get<ReleaseRow>(db, sql`SELECT * FROM releases WHERE id = ${id}`);
+}
+
+export function listReleases(db: ReadableDB): Omit<ReleaseRow, 'card' | 'metadata' | 'files'>[] {
+  return all(
+    db,
+    sql`SELECT id, name, version, selection, split, thresholds, gate, licence, forced_reason, counts, instances, app_version, schema_version, dir, created_at
+        FROM releases ORDER BY name, created_at DESC, id DESC`,
+  );
+}
+
+/** A release's instances in key order, with split and content hash. */
+export function releaseEntries(db: ReadableDB, releaseId: number): { key: string; split: string; hash: string }[] {
+  return all(db, sql`SELECT key, split, content_sha256 AS hash FROM release_instances WHERE release_id = ${releaseId} ORDER BY key`);
+}
+
+export function releaseContent(db: ReadableDB, sha256: string): string | undefined {
+  return pluck<string>(db, sql`SELECT content FROM release_contents WHERE sha256 = ${sha256}`);
+}

@@ -1,0 +1,60 @@
+/**
+ * Differences between two releases, matched by the stable instance key. Unchanged instances have
+ * the same content hash; a changed one names the fields of its record that differ, one level
+ * into `base_question` and `instance` (`instance.interpretations`, `base_question.question`).
+ */
+
+export function changedFields(a: unknown, b: unknown): string[] {
+  const out: string[] = [];
+  const ra = (a ?? {}) as Record<string, unknown>;
+  const rb = (b ?? {}) as Record<string, unknown>;
+  for (const key of [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort()) {
+    const x = ra[key];
+    const y = rb[key];
+    if (JSON.stringify(x) === JSON.stringify(y)) continue;
+    const nested = (key === 'base_question' || key === 'instance' || key === 'dataset') && x && y && typeof x === 'object' && typeof y === 'object';
+    if (!nested) {
+      out.push(key);
+      continue;
+    }
+    const ox = x as Record<string, unknown>;
+    const oy = y as Record<string, unknown>;
+    for (const sub of [...new Set([...Object.keys(ox), ...Object.keys(oy)])].sort()) {
+      if (JSON.stringify(ox[sub]) !== JSON.stringify(oy[sub])) out.push(`${key}.${sub}`);
+    }
+  }
+  return out;
+}
+
+export interface KeyedEntry {
+  key: string;
+  hash: string;
+  split: string;
+}
+
+export type DiffEvent =
+  | { change: 'added'; b: KeyedEntry }
+  | { change: 'removed'; a: KeyedEntry }
+  | { change: 'changed'; a: KeyedEntry; b: KeyedEntry }
+  | { change: 'same'; a: KeyedEntry; b: KeyedEntry };
+
+/** Merges two key-sorted streams (keys compared as the database orders them: by code unit). */
+export function* mergeByKey(a: Iterable<KeyedEntry>, b: Iterable<KeyedEntry>): Generator<DiffEvent> {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  let x = ia.next();
+  let y = ib.next();
+  while (!x.done || !y.done) {
+    if (y.done || (!x.done && x.value.key < y.value.key)) {
+      yield { change: 'removed', a: x.value as KeyedEntry };
+      x = ia.next();
+    } else if (x.done || y.value.key < x.value.key) {
+      yield { change: 'added', b: y.value };
+      y = ib.next();
+    } else {
+      yield { change: x.value.hash === y.value.hash ? 'same' : 'changed', a: x.value, b: y.value };
+      x = ia.next();
+      y = ib.next();
+    }
+  }
+}

@@ -1,0 +1,379 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { openDatabase } from '../../db/connection';
+import { run, sql, type WritableDB } from '../../db/sql';
+import { createCampaign } from '../../electron/services/annotation/campaigns';
+import { DatabaseJudging } from '../../electron/services/annotation/judging';
+import { importFile } from '../../electron/services/import/import-file';
+import { createHandlers, Workbench } from '../../electron/services';
+import { createRelease } from '../../electron/services/release/create';
+import type { FileSink } from '../../electron/services/release/files';
+import { AppError, dispatch, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
+import type { AwbRecord } from '../../shared/awb-format';
+import { recordToRow } from '../../shared/release/schema';
+import { readParquetIndependently } from '../helpers/arrow-ffi';
+import { awb, awbJson } from '../helpers/cli';
+import { tempDir, writeFile } from '../helpers/db';
+import { richRecord } from '../helpers/release-fixture';
+import { fillInstances } from '../helpers/synthetic';
+
+const tmp = tempDir('awb-release-');
+const dbFile = tmp.file('release.db');
+let db: WritableDB;
+let workbench: Workbench;
+let handlers: ReturnType<typeof createHandlers>;
+let campaignId: number;
+
+beforeAll(async () => {
+  db = openDatabase(dbFile);
+  fillInstances(db, 90, 3);
+  const rich = writeFile(tmp.file('rich.jsonl'), `${Array.from({ length: 16 }, (_, i) => JSON.stringify(richRecord(i))).join('\n')}\n`);
+  await importFile(db, { file: rich, format: 'awb' });
+  // Licensed as ASQA is: its questions come from AmbigNQ, which is share-alike.
+  const shareAlike = { name: 'asqa_like', source_format: 'awb', licence: 'Apache-2.0 (questions derive from AmbigNQ, CC BY-SA 3.0)', attribution: 'ASQA-like', url: '' };
+  const asqa = writeFile(tmp.file('asqa.jsonl'), `${Array.from({ length: 6 }, (_, i) => JSON.stringify(richRecord(i, shareAlike))).join('\n')}\n`);
+  await importFile(db, { file: asqa, format: 'awb' });
+  // A campaign over "synthetic A": three annotators, YES on everything but a few dissenting votes.
+  const campaign = createCampaign(db, { name: 'Check', protocol: 'march-validation', annotators: ['ann', 'bob', 'cid'], seed: 4, selection: { datasets: ['synthetic A'], perType: 4 } });
+  campaignId = campaign.id;
+  campaign.items.forEach((instanceId, n) => {
+    for (const annotator of ['ann', 'bob', 'cid']) {
+      const judging = new DatabaseJudging(db, campaignId, annotator);
+      for (const criterion of ['ambiguity', 'clarification', 'long_answer']) {
+        // The first item gets a NO majority on clarification; a few single dissents elsewhere.
+        const no = (n === 0 && criterion === 'clarification' && annotator !== 'cid') || (n % 5 === 2 && annotator === 'bob' && criterion === 'ambiguity');
+        judging.decide({ instanceId, criterion, value: no ? 'no' : 'yes', comment: '', itemMs: 100 });
+      }
+    }
+  });
+  workbench = new Workbench({ databasePath: dbFile, mode: 'browser', version: '0.1.0' });
+  handlers = createHandlers(workbench);
+});
+
+afterAll(() => {
+  workbench?.close();
+  db?.close();
+  tmp.cleanup();
+});
+
+async function create(input: Input<'release:create'>): Promise<ReleaseSummary> {
+  const started = await dispatch(handlers, 'release:create', input);
+  if (!started.ok) throw new AppError(started.error.code, started.error.message);
+  const job = await workbench.jobs.wait((started.value as { jobId: string }).jobId);
+  if (job.state !== 'done') throw new AppError(job.error?.code ?? 'internal', job.error?.message ?? 'failed');
+  return job.result as ReleaseSummary;
+}
+
+const releaseCount = () => (db.prepare('SELECT count(*) AS n FROM releases').get() as { n: number }).n;
+const partials = () => fs.readdirSync(tmp.dir).filter((f) => f.includes('.partial-'));
+const readLines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+describe('release create', () => {
+  let first: ReleaseSummary;
+
+  it('writes the Hugging Face layout through dispatch, and sha256sum -c accepts the checksums', async () => {
+    const out = tmp.file('rich-1.0.0');
+    first = await create({ name: 'Rich', version: '1.0.0', out, selection: { datasets: ['Rich'] }, split: { mode: 'fractions', fractions: { train: 0.75, test: 0.25 }, seed: 7 } });
+    expect(first.id).toBeGreaterThan(0);
+    expect(first.counts).toEqual({ train: 12, test: 4 });
+    expect(first.files.map((f) => f.path).sort()).toEqual([
+      'README.md', 'checksums.sha256', 'data/test-00000-of-00001.parquet', 'data/test.jsonl', 'data/train-00000-of-00001.parquet', 'data/train.jsonl', 'release.json',
+    ]);
+    expect(first.files.find((f) => f.path === 'data/train.jsonl')?.rows).toBe(12);
+    const check = spawnSync('sha256sum', ['-c', 'checksums.sha256'], { cwd: out, encoding: 'utf8' });
+    expect(check.status).toBe(0);
+    expect(check.stdout.trim().split('\n')).toHaveLength(6);
+    // Stratified: both types are in both splits, in proportion (8 semantic, 8 constraint → 6 + 2 each).
+    const types = (file: string) => readLines(path.join(out, file)).map((l) => (JSON.parse(l) as AwbRecord).instance!.ambiguity_type);
+    expect(types('data/test.jsonl').sort()).toEqual(['constraint', 'constraint', 'semantic', 'semantic']);
+    // The card: YAML front matter first, with the configs and features the Hub reads.
+    const card = fs.readFileSync(path.join(out, 'README.md'), 'utf8');
+    expect(card.startsWith('---\n')).toBe(true);
+    const meta = parseYaml(card.split('---\n')[1]!) as Record<string, unknown> & { configs: { data_files: { split: string; path: string }[] }[]; dataset_info: { splits: { name: string; num_examples: number }[] } };
+    expect(meta.license).toBe('cc-by-4.0');
+    expect(meta.configs[0]!.data_files).toEqual([{ split: 'train', path: 'data/train-00000-of-00001.parquet' }, { split: 'test', path: 'data/test-00000-of-00001.parquet' }]);
+    expect(meta.dataset_info.splits).toEqual([{ name: 'train', num_examples: 12 }, { name: 'test', num_examples: 4 }]);
+    expect(card).toContain('| Interpretations per instance | 2.00 | 2.00 | 2.00 |');
+    const metadata = JSON.parse(fs.readFileSync(path.join(out, 'release.json'), 'utf8')) as { counts: Record<string, number>; sources: { dataset: string; licence: string }[] };
+    expect(metadata.counts).toEqual(first.counts);
+    expect(metadata.sources).toEqual([{ dataset: 'Rich', licence: 'CC BY 4.0', attribution: 'Test authors', url: 'https://example.org/rich' }]);
+  });
+
+  it('gives byte-identical data files for the same selection, seed and content', async () => {
+    const again = await create({ name: 'Rich', version: '1.0.1', out: tmp.file('rich-1.0.1'), selection: { datasets: ['Rich'] }, split: { mode: 'fractions', fractions: { train: 0.75, test: 0.25 }, seed: 7 } });
+    for (const file of first.files.filter((f) => f.path.startsWith('data/'))) {
+      expect(again.files.find((f) => f.path === file.path)?.sha256).toBe(file.sha256);
+      expect(fs.readFileSync(path.join(again.dir, file.path)).equals(fs.readFileSync(path.join(first.dir, file.path)))).toBe(true);
+    }
+    const otherSeed = await create({ name: 'Rich', version: '1.0.2', out: tmp.file('rich-1.0.2'), selection: { datasets: ['Rich'] }, split: { mode: 'fractions', fractions: { train: 0.75, test: 0.25 }, seed: 8 } });
+    expect(otherSeed.counts).toEqual(first.counts);
+    expect(readLines(path.join(otherSeed.dir, 'data/test.jsonl'))).not.toEqual(readLines(path.join(first.dir, 'data/test.jsonl')));
+  });
+
+  it('writes the same Parquet bytes whether a worker thread or the main thread encodes them', async () => {
+    const request = (version: string, out: string) => ({
+      name: 'Threads', version, out, selection: { datasets: ['Rich'], types: [], statuses: [], campaignId: null, onlyValid: false },
+      split: { mode: 'fractions' as const, fractions: { train: 0.75, test: 0.25 }, seed: 7 },
+      gate: { minKappa: null, minAc1: null, minYesRate: null, minJudgments: null, noUnresolved: false }, licence: null, description: '', authors: '', force: null,
+    });
+    const writer = openDatabase(dbFile);
+    try {
+      const inWorker = await createRelease(writer, request('1.0.0', tmp.file('threads-worker')), { appVersion: 'test', parquetWorker: true, rowGroupRows: 3 });
+      const inMain = await createRelease(writer, request('1.0.1', tmp.file('threads-main')), { appVersion: 'test', parquetWorker: false, rowGroupRows: 3 });
+      for (const file of inMain.files.filter((f) => f.path.endsWith('.parquet'))) {
+        expect(inWorker.files.find((f) => f.path === file.path)).toEqual(file);
+        expect(fs.readFileSync(path.join(inWorker.dir, file.path)).equals(fs.readFileSync(path.join(inMain.dir, file.path)))).toBe(true);
+      }
+      expect(readParquetIndependently(fs.readFileSync(path.join(inWorker.dir, 'data/train-00000-of-00001.parquet'))).rows).toHaveLength(12);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it('keeps a source split when asked', async () => {
+    const summary = await create({ name: 'Rich by source', version: '1.0.0', out: tmp.file('rich-source'), selection: { datasets: ['Rich'] }, split: { mode: 'source' } });
+    expect(summary.counts).toEqual({ dev: 4, train: 12 });
+  });
+
+  it('writes Parquet that an independent reader (parquet-wasm, arrow-rs) reads back, nested lists of structs included', () => {
+    for (const split of ['train', 'test']) {
+      const read = readParquetIndependently(fs.readFileSync(path.join(first.dir, `data/${split}-00000-of-00001.parquet`)));
+      const expected = readLines(path.join(first.dir, `data/${split}.jsonl`)).map((l) => recordToRow(JSON.parse(l) as AwbRecord));
+      expect(read.rows).toEqual(expected);
+      expect(read.formats).toMatchObject({ key: 'u', hops: 'i', interpretations: '+l', evidence: '+l', long_answers: '+l', passages: '+l' });
+      expect(read.nested(['interpretations', 'item'])).toBe('+s');
+      expect(read.nested(['interpretations', 'item', 'short_answer'])).toBe('+s');
+      expect(read.nested(['interpretations', 'item', 'short_answer', 'aliases'])).toBe('+l');
+      expect(read.nested(['long_answers', 'item', 'citations', 'item', 'interpretation'])).toBe('i');
+    }
+    const row = readParquetIndependently(fs.readFileSync(path.join(first.dir, 'data/train-00000-of-00001.parquet'))).rows[0] as ReturnType<typeof recordToRow> & {
+      interpretations: { short_answer: { aliases: string[]; start: number; end: number } | null; sub_questions: { answer: string | null }[]; citations: number[] }[];
+      long_answers: { citations: { interpretation: number | null; start: number | null }[] }[];
+    };
+    expect(row.interpretations[0]!.short_answer).toMatchObject({ aliases: ['River Medway', 'the Medway'], start: 4, end: 10 });
+    expect(row.interpretations[0]!.sub_questions[1]!.answer).toBeNull();
+    expect(row.interpretations[0]!.citations).toEqual([1, 2]);
+    expect(row.long_answers[0]!.citations).toEqual([{ passage: 'p1', interpretation: 0, start: 4, end: 10 }, { passage: 'p3', interpretation: null, start: null, end: null }]);
+  });
+
+  it('re-imports data/<split>.jsonl with awb import --format awb', () => {
+    const target = tmp.file('reimport.db');
+    const result = awbJson<{ imported: number; rejected: number }>(['import', path.join(first.dir, 'data/train.jsonl'), '--format', 'awb', '--db', target]);
+    expect(result.status).toBe(0);
+    expect(result.json.imported).toBe(12);
+    expect(result.json.rejected).toBe(0);
+  });
+
+  it('verifies a folder, and finds a file changed after the fact', async () => {
+    const ok = (await dispatch(handlers, 'release:verify', { dir: first.dir })) as { ok: true; value: VerifyReport };
+    expect(ok.value.ok).toBe(true);
+    expect(ok.value.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['count train', 'count test', 'schema data/train-00000-of-00001.parquet', 'schema data/train.jsonl']));
+    const copy = tmp.file('tampered');
+    fs.cpSync(first.dir, copy, { recursive: true });
+    fs.appendFileSync(path.join(copy, 'data/test.jsonl'), fs.readFileSync(path.join(copy, 'data/test.jsonl'), 'utf8').split('\n')[0] + '\n');
+    const cli = awbJson<VerifyReport>(['release', 'verify', copy, '--db', dbFile]);
+    expect(cli.status).toBe(1);
+    expect(cli.json.checks.filter((c) => !c.ok).map((c) => c.name).sort()).toEqual(['checksum data/test.jsonl', 'count test', 'rows data/test.jsonl']);
+  });
+});
+
+describe('the card', () => {
+  it('reports the calls, models, cost and prompt versions of the pipeline that built the instances', async () => {
+    const ids = db.prepare(`SELECT i.id FROM instances i JOIN datasets d ON d.id = i.dataset_id WHERE d.name = 'asqa_like' ORDER BY i.id`).all() as { id: number }[];
+    const call = db.prepare(`INSERT INTO llm_calls (request_hash, endpoint, model, stage, request, status, cost_usd, item) VALUES (?, 'fake', ?, ?, '{}', 'ok', ?, ?) RETURNING id`);
+    const provenance = db.prepare(`INSERT INTO provenance (source, detail, model, prompt_version, call_id) VALUES ('llm', '', ?, ?, ?)`);
+    ids.forEach(({ id }, n) => {
+      const clarify = call.get(`h-clarify-${id}`, 'gen-model', 'clarify', 0.002, `inst:${id}`) as { id: number };
+      provenance.run('gen-model', 'clarify/3', clarify.id);
+      if (n < 2) call.get(`h-filter-${id}`, 'judge-model', 'filter', 0.001, `inst:${id}`);
+    });
+    const summary = await create({ name: 'Built', version: '1.0.0', out: tmp.file('built'), selection: { datasets: ['asqa_like'] } });
+    const card = fs.readFileSync(path.join(summary.dir, 'README.md'), 'utf8');
+    expect(card).toContain('## Construction');
+    expect(card).toContain('| clarify | gen-model | 6 | 0.0120 |');
+    expect(card).toContain('| filter | judge-model | 2 | 0.0020 |');
+    expect(card).toContain('In all: 8 calls, 0.0140 USD.');
+    expect(card).toContain('Prompt versions: clarify clarify/3.');
+  });
+});
+
+describe('frozen content and diff', () => {
+  it('keeps a release unchanged by later edits, and the diff names what changed', async () => {
+    const before = await create({ name: 'Frozen', version: '1.0.0', out: tmp.file('frozen-1'), selection: { datasets: ['Rich'], types: ['semantic'] } });
+    const beforeLines = readLines(path.join(before.dir, 'data/train.jsonl'));
+    run(db, sql`UPDATE base_questions SET question = 'Which river runs past the mill town, edited?' WHERE source_id = 'r001'`);
+    const after = await create({ name: 'Frozen', version: '1.1.0', out: tmp.file('frozen-2'), selection: { datasets: ['Rich'] } });
+    const diff = (await dispatch(handlers, 'release:diff', { a: before.id!, b: after.id! })) as { ok: true; value: ReleaseDiff };
+    expect(diff.value.changed).toBe(1);
+    expect(diff.value.added).toBe(8); // the constraint instances
+    expect(diff.value.removed).toBe(0);
+    expect(diff.value.unchanged).toBe(7);
+    expect(diff.value.rows.find((r) => r.change === 'changed')).toMatchObject({ key: 'Rich/r001/semantic', fields: ['base_question.question'] });
+    // The stored release and its files did not move.
+    const card = await dispatch(handlers, 'release:get', { id: before.id! });
+    expect(card.ok && (card.value as { instances: number }).instances).toBe(8);
+    expect(readLines(path.join(before.dir, 'data/train.jsonl'))).toEqual(beforeLines);
+    const stored = db.prepare(`SELECT c.content FROM release_instances r JOIN release_contents c ON c.sha256 = r.content_sha256 WHERE r.release_id = ? AND r.key = 'Rich/r001/semantic'`).get(before.id!) as { content: string };
+    expect((JSON.parse(stored.content) as AwbRecord).base_question.question).toBe('Which river 1 runs past the old mill town?');
+    const cli = awbJson<ReleaseDiff>(['release', 'diff', String(before.id), String(after.id), '--db', dbFile]);
+    expect(cli.json.changed).toBe(1);
+  });
+});
+
+describe('bad input', () => {
+  it('refuses a selection that matches nothing, with no release and no folder', async () => {
+    const out = tmp.file('nothing');
+    const n = releaseCount();
+    await expect(create({ name: 'Empty', version: '1.0.0', out, selection: { datasets: ['Rich'], types: ['syntactic'] } })).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/matches no instances/) });
+    expect(releaseCount()).toBe(n);
+    expect(fs.existsSync(out)).toBe(false);
+    expect(partials()).toEqual([]);
+  });
+
+  it('refuses a version that already exists', async () => {
+    await expect(create({ name: 'Rich', version: '1.0.0', out: tmp.file('again') , selection: { datasets: ['Rich'] } })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/already exists/) });
+    expect(fs.existsSync(tmp.file('again'))).toBe(false);
+  });
+
+  it('refuses an output folder that is not empty, and leaves it as it was', async () => {
+    const out = tmp.file('busy');
+    fs.mkdirSync(out);
+    fs.writeFileSync(path.join(out, 'keep.txt'), 'mine');
+    const n = releaseCount();
+    await expect(create({ name: 'Busy', version: '1.0.0', out, selection: { datasets: ['Rich'] } })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/not empty/) });
+    expect(fs.readdirSync(out)).toEqual(['keep.txt']);
+    expect(releaseCount()).toBe(n);
+  });
+
+  it('accepts an empty existing folder', async () => {
+    const out = tmp.file('empty-folder');
+    fs.mkdirSync(out);
+    const summary = await create({ name: 'Into empty', version: '1.0.0', out, selection: { datasets: ['Rich'] } });
+    expect(fs.readdirSync(out).sort()).toEqual(['README.md', 'checksums.sha256', 'data', 'release.json']);
+    expect(summary.id).not.toBeNull();
+  });
+
+  it('leaves no partial folder and no release when the disk fills up half-way', async () => {
+    const out = tmp.file('full-disk');
+    const n = releaseCount();
+    let written = 0;
+    // A disk with 6 kB free: the writes fail with ENOSPC part of the way into the data files.
+    const fullDisk = (file: string): FileSink => {
+      const fd = fs.openSync(file, 'wx');
+      return {
+        write(bytes) {
+          if (written + bytes.length > 6000) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          written += bytes.length;
+          fs.writeSync(fd, bytes);
+        },
+        close: () => fs.closeSync(fd),
+      };
+    };
+    const writer = openDatabase(dbFile);
+    try {
+      await expect(
+        createRelease(writer, { name: 'Full', version: '1.0.0', out, selection: { datasets: ['Rich'], types: [], statuses: [], campaignId: null, onlyValid: false }, split: { mode: 'fractions', fractions: { train: 1 }, seed: 1 }, gate: { minKappa: null, minAc1: null, minYesRate: null, minJudgments: null, noUnresolved: false }, licence: null, description: '', authors: '', force: null }, { appVersion: 'test', openSink: fullDisk, rowGroupRows: 2 }),
+      ).rejects.toMatchObject({ message: expect.stringMatching(/disk filled up/) });
+    } finally {
+      writer.close();
+    }
+    expect(written).toBeGreaterThan(0);
+    expect(fs.existsSync(out)).toBe(false);
+    expect(partials()).toEqual([]);
+    expect(releaseCount()).toBe(n);
+    expect((db.prepare(`SELECT count(*) AS n FROM releases WHERE name = 'Full'`).get() as { n: number }).n).toBe(0);
+  });
+
+  it('refuses a campaign that judged another dataset', async () => {
+    await expect(create({ name: 'Mixed', version: '1.0.0', out: tmp.file('mixed'), selection: { datasets: ['Rich'], campaignId } })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/judged instances of "synthetic A"/),
+    });
+    expect(fs.existsSync(tmp.file('mixed'))).toBe(false);
+  });
+});
+
+describe('gate and licences', () => {
+  it('refuses a release below the gate with the table of checks, writing nothing (CLI exits 1)', () => {
+    const out = tmp.file('gated');
+    const n = releaseCount();
+    const result = awbJson<ReleaseSummary>(['release', 'create', 'Synthetic', '1.0.0', '--dataset', 'synthetic A', '--campaign', String(campaignId), '--min-kappa', '0.95', '--min-yes-rate', '0.5', '--out', out, '--db', dbFile]);
+    expect(result.status).toBe(1);
+    expect(Object.keys(result.json).sort()).toEqual(['counts', 'dir', 'files', 'gate', 'id', 'name', 'version']);
+    expect(result.json.id).toBeNull();
+    expect(result.json.gate.passed).toBe(false);
+    const kappa = result.json.gate.checks.filter((c) => c.name.startsWith("Fleiss' kappa"));
+    expect(kappa.map((c) => c.name)).toEqual(["Fleiss' kappa: ambiguity", "Fleiss' kappa: clarification", "Fleiss' kappa: long_answer"]);
+    expect(kappa.every((c) => c.threshold === 0.95 && Object.hasOwn(c, 'value'))).toBe(true);
+    expect(kappa.some((c) => !c.passed)).toBe(true);
+    expect(result.json.gate.checks.filter((c) => c.name.startsWith('YES rate')).every((c) => c.passed)).toBe(true);
+    expect(fs.existsSync(out)).toBe(false);
+    expect(releaseCount()).toBe(n);
+  });
+
+  it('publishes with --force REASON, and the card says so', () => {
+    const out = tmp.file('forced');
+    const result = awbJson<ReleaseSummary>(['release', 'create', 'Synthetic', '1.0.0', '--dataset', 'synthetic A', '--campaign', String(campaignId), '--min-kappa', '0.95', '--force', 'pilot release for the workshop', '--out', out, '--db', dbFile]);
+    expect(result.status).toBe(0);
+    expect(result.json.id).not.toBeNull();
+    expect(result.json.gate).toMatchObject({ passed: false, forced: 'pilot release for the workshop' });
+    const card = fs.readFileSync(path.join(out, 'README.md'), 'utf8');
+    expect(card).toContain('Published despite failed checks');
+    expect(card).toContain('pilot release for the workshop');
+    expect(card).toContain('## Human validation');
+    expect(card).toMatch(/Fleiss' κ \[95% CI\]/);
+    const list = awbJson<ReleaseListRow[]>(['release', 'list', '--db', dbFile]);
+    expect(list.json.find((r) => r.id === result.json.id)).toMatchObject({ forced: 'pilot release for the workshop', gatePassed: false });
+  });
+
+  it('keeps only instances with a positive verdict with --only-valid', async () => {
+    const summary = await create({ name: 'Valid only', version: '1.0.0', out: tmp.file('valid'), selection: { datasets: ['synthetic A'], campaignId, onlyValid: true }, split: { mode: 'fractions', fractions: { all: 1 }, seed: 1 } });
+    // 12 judged items; the first has a NO majority on clarification.
+    expect(summary.counts).toEqual({ all: 11 });
+  });
+
+  it('makes a release of share-alike sources share-alike, and refuses a licence that contradicts them unless forced', async () => {
+    const asqa = { datasets: ['asqa_like'] };
+    await expect(create({ name: 'ASQA', version: '1.0.0', out: tmp.file('asqa-by'), selection: asqa, licence: 'CC-BY-4.0' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/CC-BY-SA-3\.0 \(share-alike\)/),
+    });
+    expect(fs.existsSync(tmp.file('asqa-by'))).toBe(false);
+    const summary = await create({ name: 'ASQA', version: '1.0.0', out: tmp.file('asqa'), selection: asqa });
+    const card = fs.readFileSync(path.join(summary.dir, 'README.md'), 'utf8');
+    expect(card).toContain('license: cc-by-sa-4.0');
+    expect(card).toContain('**share-alike**');
+    const forced = await create({ name: 'ASQA', version: '1.0.1', out: tmp.file('asqa-forced'), selection: asqa, licence: 'CC-BY-4.0', force: 'cleared with the authors' });
+    expect(fs.readFileSync(path.join(forced.dir, 'README.md'), 'utf8')).toMatch(/Licence conflict.*cleared with the authors/);
+  });
+
+  it('previews counts, gate and card without writing', async () => {
+    const n = releaseCount();
+    const preview = await dispatch(handlers, 'release:preview', { name: 'Preview', version: '0.1.0', selection: { datasets: ['synthetic A'], campaignId }, gate: { minKappa: 0.95 } });
+    expect(preview.ok).toBe(true);
+    const value = (preview as { ok: true; value: { total: number; gate: { passed: boolean }; card: string; problems: string[] } }).value;
+    expect(value.total).toBeGreaterThan(0);
+    expect(value.gate.passed).toBe(false);
+    expect(value.card).toContain('# Preview 0.1.0');
+    expect(value.problems).toEqual([]);
+    expect(releaseCount()).toBe(n);
+  });
+});
+
+describe('CLI', () => {
+  it('creates, lists and shows a release with --json, the version positional', () => {
+    const out = tmp.file('cli');
+    const created = awbJson<ReleaseSummary>(['release', 'create', 'CLI rel', '2.0.0', '--dataset', 'Rich', '--type', 'semantic', '--split', 'train=0.5,test=0.5', '--seed', '3', '--out', out, '--db', dbFile]);
+    expect(created.status).toBe(0);
+    expect(created.json).toMatchObject({ name: 'CLI rel', version: '2.0.0', dir: out, counts: { train: 4, test: 4 }, gate: { passed: true, checks: [] } });
+    expect(created.json.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256))).toBe(true);
+    const shown = awbJson<{ id: number; name: string; card: string }>(['release', 'show', String(created.json.id), '--db', dbFile]);
+    expect(shown.json.card).toBe(fs.readFileSync(path.join(out, 'README.md'), 'utf8'));
+    const bad = awb(['release', 'create', 'CLI rel', 'one', '--out', tmp.file('x'), '--db', dbFile]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr + bad.stdout).toMatch(/semantic version/);
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { GateThresholds } from '../../shared/api';
+import { addToStats, renderCard, sizeCategory, type CardInput, type StatTable } from '../../shared/release/card';
+import { evaluateGate } from '../../shared/release/gate';
+import { checkLicence } from '../../shared/release/licence';
+import { hfFeatures, parquetSchema, recordToRow, RELEASE_COLUMNS, schemaRows } from '../../shared/release/schema';
+
+function input(overrides: Partial<CardInput> = {}): CardInput {
+  const stats: StatTable = new Map();
+  // MARCH-like shape: 3 semantic (2 hops, 2 interpretations), 1 syntactic (3 hops, 3 interpretations).
+  for (let i = 0; i < 3; i++) addToStats(stats, i === 0 ? 'test' : 'train', 'semantic', 2, 2, 10);
+  addToStats(stats, 'train', 'syntactic', 3, 3, 14);
+  const sources = [{ dataset: 'AmbigNQ', licence: 'CC BY-SA 3.0', attribution: 'Min et al.', url: 'https://nlp.cs.washington.edu/ambigqa/' }];
+  return {
+    name: 'MARCH mini',
+    version: '1.0.0',
+    description: '',
+    authors: 'A. Author and B. Author',
+    date: '2026-01-02',
+    appVersion: '0.1.0',
+    schemaVersion: 7,
+    splits: ['train', 'test'],
+    splitSpec: { mode: 'fractions', fractions: { train: 0.75, test: 0.25 }, seed: 3 },
+    stats,
+    selectionText: 'every dataset',
+    licence: checkLicence(sources, null),
+    sources,
+    funnel: null,
+    agreement: null,
+    thresholds: GateThresholds.parse({}),
+    gate: evaluateGate(GateThresholds.parse({}), { criteria: null, minJudgments: null, unresolved: null }),
+    licenceForced: null,
+    ...overrides,
+  };
+}
+
+describe('the dataset card', () => {
+  it('starts with YAML front matter the Hub reads: licence, size, configs per split, features', () => {
+    const card = renderCard(input());
+    expect(card.startsWith('---\n')).toBe(true);
+    const meta = parse(card.split('\n---\n')[0]!.slice(4)) as Record<string, unknown>;
+    expect(meta).toMatchObject({
+      pretty_name: 'MARCH mini 1.0.0',
+      license: 'cc-by-sa-4.0',
+      language: ['en'],
+      task_categories: ['question-answering'],
+      size_categories: ['n<1K'],
+      configs: [{ config_name: 'default', data_files: [{ split: 'train', path: 'data/train-00000-of-00001.parquet' }, { split: 'test', path: 'data/test-00000-of-00001.parquet' }] }],
+      dataset_info: { splits: [{ name: 'train', num_examples: 3 }, { name: 'test', num_examples: 1 }] },
+    });
+    expect((meta.dataset_info as { features: unknown }).features).toEqual(hfFeatures());
+  });
+
+  it('computes the statistics table from the data (MARCH Table 2, top)', () => {
+    const card = renderCard(input());
+    expect(card).toContain('| `train` | 2 | 1 | 3 |');
+    expect(card).toContain('| Interpretations per instance | 2.00 | 3.00 | 2.25 |');
+    expect(card).toContain('| Average hops | 2.00 | 3.00 | 2.25 |');
+    expect(card).toContain('| Average question length (words) | 10.00 | 14.00 | 11.00 |');
+  });
+
+  it('says a release is share-alike, lists sources and limitations, and ends with a citation', () => {
+    const card = renderCard(input());
+    expect(card).toContain('licensed under **CC-BY-SA-4.0**');
+    expect(card).toContain('**share-alike**');
+    expect(card).toContain('| AmbigNQ | CC BY-SA 3.0 | Min et al. |');
+    expect(card).toContain('No human validation campaign is linked');
+    expect(card).toMatch(/@misc\{march_mini_1_0_0,\n {2}title {2}= \{\{MARCH mini\}: version 1\.0\.0\},\n {2}author = \{A\. Author and B\. Author\}/);
+  });
+
+  it('shows agreement with its interval, validity before and after filtering, the funnel and a forced gate', () => {
+    const gate = evaluateGate(GateThresholds.parse({ minKappa: 0.8 }), { criteria: [{ id: 'ambiguity', fleissKappa: 0.5, ac1: 0.7, yesRate: 0.9 }], minJudgments: null, unresolved: null }, 'pilot');
+    const card = renderCard(
+      input({
+        gate,
+        agreement: {
+          campaign: { id: 3, name: 'Round 1', protocol: 'MARCH validation v1' },
+          items: 2,
+          raters: 5,
+          criteria: [{ id: 'ambiguity', label: 'Question is ambiguous' }],
+          rows: [
+            { criterion: 'ambiguity', type: 'all', yesRate: 0.9, kappa: 0.5, ciLow: 0.31, ciHigh: 0.69, ac1: 0.7, pBar: 0.8 },
+            { criterion: 'ambiguity', type: 'semantic', yesRate: 0.94, kappa: null, ciLow: null, ciHigh: null, ac1: null, pBar: null },
+          ],
+          allValid: { all: 0.85, semantic: 0.92 },
+          beforeAfter: [
+            { criterion: 'ambiguity', type: 'semantic', before: 0.83, after: 0.94 },
+            { criterion: 'all_valid', type: 'semantic', before: 0.67, after: 0.89 },
+          ],
+        },
+        funnel: {
+          types: ['semantic'],
+          rows: [{ step: 'clarified', counts: { semantic: 10 }, total: 10 }],
+          calls: [{ stage: 'clarify', model: 'gpt-x', calls: 12, costUsd: 0.5 }],
+          prompts: [{ stage: 'clarify', versions: ['clarify/2'] }],
+        },
+      }),
+    );
+    expect(card).toContain('| Question is ambiguous | 94.0% | 90.0% | 0.50 [0.31, 0.69] | 0.70 | 0.80 |');
+    expect(card).toContain('| **All fields valid** | 92.0% | 85.0% | — | — | — |');
+    expect(card).toContain('| Question is ambiguous | 83.0 → 94.0 (+11.0) |');
+    expect(card).toContain('| All fields valid | 67.0 → 89.0 (+22.0) |');
+    expect(card).toContain('| clarify | gpt-x | 12 | 0.5000 |');
+    expect(card).toContain('Prompt versions: clarify clarify/2.');
+    expect(card).toContain("| Fleiss' kappa: ambiguity | ≥ 0.8 | 0.5 | FAIL |");
+    expect(card).toContain('Published despite failed checks.** Reason given: pilot');
+    expect(card).toContain('sample of 2 judged instances, not on all 4');
+  });
+
+  it('names size categories as the Hub does', () => {
+    expect([999, 1000, 10_000, 100_000, 1_000_000].map(sizeCategory)).toEqual(['n<1K', '1K<n<10K', '10K<n<100K', '100K<n<1M', '1M<n<10M']);
+  });
+});
+
+describe('the Parquet layout', () => {
+  it('uses three-level lists of structs, never-null lists and nullable scalars as documented', () => {
+    const schema = parquetSchema();
+    expect(schema[0]).toEqual({ name: 'schema', num_children: RELEASE_COLUMNS.length });
+    const at = schema.findIndex((s) => s.name === 'interpretations');
+    expect(schema.slice(at, at + 3)).toEqual([
+      { name: 'interpretations', repetition_type: 'REQUIRED', converted_type: 'LIST', num_children: 1 },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      { name: 'element', repetition_type: 'REQUIRED', num_children: 7 },
+    ]);
+    expect(schema.find((s) => s.name === 'hops')).toEqual({ name: 'hops', type: 'INT32', repetition_type: 'OPTIONAL' });
+    expect(schemaRows().map((r) => r.path)).toContain('long_answers[].citations[].interpretation');
+  });
+
+  it('turns a record into one row, leaving provenance to the JSONL file', () => {
+    const row = recordToRow({
+      format: 'awb-instance/1',
+      dataset: { name: 'D', source_format: 'awb', description: '', licence: '', attribution: '', url: '' },
+      base_question: { source_id: 'q1', question: 'Q?', hops: null, answer: null, aliases: [], answerable: null, decomposition: [], paragraphs: [], extra: {} },
+      instance: {
+        ambiguity_type: 'semantic', status: 'ready', stage: 'imported', removed_stage: null, removed_reason: null, evidence: [], long_answers: [], filter_votes: [], extra: {},
+        interpretations: [{ clarified_question: 'Q1?', condition: null, status: 'active', dropped_reason: null, provenance: null, condition_provenance: null, sub_questions: [], evidence: [], citations: [], short_answer: { text: 'A', aliases: ['a'], passage: null, start: null, end: null, provenance: null }, extra: {} }],
+      },
+      passages: [],
+    });
+    expect(row).toMatchObject({ key: 'D/q1/semantic', ambiguity_type: 'semantic', interpretations: [{ short_answer: { text: 'A', aliases: ['a'], passage: null, start: null, end: null } }] });
+    expect(JSON.stringify(row)).not.toContain('provenance');
+  });
+});

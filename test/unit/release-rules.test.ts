@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { GateThresholds, ReleaseCreateRequest, ReleaseDraft } from '../../shared/api';
+import { changedFields, mergeByKey } from '../../shared/release/diff';
+import { evaluateGate } from '../../shared/release/gate';
+import { checkLicence, hubLicenceId, readLicence } from '../../shared/release/licence';
+import { compareSemver, isSemver, parseSemver } from '../../shared/release/semver';
+import { allocate, assignSplits, parseSplitSpec, seededKeyHash, sourceSplitName, splitProblem } from '../../shared/release/splits';
+
+describe('semantic versions', () => {
+  it('parses MAJOR.MINOR.PATCH with an optional pre-release and refuses the rest', () => {
+    expect(parseSemver('1.2.3-rc.1')).toEqual({ major: 1, minor: 2, patch: 3, pre: 'rc.1' });
+    for (const bad of ['1.2', '01.2.3', 'v1.2.3', '1.2.3.4', '1.2.3-', '']) expect(isSemver(bad)).toBe(false);
+  });
+
+  it('orders versions as semver says (pre-releases first, numeric parts as numbers)', () => {
+    const sorted = ['1.10.0', '1.2.0', '1.2.0-rc.10', '1.2.0-rc.2', '1.2.0-alpha', '0.9.9'].sort(compareSemver);
+    expect(sorted).toEqual(['0.9.9', '1.2.0-alpha', '1.2.0-rc.2', '1.2.0-rc.10', '1.2.0', '1.10.0']);
+  });
+
+  it('is checked by the release schema', () => {
+    expect(ReleaseDraft.safeParse({ name: 'MARCH', version: '1.0' }).success).toBe(false);
+    expect(ReleaseDraft.parse({ name: 'MARCH', version: '1.0.0' }).split).toEqual({ mode: 'fractions', fractions: { train: 0.8, test: 0.2 }, seed: 1 });
+    expect(ReleaseCreateRequest.safeParse({ name: 'MARCH', version: '1.0.0', out: '/tmp/x', force: '  ' }).success).toBe(false);
+  });
+});
+
+describe('splits', () => {
+  it('parses and checks split specs', () => {
+    expect(parseSplitSpec('train=0.8, test=0.2')).toEqual({ train: 0.8, test: 0.2 });
+    expect(() => parseSplitSpec('train')).toThrow(/NAME=FRACTION/);
+    expect(splitProblem({ train: 0.7, test: 0.2 })).toMatch(/add up to 0\.9/);
+    expect(splitProblem({ Train: 1 })).toMatch(/lower-case/);
+    expect(splitProblem({ train: 0.8, test: 0.2 })).toBeNull();
+    expect(ReleaseDraft.safeParse({ name: 'x', version: '1.0.0', split: { mode: 'fractions', fractions: { a: 0.5 } } }).success).toBe(false);
+  });
+
+  it('allocates exact counts by largest remainder', () => {
+    expect(allocate(12, [0.8, 0.2])).toEqual([10, 2]);
+    expect(allocate(10, [1 / 3, 1 / 3, 1 / 3])).toEqual([4, 3, 3]);
+    expect(allocate(0, [0.5, 0.5])).toEqual([0, 0]);
+  });
+
+  it('stratifies by group, depends only on the seed and the keys, and changes with the seed', () => {
+    const keys = Array.from({ length: 300 }, (_, i) => `ds/q${i}/${i % 3 === 0 ? 'semantic' : 'constraint'}`);
+    const groups = Uint8Array.from(keys, (k) => (k.endsWith('semantic') ? 0 : 2));
+    const run = (seed: number) => assignSplits(groups, Float64Array.from(keys, (k) => seededKeyHash(seed, k)), keys.length, [0.8, 0.2]);
+    const a = run(5);
+    expect([...a]).toEqual([...run(5)]);
+    expect([...a]).not.toEqual([...run(6)]);
+    const testOf = (group: number) => keys.filter((_, i) => groups[i] === group && a[i] === 1).length;
+    expect([testOf(0), testOf(2)]).toEqual([20, 40]);
+    // Reordering the input does not move any key to another split.
+    const reversed = [...keys].reverse();
+    const b = assignSplits(Uint8Array.from(reversed, (k) => (k.endsWith('semantic') ? 0 : 2)), Float64Array.from(reversed, (k) => seededKeyHash(5, k)), keys.length, [0.8, 0.2]);
+    expect(reversed.map((k, i) => [k, b[i]]).sort()).toEqual(keys.map((k, i) => [k, a[i]]).sort());
+  });
+
+  it('names source splits from the record or the dataset', () => {
+    expect(sourceSplitName('Validation', 'ASQA')).toBe('validation');
+    expect(sourceSplitName(null, 'ASQA dev 2022')).toBe('asqa_dev_2022');
+    expect(sourceSplitName('2019', 'x')).toBe('s_2019');
+  });
+});
+
+describe('licences', () => {
+  it('reads free-text licences, including a share-alike one named inside another', () => {
+    expect(readLicence('CC BY-SA 3.0')).toMatchObject({ spdx: 'CC-BY-SA-3.0', shareAlike: true, version: 3 });
+    expect(readLicence('Apache-2.0 (questions derive from AmbigNQ, CC BY-SA 3.0)')).toMatchObject({ spdx: 'Apache-2.0', shareAlike: true, version: 3, shareAlikeSpdx: 'CC-BY-SA-3.0' });
+    expect(readLicence('Creative Commons Attribution 4.0')).toMatchObject({ spdx: 'CC-BY-4.0', shareAlike: false });
+    expect(readLicence('MIT')).toMatchObject({ spdx: 'MIT' });
+    expect(readLicence('submitted by the authors').spdx).toBeNull();
+  });
+
+  const src = (dataset: string, licence: string) => ({ dataset, licence, attribution: '', url: '' });
+
+  it('makes a release of a share-alike source share-alike, at the highest version', () => {
+    const check = checkLicence([src('AmbigNQ', 'CC BY-SA 3.0'), src('MuSiQue', 'CC BY 4.0')], null);
+    expect(check).toMatchObject({ licence: 'CC-BY-SA-4.0', shareAlike: true, compatible: true });
+  });
+
+  it('refuses a release licence that contradicts a source', () => {
+    const sources = [src('ASQA', 'Apache-2.0 (questions derive from AmbigNQ, CC BY-SA 3.0)')];
+    expect(checkLicence(sources, 'CC-BY-4.0')).toMatchObject({ compatible: false, problems: [expect.stringMatching(/ASQA is CC-BY-SA-3\.0 \(share-alike\)/)] });
+    expect(checkLicence(sources, 'MIT').compatible).toBe(false);
+    expect(checkLicence(sources, 'CC-BY-SA-3.0').compatible).toBe(true);
+    expect(checkLicence(sources, 'CC BY-SA 4.0').compatible).toBe(true);
+    expect(checkLicence([src('NC', 'CC BY-NC 4.0')], 'CC-BY-4.0').compatible).toBe(false);
+    expect(checkLicence([src('NC', 'CC BY-NC 4.0')], null).licence).toBe('CC-BY-NC-4.0');
+    expect(checkLicence([src('ND', 'CC BY-ND 4.0')], null).compatible).toBe(false);
+    expect(checkLicence([src('A', 'MIT'), src('B', 'MIT')], null).licence).toBe('MIT');
+    expect(checkLicence([src('A', '')], null)).toMatchObject({ licence: 'CC-BY-4.0', unknown: ['A'] });
+  });
+
+  it('maps SPDX ids to the Hub card ids', () => {
+    expect(hubLicenceId('CC-BY-SA-4.0')).toBe('cc-by-sa-4.0');
+    expect(hubLicenceId('ODbL-1.0')).toBe('odbl');
+    expect(hubLicenceId('Apache-2.0')).toBe('apache-2.0');
+    expect(hubLicenceId('Custom terms')).toBe('other');
+  });
+});
+
+describe('the gate', () => {
+  const thresholds = GateThresholds.parse({ minKappa: 0.6, minYesRate: 0.9, minJudgments: 3, noUnresolved: true });
+  const measures = {
+    criteria: [
+      { id: 'ambiguity', fleissKappa: 0.72, ac1: 0.9, yesRate: 0.95 },
+      { id: 'clarification', fleissKappa: 0.41234, ac1: 0.8, yesRate: 0.91 },
+    ],
+    minJudgments: 3,
+    unresolved: 2,
+  };
+
+  it('checks every threshold per criterion and reports threshold, value and verdict', () => {
+    const gate = evaluateGate(thresholds, measures);
+    expect(gate.passed).toBe(false);
+    expect(gate.checks).toEqual([
+      { name: "Fleiss' kappa: ambiguity", threshold: 0.6, value: 0.72, passed: true },
+      { name: "Fleiss' kappa: clarification", threshold: 0.6, value: 0.4123, passed: false },
+      { name: 'YES rate: ambiguity', threshold: 0.9, value: 0.95, passed: true },
+      { name: 'YES rate: clarification', threshold: 0.9, value: 0.91, passed: true },
+      { name: 'judgments per instance', threshold: 3, value: 3, passed: true },
+      { name: 'unresolved disagreements', threshold: 0, value: 2, passed: false },
+    ]);
+    expect(gate.forced).toBeNull();
+    expect(evaluateGate(thresholds, measures, 'deadline').forced).toBe('deadline');
+  });
+
+  it('fails a threshold that cannot be measured (no campaign), and passes with no thresholds', () => {
+    const gate = evaluateGate(GateThresholds.parse({ minKappa: 0.5 }), { criteria: null, minJudgments: null, unresolved: null });
+    expect(gate.checks).toEqual([{ name: "Fleiss' kappa", threshold: 0.5, value: null, passed: false }]);
+    expect(evaluateGate(GateThresholds.parse({}), { criteria: null, minJudgments: null, unresolved: null })).toEqual({ passed: true, checks: [], forced: null });
+  });
+});
+
+describe('diff', () => {
+  it('merges two key-sorted lists into added, removed, changed and same', () => {
+    const a = [{ key: 'a', hash: '1', split: 'train' }, { key: 'b', hash: '2', split: 'train' }, { key: 'd', hash: '4', split: 'test' }];
+    const b = [{ key: 'b', hash: '2', split: 'test' }, { key: 'c', hash: '3', split: 'train' }, { key: 'd', hash: '5', split: 'test' }];
+    expect([...mergeByKey(a, b)].map((e) => `${e.change}:${'a' in e ? e.a.key : e.b.key}`)).toEqual(['removed:a', 'same:b', 'added:c', 'changed:d']);
+  });
+
+  it('names the fields that differ, one level into the record', () => {
+    const before = { format: 'awb-instance/1', base_question: { question: 'q', hops: 2 }, instance: { status: 'ready', interpretations: [1] }, passages: [] };
+    const after = { format: 'awb-instance/1', base_question: { question: 'q2', hops: 2 }, instance: { status: 'ready', interpretations: [1, 2] }, passages: [{}] };
+    expect(changedFields(before, after)).toEqual(['base_question.question', 'instance.interpretations', 'passages']);
+    expect(changedFields(before, before)).toEqual([]);
+  });
+});
