@@ -1,0 +1,12 @@
+import type { Command } from 'commander';
+import { addEvalRunCommands } from './cli-eval-runs';
+import { addEvalScoreCommands } from './cli-eval-score';
+import { addEvalFailureCommands } from './cli-eval-failures';
+
+/** `awb eval ...`: run QA methods against a release, score predictions, compare runs. */
+export function addEvalCommands(program: Command): void {
+  const evaluation = program.command('eval').description('evaluation: run QA methods, score predictions made elsewhere, compare runs');
+  addEvalRunCommands(evaluation);
+  addEvalScoreCommands(evaluation);
+  addEvalFailureCommands(evaluation);
+}

@@ -1,0 +1,434 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import {
+  getEvalItem,
+  getEvalRun,
+  insertEvalItems,
+  insertEvalRun,
+  itemIdsToRun,
+  listEvalRuns,
+  markAbandonedEvalRuns,
+  pairedItems,
+  refreshEvalRunTotals,
+  saveEvalRunSummary,
+  saveItemDone,
+  saveItemFailed,
+  setEvalRunStatus,
+  itemUsage,
+  runHasCalls,
+  addEvalRunCounts,
+  doneItems,
+  type EvalRunRow,
+} from '../../../db/queries/evaluation';
+import { transaction, type WritableDB } from '../../../db/sql';
+import { AppError, type EvalComparison, type EvalProgress, type EvalRunSummary, type EvalStartRequest, type EvalTableRow } from '../../../shared/api';
+import { METHOD_INFO, type EvalMethod } from '../../../shared/eval/methods';
+import { aggregateByGroup, aggregateMetrics, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
+import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/statistics';
+import type { EvalGold } from '../../../shared/eval/types';
+import { DETECTABLE_TYPES, Endpoint, Price, withBaseUrlOverride, type ModelRef, type PipelineConfig } from '../../../shared/pipeline';
+import { LlmClient } from '../pipeline/llm';
+import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
+import { ItemFailure, ItemRun, usableMode, type RunEnv } from './context';
+import { describeReader, scoreOutput, type ReaderChoice } from './item-metrics';
+import { runMethod } from './methods';
+import { currentEvalPrompts } from './prompts';
+import { loadSource } from './sources';
+
+/**
+ * The evaluation runner: a method × a model × a release split or a dataset. A run is created
+ * with all its items (their gold frozen), then worked through with `concurrency` items at once.
+ * Each finished item is stored with its trace in one transaction; a killed or cancelled run is
+ * resumed by its id: done items are kept, and every call that completed comes from the cache.
+ */
+
+/** Endpoints and prices, as in a pipeline config (other keys of such a file are ignored). */
+const EndpointsConfig = z.object({
+  endpoints: z.record(z.string().min(1), Endpoint).refine((e) => Object.keys(e).length > 0, { message: 'name at least one endpoint' }),
+  prices: z.record(z.string(), Price).default({}),
+});
+type EndpointsConfig = z.output<typeof EndpointsConfig>;
+
+export function readEndpoints(config: unknown, configPath: string | undefined): EndpointsConfig {
+  let value = config;
+  if (configPath !== undefined) {
+    let text: string;
+    try {
+      text = fs.readFileSync(configPath, 'utf8');
+    } catch {
+      throw new AppError('not_found', `No config at ${configPath}`);
+    }
+    try {
+      value = JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new AppError('invalid_input', `${configPath} is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  const parsed = EndpointsConfig.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError('invalid_input', `Evaluation config ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The request as a run keeps it (no config: endpoints are stored apart, keys never). */
+export type StoredOptions = Omit<EvalStartRequest, 'config' | 'configPath'>;
+
+function refs(options: StoredOptions): [string, ModelRef][] {
+  return [
+    ['model', options.model],
+    ...(options.judge ? [['judge', options.judge] as [string, ModelRef]] : []),
+    ...(options.reader?.kind === 'llm' ? [['reader', options.reader.model] as [string, ModelRef]] : []),
+  ];
+}
+
+function llmConfig(endpoints: EndpointsConfig, options: StoredOptions): PipelineConfig {
+  const config: PipelineConfig = {
+    endpoints: endpoints.endpoints,
+    detectors: [options.model],
+    generator: options.model,
+    filters: [options.model],
+    temperature: options.temperature,
+    maxTokens: options.maxTokens,
+    detection: { types: [...DETECTABLE_TYPES], rule: 'all' },
+    clarify: { minInterpretations: 2 },
+    retrieval: { corpus: options.corpus ?? null, mode: options.retrieval, k: options.k },
+    rerank: { provider: 'offline' },
+    shortenOver: 10,
+    filter: { rule: 'all' },
+    concurrency: options.concurrency,
+    prices: endpoints.prices,
+  };
+  return withBaseUrlOverride(config, process.env.AWB_BASE_URL);
+}
+
+/** Creates a run and its items; nothing is called yet. */
+export function createEvalRun(db: WritableDB, request: EvalStartRequest): number {
+  const endpoints = readEndpoints(request.config, request.configPath);
+  const { config: _config, configPath: _path, ...options } = request;
+  for (const [what, ref] of refs(options)) {
+    if (!endpoints.endpoints[ref.endpoint]) throw new AppError('invalid_input', `${what}: no endpoint named "${ref.endpoint}" in the config (${Object.keys(endpoints.endpoints).join(', ')})`);
+  }
+  if (METHOD_INFO[options.method].retrieves && !options.corpus && !options.method.startsWith('condqa')) {
+    throw new AppError('invalid_input', `${METHOD_INFO[options.method].label} searches a corpus: name one (corpus).`);
+  }
+  const mode = usableMode(db, options.corpus ?? null, options.retrieval);
+  const source = loadSource(db, options);
+  const prompts = currentEvalPrompts(db);
+  const id = insertEvalRun(db, {
+    method: options.method,
+    model: `${options.model.endpoint}/${options.model.model}`,
+    endpoint: endpoints,
+    sourceKind: source.kind,
+    source: source.label,
+    releaseId: source.releaseId,
+    split: source.split,
+    datasetId: source.datasetId,
+    corpus: options.corpus ?? null,
+    retrievalMode: METHOD_INFO[options.method].retrieves ? mode.mode : null,
+    k: METHOD_INFO[options.method].retrieves ? options.k : null,
+    options,
+    promptVersions: Object.fromEntries([...prompts].map(([name, p]) => [name, `${name}@v${p.version}`])),
+  });
+  insertEvalItems(
+    db,
+    id,
+    source.items.map((item, position) => ({ position, key: item.key, instanceId: item.instanceId, ambiguityType: item.ambiguityType, question: item.gold.question, gold: item.gold })),
+  );
+  if (mode.note) saveEvalRunSummary(db, id, { notes: [mode.note] });
+  return id;
+}
+
+export interface ExecuteOptions {
+  signal?: AbortSignal | undefined;
+  keys?: Readonly<Record<string, string>> | undefined;
+  retriever?: Retriever | undefined;
+  onProgress?: ((progress: EvalProgress, session: { done: number; total: number }) => void) | undefined;
+  /** Endpoints to use instead of the stored ones (a resume on another machine, say). */
+  endpoints?: EndpointsConfig | undefined;
+}
+
+/** Runs in this process right now (others left "running" ended with their process). */
+const active = new Set<number>();
+
+/** Works through a run's remaining items. */
+export async function executeEvalRun(db: WritableDB, runId: number, options: ExecuteOptions = {}): Promise<EvalRunSummary> {
+  const row = getEvalRun(db, runId);
+  if (!row) throw new AppError('not_found', `No evaluation run ${runId}`);
+  if (active.has(runId)) throw new AppError('conflict', `Evaluation run ${runId} is already running`);
+  const stored = JSON.parse(row.options) as StoredOptions;
+  const endpoints = options.endpoints ?? (JSON.parse(row.endpoint) as EndpointsConfig);
+  const config = llmConfig(endpoints, stored);
+  const prompts = currentEvalPrompts(db);
+  const llm = new LlmClient(db, config, {
+    runId,
+    ...(options.signal ? { signal: options.signal } : {}),
+    // Fresh calls only in the run's first session: a resume takes what this run already got from the cache.
+    noCache: new Set(stored.noCache && !runHasCalls(db, runId) ? [...prompts.keys()].map((n) => `eval.${n}`) : []),
+    ...(options.keys ? { keys: options.keys } : {}),
+  });
+  active.add(runId);
+  markAbandonedEvalRuns(db, [...active]);
+  setEvalRunStatus(db, runId, 'running', null);
+  const previous = JSON.parse(row.summary) as { notes?: string[] };
+  const notes = new Set(previous.notes ?? []);
+  const mode = usableMode(db, stored.corpus ?? null, stored.retrieval);
+  if (mode.note) notes.add(mode.note);
+  const env: RunEnv = {
+    db,
+    llm,
+    prompts,
+    retriever: options.retriever ?? new EmbeddedRetriever(db),
+    model: stored.model,
+    corpus: stored.corpus ?? null,
+    requestedMode: stored.retrieval,
+    mode: mode.mode,
+    hyde: stored.hyde,
+    k: stored.k,
+    maxIterations: stored.maxIterations,
+    maxInterpretations: stored.maxInterpretations,
+    adf: stored.adf,
+    signal: options.signal,
+  };
+  const method = stored.method;
+  const reader = stored.reader as ReaderChoice | undefined;
+  const ids = itemIdsToRun(db, runId);
+  const alreadyDone = row.done;
+  let done = 0;
+  let failed = 0;
+  const started = Date.now();
+  let lastReport = 0;
+  const report = (force = false) => {
+    const now = Date.now();
+    if (!force && now - lastReport < 200) return;
+    lastReport = now;
+    const elapsed = (now - started) / 1000;
+    options.onProgress?.(
+      {
+        runId,
+        done: alreadyDone + done,
+        total: row.total,
+        failed,
+        calls: llm.stats.calls,
+        cachedCalls: llm.stats.cachedCalls,
+        costUsd: llm.stats.costUsd,
+        etaSeconds: done > 0 && elapsed > 0.5 ? ((ids.length - done) * elapsed) / done : null,
+      },
+      { done, total: ids.length },
+    );
+  };
+
+  // Finished items are written in batches, one transaction each (a commit per item would cost
+  // more than the item's own work against a fast endpoint). A kill loses at most the last batch,
+  // whose calls are in the call log already, so the resume repeats none of them.
+  let pending: (() => void)[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const batch = pending;
+    pending = [];
+    if (batch.length)
+      transaction(db, () => {
+        batch.forEach((write) => write());
+        addEvalRunCounts(db, runId, counted.done, counted.failed);
+      });
+    counted = { done: 0, failed: 0 };
+  };
+  // The run's done and failed counts move with each batch (a failed item tried again leaves "failed").
+  let counted = { done: 0, failed: 0 };
+  const save = (write: () => void, before: string, after: 'done' | 'failed') => {
+    pending.push(write);
+    counted[after]++;
+    if (before === 'done' || before === 'failed') counted[before as 'done' | 'failed']--;
+    if (pending.length >= 64) flush();
+    else timer ??= setTimeout(flush, 100);
+  };
+
+  const runItem = async (itemId: number): Promise<void> => {
+    const item = getEvalItem(db, itemId)!;
+    const run = new ItemRun(env, itemId, JSON.parse(item.gold) as EvalGold);
+    if (mode.note) run.notes.push(`${stored.retrieval} retrieval fell back to BM25: the corpus has no vectors`);
+    const usage = () => {
+      const u = itemUsage(db, run.tag, run.callIds.slice(0, methodCalls ?? run.callIds.length));
+      return { latencyMs: u.latencyMs + run.retrievalMs, calls: u.calls, promptTokens: u.promptTokens, completionTokens: u.completionTokens, costUsd: u.costUsd, notes: run.notes };
+    };
+    let methodCalls: number | null = null;
+    try {
+      const out = await runMethod(method, run);
+      methodCalls = run.callIds.length;
+      const spent = usage();
+      const scores = await scoreOutput(run, out, { reader, judge: stored.judge, retrieves: METHOD_INFO[method].retrieves, conditional: method.startsWith('condqa') });
+      save(
+        () =>
+          saveItemDone(
+            db,
+            itemId,
+            { longAnswer: out.longAnswer, shortAnswers: out.shortAnswers, citations: out.citations, interpretations: out.interpretations, retrieved: out.retrieved, ...scores, ...spent },
+            run.steps,
+          ),
+        item.status,
+        'done',
+      );
+      done++;
+    } catch (error) {
+      if (options.signal?.aborted || (error instanceof AppError && error.code === 'cancelled')) return;
+      const reason = error instanceof ItemFailure ? error.message : `${method}: ${(error as Error).message ?? String(error)}`;
+      const spent = usage();
+      save(() => saveItemFailed(db, itemId, reason, run.steps, spent), item.status, 'failed');
+      done++;
+      failed++;
+    }
+    report();
+  };
+
+  let status: 'done' | 'failed' | 'cancelled' = 'done';
+  let error: string | null = null;
+  try {
+    report(true);
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length && !options.signal?.aborted) await runItem(ids[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(stored.concurrency, ids.length) }, worker));
+    if (options.signal?.aborted) status = 'cancelled';
+    report(true);
+  } catch (e) {
+    status = 'failed';
+    error = (e as Error).message;
+  } finally {
+    flush();
+    active.delete(runId);
+    refreshEvalRunTotals(db, runId, llm.stats.cachedCalls);
+    saveEvalRunSummary(db, runId, { ...aggregates(db, runId), notes: [...notes] });
+    setEvalRunStatus(db, runId, status, error ?? (status === 'cancelled' ? 'Cancelled; resume the run to finish it.' : null));
+  }
+  if (status === 'failed') throw new AppError('internal', `Evaluation run ${runId} failed: ${error}`);
+  return evalRunSummary(db, runId);
+}
+
+/** Metrics that are not means of item values but of two other means. */
+function composites(names: Set<string>): string[] {
+  return [...(names.has('disambig_f1') && names.has('rouge_l') ? ['dr'] : []), ...(names.has('d_f1') && names.has('rouge_l') ? ['dr_f1'] : [])];
+}
+
+/** Overall and per-type metrics with bootstrap CIs, and per-query usage, over a run's done items. */
+function aggregates(db: WritableDB, runId: number): { metrics: Record<string, MetricSummary>; byType: Record<string, Record<string, MetricSummary>>; usage: UsageSummary | null } {
+  const items: Record<string, number | null>[] = [];
+  const types: string[] = [];
+  const usage: { latencyMs: number; tokens: number; cost: number }[] = [];
+  for (const row of doneItems(db, runId)) {
+    const metrics = JSON.parse(row.metrics) as Record<string, unknown>;
+    items.push(Object.fromEntries(Object.entries(metrics).filter(([, v]) => typeof v === 'number' || v === null)) as Record<string, number | null>);
+    types.push(row.ambiguity_type);
+    usage.push({ latencyMs: row.latency_ms ?? 0, tokens: row.prompt_tokens + row.completion_tokens, cost: row.cost_usd });
+  }
+  if (items.length === 0) return { metrics: {}, byType: {}, usage: null };
+  const present = new Set(items.flatMap((i) => Object.keys(i)));
+  const names = [...present, ...composites(present)];
+  // Bootstrap cost grows with n; 200 resamples still give a stable 95% interval at this size.
+  const resamples = items.length > 20_000 ? 200 : 1000;
+  return { metrics: aggregateMetrics(items, { metrics: names, resamples }), byType: aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples }), usage: summarizeUsage(usage) };
+}
+
+export function summaryOfRow(row: EvalRunRow): EvalRunSummary {
+  const options = JSON.parse(row.options) as StoredOptions;
+  const stored = JSON.parse(row.summary) as { metrics?: Record<string, MetricSummary>; byType?: Record<string, Record<string, MetricSummary>>; usage?: UsageSummary | null; notes?: string[] };
+  const method = row.method as EvalMethod;
+  return {
+    id: row.id,
+    method,
+    methodLabel: METHOD_INFO[method]?.label ?? row.method,
+    model: row.model,
+    sourceKind: row.source_kind,
+    source: row.source,
+    split: row.split,
+    corpus: row.corpus,
+    retrievalMode: row.retrieval_mode,
+    k: row.k,
+    status: row.status,
+    total: row.total,
+    done: row.done,
+    failed: row.failed,
+    calls: row.calls,
+    cachedCalls: row.cached_calls,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    costUsd: row.cost_usd,
+    error: row.error,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    metrics: stored.metrics ?? {},
+    byType: stored.byType ?? {},
+    usage: stored.usage ?? null,
+    reader: describeReader(options.reader as ReaderChoice | undefined),
+    judge: options.judge ? `${options.judge.endpoint}/${options.judge.model}` : null,
+    promptVersions: JSON.parse(row.prompt_versions) as Record<string, string>,
+    notes: stored.notes ?? [],
+  };
+}
+
+export function evalRunSummary(db: WritableDB, id: number): EvalRunSummary {
+  const row = getEvalRun(db, id);
+  if (!row) throw new AppError('not_found', `No evaluation run ${id}`);
+  return summaryOfRow(row);
+}
+
+export function evalRunSummaries(db: WritableDB, limit: number): EvalRunSummary[] {
+  return listEvalRuns(db, limit).map(summaryOfRow);
+}
+
+const COMPARED = ['str_em', 'disambig_f1', 'rouge_l', 'token_f1', 'd_f1', 'judge_mean', 'citation_precision'];
+
+/** Two runs on the same items: paired bootstrap, Wilcoxon signed-rank and McNemar per metric. */
+export function compareEvalRuns(db: WritableDB, a: number, b: number, threshold: number, resamples: number): EvalComparison {
+  const runA = evalRunSummary(db, a);
+  const runB = evalRunSummary(db, b);
+  const pairs = pairedItems(db, a, b).map((p) => ({ a: JSON.parse(p.a) as Record<string, unknown>, b: JSON.parse(p.b) as Record<string, unknown> }));
+  if (pairs.length === 0) throw new AppError('conflict', `Runs ${a} and ${b} share no finished item (they must be on the same release split or dataset)`);
+  const metrics = COMPARED.flatMap((metric) => {
+    const both = pairs.filter((p) => typeof p.a[metric] === 'number' && typeof p.b[metric] === 'number');
+    if (both.length === 0) return [];
+    const scale = isPercentMetric(metric) ? 100 : 1;
+    const xs = both.map((p) => (p.a[metric] as number) * scale);
+    const ys = both.map((p) => (p.b[metric] as number) * scale);
+    const boot = pairedBootstrap(xs, ys, { resamples });
+    const wilcoxon = wilcoxonSignedRank(xs, ys);
+    // Correct = the item's score reaches the threshold (on the 0-1 scale; judge: on 0-5 scaled to 0-1).
+    const unit = metric === 'judge_mean' ? 5 : 1;
+    const correct = (v: number) => v / scale / unit >= threshold;
+    const mc = mcnemar(xs.map(correct), ys.map(correct));
+    const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
+    return [
+      {
+        metric,
+        meanA: mean(xs),
+        meanB: mean(ys),
+        bootstrap: { difference: boot.difference, ciLow: boot.ci?.low ?? null, ciHigh: boot.ci?.high ?? null, pValue: boot.pValue },
+        wilcoxon: { statistic: wilcoxon.statistic, pValue: wilcoxon.pValue, nonZero: wilcoxon.nonZero },
+        mcnemar: { onlyA: mc.onlyA, onlyB: mc.onlyB, pValue: mc.pValue, method: mc.method, threshold },
+      },
+    ];
+  });
+  return { a: runA, b: runB, paired: pairs.length, metrics };
+}
+
+/** Method × model rows (one per run) and method × type rows (one per run and type). */
+export function evalTables(db: WritableDB, runs: readonly number[]): { byModel: EvalTableRow[]; byType: EvalTableRow[] } {
+  const summaries = (runs.length ? runs.map((id) => evalRunSummary(db, id)) : evalRunSummaries(db, 500)).filter((s) => s.done > 0);
+  return {
+    byModel: summaries.map((s) => ({ method: s.method, methodLabel: s.methodLabel, model: s.model, type: null, runId: s.id, n: s.done - s.failed, metrics: s.metrics })),
+    byType: summaries.flatMap((s) =>
+      Object.entries(s.byType).map(([type, metrics]) => ({
+        method: s.method,
+        methodLabel: s.methodLabel,
+        model: s.model,
+        type,
+        runId: s.id,
+        n: Math.max(0, ...Object.values(metrics).map((m) => m.n)),
+        metrics,
+      })),
+    ),
+  };
+}

@@ -1,0 +1,234 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { findDatasetByName } from '../../../db/queries/datasets';
+import { goldCitations, goldInstances, goldInterpretations, goldLongAnswers } from '../../../db/queries/evaluation-gold';
+import { getRelease, releaseContent, releaseEntries } from '../../../db/queries/releases';
+import type { ReadableDB } from '../../../db/sql';
+import { AppError, type ScoreGroup, type ScoreReport, type ScoreRequest } from '../../../shared/api';
+import { aggregateByGroup, aggregateMetrics, METRIC_NAMES, READER_METRIC_NAMES, scoreItem, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
+import { parsePredictions, PredictionsError, type Prediction } from '../../../shared/eval/predictions';
+
+/**
+ * `evaluation:score`: predictions made elsewhere, scored against the gold interpretations of a
+ * dataset (its ready instances) or of a release's frozen instances, with every non-LLM metric.
+ * Items are instances; a prediction names its question by the dataset's source id and is scored
+ * against every instance of that question (one per ambiguity type). Items without a prediction
+ * are scored as an empty answer and counted; ids that name no item are listed.
+ */
+
+export interface GoldEntry {
+  sourceId: string;
+  type: string;
+  gold: GoldItem;
+}
+
+function parseAliases(json: string): string[] {
+  try {
+    const value = JSON.parse(json) as unknown;
+    return Array.isArray(value) ? value.filter((a): a is string => typeof a === 'string' && a.trim() !== '') : [];
+  } catch {
+    return [];
+  }
+}
+
+function groupBy<Row extends { instance_id: number }>(rows: readonly Row[]): Map<number, Row[]> {
+  const out = new Map<number, Row[]>();
+  for (const row of rows) {
+    let list = out.get(row.instance_id);
+    if (!list) out.set(row.instance_id, (list = []));
+    list.push(row);
+  }
+  return out;
+}
+
+/** The gold items of a dataset's ready instances. */
+export function goldFromDataset(db: ReadableDB, datasetId: number): GoldEntry[] {
+  const interpretations = groupBy(goldInterpretations(db, datasetId));
+  const longAnswers = groupBy(goldLongAnswers(db, datasetId));
+  const citations = groupBy(goldCitations(db, datasetId));
+  return goldInstances(db, datasetId).map((instance) => ({
+    sourceId: instance.source_id,
+    type: instance.ambiguity_type,
+    gold: {
+      interpretations: (interpretations.get(instance.id) ?? []).map((p) => (p.short_answer && p.short_answer.trim() !== '' ? [p.short_answer, ...parseAliases(p.answer_aliases)] : [])),
+      longAnswers: (longAnswers.get(instance.id) ?? []).map((a) => a.text),
+      citedFragments: (citations.get(instance.id) ?? []).map((c) => fragmentNames(c.rank, c.title, c.passage_source_id)),
+    },
+  }));
+}
+
+/** Every name a cited fragment answers to: its rank, its passage's title and source id. */
+function fragmentNames(rank: number, title: string, sourceId: string | null): string[] {
+  return [String(rank), ...(title.trim() ? [title.trim()] : []), ...(sourceId ? [sourceId] : [])];
+}
+
+/** The frozen awb-instance/1 record of a release, read loosely: only what scoring needs. */
+interface FrozenRecord {
+  dataset?: { name?: string };
+  base_question?: { source_id?: string };
+  instance?: {
+    ambiguity_type?: string;
+    status?: string;
+    evidence?: { passage?: string; rank?: number }[];
+    interpretations?: { status?: string; short_answer?: { text?: string; aliases?: string[] } | null; citations?: number[] }[];
+    long_answers?: { text?: string }[];
+  };
+  passages?: { id?: string; title?: string; source_id?: string | null }[];
+}
+
+/** The gold items of a release's frozen instances (one split, one dataset, when given). */
+export function goldFromRelease(db: ReadableDB, releaseId: number, split: string | undefined, dataset: string | undefined): GoldEntry[] {
+  if (!getRelease(db, releaseId)) throw new AppError('not_found', `No release ${releaseId}`);
+  const entries = releaseEntries(db, releaseId);
+  const splits = [...new Set(entries.map((e) => e.split))].sort();
+  if (split !== undefined && !splits.includes(split)) {
+    throw new AppError('not_found', `Release ${releaseId} has no split "${split}"; its splits: ${splits.join(', ') || 'none'}`);
+  }
+  const out: GoldEntry[] = [];
+  for (const entry of entries) {
+    if (split !== undefined && entry.split !== split) continue;
+    const content = releaseContent(db, entry.hash);
+    if (content === undefined) throw new AppError('internal', `Release ${releaseId}: the frozen record of ${entry.key} is missing`);
+    const record = JSON.parse(content) as FrozenRecord;
+    if (dataset !== undefined && record.dataset?.name !== dataset) continue;
+    const instance = record.instance ?? {};
+    const passages = new Map((record.passages ?? []).map((p) => [p.id ?? '', p]));
+    const byRank = new Map((instance.evidence ?? []).map((e) => [e.rank ?? 0, passages.get(e.passage ?? '')]));
+    const active = (instance.interpretations ?? []).filter((i) => i.status !== 'dropped');
+    const cited = [...new Set(active.flatMap((i) => i.citations ?? []))].sort((a, b) => a - b);
+    out.push({
+      sourceId: record.base_question?.source_id ?? entry.key,
+      type: instance.ambiguity_type ?? 'unspecified',
+      gold: {
+        interpretations: active.map((i) => (i.short_answer?.text ? [i.short_answer.text, ...(i.short_answer.aliases ?? []).filter((a) => a.trim() !== '')] : [])),
+        longAnswers: (instance.long_answers ?? []).map((a) => a.text ?? '').filter((t) => t.trim() !== ''),
+        citedFragments: cited.map((rank) => {
+          const passage = byRank.get(rank);
+          return fragmentNames(rank, passage?.title ?? '', passage?.source_id ?? null);
+        }),
+      },
+    });
+  }
+  return out;
+}
+
+export interface ScoreOptions {
+  metrics?: readonly MetricName[];
+  rouge?: 'rougeLsum' | 'rougeL';
+  resamples?: number;
+  seed?: number;
+}
+
+const EMPTY: Omit<Prediction, 'sourceId' | 'line'> = { answer: '', shortAnswers: [], citations: [] };
+
+function group(items: ItemMetrics[], summaries: Record<string, MetricSummary>): ScoreGroup {
+  return { n: items.length, metrics: Object.fromEntries(Object.entries(summaries).map(([name, s]) => [name, s.value])), details: summaries };
+}
+
+/** Scores predictions against gold items: the pure core of `evaluation:score` (also used by the bench). */
+export function scoreAgainstGold(gold: readonly GoldEntry[], predictions: ReadonlyMap<string, Prediction>, options: ScoreOptions = {}) {
+  const metrics = options.metrics ?? METRIC_NAMES;
+  const known = new Set(gold.map((g) => g.sourceId));
+  const unknown = [...predictions.keys()].filter((id) => !known.has(id));
+  let missing = 0;
+  const items = gold.map((entry) => {
+    const prediction = predictions.get(entry.sourceId);
+    if (!prediction) missing++;
+    return scoreItem(prediction ?? EMPTY, entry.gold, { metrics, variant: options.rouge ?? 'rougeLsum', stemming: true });
+  });
+  const aggregate = { metrics, resamples: options.resamples ?? 1000, seed: options.seed ?? 1 };
+  const overall = group(items, aggregateMetrics(items, aggregate));
+  const types = aggregateByGroup(items, (k) => gold[k]!.type, aggregate);
+  const byType = Object.fromEntries(
+    Object.entries(types)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([type, summaries]) => [
+        type,
+        group(
+          items.filter((_, k) => gold[k]!.type === type),
+          summaries,
+        ),
+      ]),
+  );
+  return { ...overall, missing, unknown, byType, items };
+}
+
+function notes(options: Required<Pick<ScoreOptions, 'rouge' | 'resamples' | 'seed'>>): Record<string, string> {
+  return {
+    normalisation: 'SQuAD: lower-case, ASCII punctuation removed, articles a/an/the removed, white space collapsed',
+    str_em:
+      'ASQA STR-EM: per interpretation, 1 if any short answer or alias (normalised) is a substring of the normalised long answer; mean over interpretations (those with a gold answer), then over items',
+    rouge_l: `${options.rouge}, F-measure, Porter stemming of tokens over 3 letters (rouge_score tokenizer), best over the reference long answers, mean over items${options.rouge === 'rougeLsum' ? '; sentences split by a Punkt-like rule (ASQA splits with NLTK Punkt)' : ''}`,
+    token_em_f1: 'SQuAD token EM / F1, best over the predicted short answers (the long answer when none) and every gold answer',
+    d_f1: 'ADF D-F1: fraction of interpretations with a predicted answer at token F1 >= 0.5 against one of their answers',
+    dr_f1: 'ADF DR-F1: sqrt(D-F1 x ROUGE-L) of the corpus means',
+    citation_precision:
+      'CondAmbigQA citation score: distinct cited fragments (by rank in the frozen evidence list, passage title or source id, case ignored) that the gold interpretations cite, over all distinct cited; 0 when none cited; not applicable without gold citations',
+    answer_count_difference: 'CondAmbigQA: number of short answers minus number of gold interpretations (only for predictions with short_answers)',
+    reader_metrics: 'disambig_f1 and dr need the extractive reader (an LLM call) and come from evaluation runs, not from evaluation:score',
+    intervals: options.resamples > 0 ? `95% percentile bootstrap over items, ${options.resamples} resamples, seed ${options.seed}` : 'none (resamples 0)',
+    missing: 'items without a prediction are scored as an empty answer with no short answers and no citations',
+  };
+}
+
+/** The `evaluation:score` handler. */
+export function scorePredictionsFile(db: ReadableDB, request: ScoreRequest): ScoreReport {
+  const wanted = request.metrics ?? [...METRIC_NAMES];
+  const reader = wanted.filter((m) => (READER_METRIC_NAMES as readonly string[]).includes(m));
+  if (reader.length) {
+    const message = `${reader.join(' and ')} ${reader.length === 1 ? 'needs' : 'need'} the extractive reader (an LLM call on each clarified question) and ${reader.length === 1 ? 'is' : 'are'} computed by evaluation runs; evaluation:score computes ${METRIC_NAMES.join(', ')}`;
+    // Marked as a refusal of the input (details.issues), as the schema's own refusals are.
+    throw new AppError('invalid_input', `evaluation:score: metrics: ${message}`, { issues: [{ path: 'metrics', message }] });
+  }
+  let gold: GoldEntry[];
+  if (request.release !== undefined) {
+    gold = goldFromRelease(db, request.release, request.split, request.dataset);
+  } else {
+    const dataset = findDatasetByName(db, request.dataset!);
+    if (!dataset) throw new AppError('not_found', `No dataset named "${request.dataset}"`);
+    gold = goldFromDataset(db, dataset.id);
+  }
+  if (gold.length === 0) {
+    const where =
+      request.release !== undefined
+        ? `release ${request.release}${request.split ? ` split ${request.split}` : ''}${request.dataset ? ` (dataset ${request.dataset})` : ''}`
+        : `dataset "${request.dataset}"`;
+    throw new AppError('not_found', `Nothing to score: ${where} has no ready instances`);
+  }
+  let text: string;
+  try {
+    text = fs.readFileSync(request.predictions, 'utf8');
+  } catch (error) {
+    throw new AppError('not_found', `Cannot read the predictions file ${request.predictions}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const label = path.basename(request.predictions);
+  let parsed;
+  try {
+    parsed = parsePredictions(text, label);
+  } catch (error) {
+    if (error instanceof PredictionsError) throw new AppError('invalid_input', error.message, { problems: error.problems });
+    throw error;
+  }
+  if (parsed.predictions.size === 0) throw new AppError('invalid_input', `${label}: no predictions in the file`);
+  const options = { metrics: wanted as MetricName[], rouge: request.rouge, resamples: request.resamples, seed: request.seed };
+  const result = scoreAgainstGold(gold, parsed.predictions, options);
+  if (result.unknown.length === parsed.predictions.size) {
+    const first = [...parsed.predictions.values()][0]!;
+    const where = request.release !== undefined ? `release ${request.release}${request.split ? ` split ${request.split}` : ''}` : `dataset "${request.dataset}"`;
+    throw new AppError(
+      'invalid_input',
+      `${label}: none of its ${parsed.predictions.size} ids names a question of ${where} (line ${first.line}: "${first.sourceId}"); are these another dataset's predictions?`,
+      { unknown: result.unknown.slice(0, 1000) },
+    );
+  }
+  const { items: _items, ...figures } = result;
+  return {
+    dataset: request.dataset ?? null,
+    release: request.release ?? null,
+    split: request.split ?? null,
+    predictionsFile: request.predictions,
+    predictions: parsed.predictions.size,
+    ...figures,
+    notes: notes({ rouge: request.rouge, resamples: request.resamples, seed: request.seed }),
+  };
+}

@@ -1,0 +1,141 @@
+import { useState } from 'react';
+import type { EvalStartRequest } from '../../../shared/api';
+import { ErrorNotice } from '../../components/bits';
+import { useOp, useOpMutation } from '../../query';
+
+/** Starting an evaluation run: method, model endpoint, release split or dataset, corpus, retrieval mode, limit. */
+
+const EXAMPLE_CONFIG = JSON.stringify({ endpoints: { local: { baseURL: 'http://localhost:11434/v1', apiKeyEnv: 'OPENAI_API_KEY', maxInFlight: 8 } }, prices: {} }, null, 2);
+
+function parseRef(text: string): { endpoint: string; model: string } {
+  const slash = text.indexOf('/');
+  return slash === -1 ? { endpoint: '', model: text } : { endpoint: text.slice(0, slash), model: text.slice(slash + 1) };
+}
+
+export function StartEvalForm({ running }: { running: boolean }) {
+  const methods = useOp('evaluation:methods', {});
+  const datasets = useOp('dataset:list', {});
+  const releases = useOp('release:list', {});
+  const corpora = useOp('corpus:list', {});
+  const start = useOpMutation('evaluation:start');
+  const [method, setMethod] = useState('naive-rag');
+  const [config, setConfig] = useState(EXAMPLE_CONFIG);
+  const [model, setModel] = useState('local/llama3.1');
+  const [source, setSource] = useState('');
+  const [split, setSplit] = useState('');
+  const [corpus, setCorpus] = useState('');
+  const [mode, setMode] = useState<'bm25' | 'dense' | 'hybrid'>('bm25');
+  const [k, setK] = useState('10');
+  const [limit, setLimit] = useState('');
+  const [judge, setJudge] = useState('');
+  const [reader, setReader] = useState('');
+
+  let parsed: unknown = null;
+  let configProblem: string | null = null;
+  try {
+    parsed = JSON.parse(config);
+  } catch (e) {
+    configProblem = `The config is not valid JSON: ${(e as Error).message}`;
+  }
+  const info = methods.data?.find((m) => m.method === method);
+  const blocked = running ? 'A run is going: wait for it, or cancel it.' : (configProblem ?? (!source ? 'Choose a release or a dataset.' : null));
+
+  const submit = () => {
+    const [kind, name] = source.split(':', 2) as ['release' | 'dataset', string];
+    const request: Partial<EvalStartRequest> & Record<string, unknown> = {
+      method: method as EvalStartRequest['method'],
+      model: parseRef(model),
+      config: parsed,
+      ...(kind === 'release' ? { release: name, ...(split ? { split } : {}) } : { dataset: name }),
+      ...(corpus ? { corpus } : {}),
+      retrieval: mode,
+      k: Number(k),
+      ...(limit ? { limit: Number(limit) } : {}),
+      ...(judge ? { judge: parseRef(judge) } : {}),
+      ...(reader ? { reader: reader.startsWith('http') ? { kind: 'http', url: reader } : { kind: 'llm', model: parseRef(reader) } } : {}),
+    };
+    start.mutate(request as never);
+  };
+
+  return (
+    <section className="card" data-testid="eval-start">
+      <h2>Start a run</h2>
+      <div style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '6px 10px', alignItems: 'center' }}>
+        <label htmlFor="eval-method">Method</label>
+        <select id="eval-method" className="input" value={method} onChange={(e) => setMethod(e.target.value)}>
+          {methods.data?.map((m) => (
+            <option key={m.method} value={m.method}>
+              {m.label} ({m.source})
+            </option>
+          ))}
+        </select>
+        <label htmlFor="eval-model">Model</label>
+        <input id="eval-model" className="input mono" value={model} onChange={(e) => setModel(e.target.value)} placeholder="endpoint/model" />
+        <label htmlFor="eval-source">Items</label>
+        <select id="eval-source" className="input" value={source} onChange={(e) => setSource(e.target.value)}>
+          <option value="">choose…</option>
+          <optgroup label="Releases">
+            {releases.data?.map((r) => (
+              <option key={r.id} value={`release:${r.name}@${r.version}`}>
+                {r.name}@{r.version} ({r.instances})
+              </option>
+            ))}
+          </optgroup>
+          <optgroup label="Datasets">
+            {datasets.data?.map((d) => (
+              <option key={d.id} value={`dataset:${d.name}`}>
+                {d.name}
+              </option>
+            ))}
+          </optgroup>
+        </select>
+        {source.startsWith('release:') ? (
+          <>
+            <label htmlFor="eval-split">Split</label>
+            <input id="eval-split" className="input" value={split} onChange={(e) => setSplit(e.target.value)} placeholder="all splits" />
+          </>
+        ) : null}
+        <label htmlFor="eval-corpus">Corpus</label>
+        <select id="eval-corpus" className="input" value={corpus} onChange={(e) => setCorpus(e.target.value)}>
+          <option value="">{info?.retrieves ? 'choose…' : 'none needed'}</option>
+          {corpora.data?.map((c) => (
+            <option key={c.id} value={c.name}>
+              {c.name} ({c.passages} passages
+              {c.models.length ? '' : ', no vectors'})
+            </option>
+          ))}
+        </select>
+        <label htmlFor="eval-mode">Retrieval</label>
+        <div className="row-gap">
+          <select id="eval-mode" className="input" value={mode} onChange={(e) => setMode(e.target.value as typeof mode)}>
+            <option value="bm25">BM25</option>
+            <option value="dense">dense</option>
+            <option value="hybrid">hybrid (RRF)</option>
+          </select>
+          <span className="small">k</span>
+          <input className="input narrow-input" type="number" min={1} value={k} onChange={(e) => setK(e.target.value)} aria-label="passages per search" />
+          <span className="small">at most</span>
+          <input className="input narrow-input" type="number" min={1} value={limit} onChange={(e) => setLimit(e.target.value)} placeholder="all" aria-label="items" />
+          <span className="small">items</span>
+        </div>
+        <label htmlFor="eval-judge">Judge</label>
+        <input id="eval-judge" className="input mono" value={judge} onChange={(e) => setJudge(e.target.value)} placeholder="endpoint/model (optional)" />
+        <label htmlFor="eval-reader">Reader</label>
+        <input id="eval-reader" className="input mono" value={reader} onChange={(e) => setReader(e.target.value)} placeholder="endpoint/model or http://… (for Disambig-F1)" />
+      </div>
+      {info ? <p className="small muted">{info.description}</p> : null}
+      <label className="small muted" htmlFor="eval-config">
+        Endpoints and prices (JSON; a pipeline config works as is)
+      </label>
+      <textarea id="eval-config" className="input mono" rows={7} value={config} onChange={(e) => setConfig(e.target.value)} spellCheck={false} />
+      {configProblem ? <span className="small flag-bad">{configProblem}</span> : null}
+      <div className="row-gap">
+        <button type="button" className="button primary" disabled={blocked !== null || start.isPending} onClick={submit} title={blocked ?? undefined}>
+          Start
+        </button>
+        {blocked ? <span className="small muted">{blocked}</span> : null}
+      </div>
+      <ErrorNotice error={start.error} />
+    </section>
+  );
+}

@@ -1,0 +1,222 @@
+import { z } from 'zod';
+import { EVAL_METHODS, type EvalMethod } from '../eval/methods';
+import type { GoldInterpretation, MethodInterpretation, RetrievedPassage, TraceStep } from '../eval/types';
+import type { MetricSummary, UsageSummary } from '../eval/metrics';
+import type { CallTrace } from '../pipeline';
+import { ModelRef } from '../pipeline';
+import { id, none, op, serverPath, sortDirection } from './core';
+
+/** Evaluation runs: a QA method × a model × a release split or a dataset, every item's output, trace and metrics. */
+
+const ReaderChoice = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('llm'), model: ModelRef }).strict(),
+  /** Any service that answers POST {question, context} with {answer}. */
+  z.object({ kind: z.literal('http'), url: z.string().url() }).strict(),
+]);
+
+export const EvalStartRequest = z
+  .object({
+    method: z.enum(EVAL_METHODS),
+    model: ModelRef,
+    /** Endpoints and prices as in a pipeline config (a pipeline config file works as is), or the path of such a file. */
+    config: z.unknown().optional(),
+    configPath: serverPath().optional(),
+    /** A release by name (its latest version) or name@version, with an optional split; or a dataset by name. */
+    release: z.string().min(1).optional(),
+    split: z.string().min(1).optional(),
+    dataset: z.string().min(1).optional(),
+    corpus: z.string().min(1).optional(),
+    retrieval: z.enum(['bm25', 'dense', 'hybrid']).default('bm25'),
+    hyde: z.boolean().default(false),
+    k: z.number().int().min(1).max(100).default(10),
+    limit: z.number().int().positive().optional(),
+    maxIterations: z.number().int().min(1).max(20).default(5),
+    maxInterpretations: z.number().int().min(1).max(10).default(4),
+    judge: ModelRef.optional(),
+    reader: ReaderChoice.optional(),
+    temperature: z.number().min(0).max(2).default(0),
+    maxTokens: z.number().int().min(16).max(32_768).default(512),
+    concurrency: z.number().int().min(1).max(1024).default(16),
+    adf: z
+      .object({ varianceThreshold: z.number().min(0).default(0.25), separabilityThreshold: z.number().default(0.1), relevanceThreshold: z.number().default(0.2) })
+      .strict()
+      .default({ varianceThreshold: 0.25, separabilityThreshold: 0.1, relevanceThreshold: 0.2 }),
+    /** Fresh calls, ignoring answers cached from earlier runs. */
+    noCache: z.boolean().default(false),
+  })
+  .strict()
+  .refine((r) => (r.config === undefined) !== (r.configPath === undefined), { message: 'give either config or configPath' })
+  .refine((r) => (r.release === undefined) !== (r.dataset === undefined), { message: 'give either a release or a dataset' })
+  .refine((r) => r.split === undefined || r.release !== undefined, { message: 'a split belongs to a release' });
+export type EvalStartRequest = z.output<typeof EvalStartRequest>;
+
+export interface EvalRunSummary {
+  id: number;
+  method: EvalMethod;
+  methodLabel: string;
+  model: string;
+  sourceKind: 'release' | 'dataset';
+  source: string;
+  split: string | null;
+  corpus: string | null;
+  retrievalMode: string | null;
+  k: number | null;
+  status: 'running' | 'done' | 'failed' | 'cancelled';
+  total: number;
+  done: number;
+  failed: number;
+  /** Calls this run sent (over all its sessions), calls answered from the cache, tokens and dollars spent. */
+  calls: number;
+  cachedCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  error: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+  /** Overall metrics (percent for fractions; judge criteria on 0-5), each with SD, bootstrap CI and n. */
+  metrics: Record<string, MetricSummary>;
+  byType: Record<string, Record<string, MetricSummary>>;
+  /** Per query, every call of the method counted (cached calls with what they cost when made). */
+  usage: UsageSummary | null;
+  /** Which reader produced Disambig-F1 (`llm endpoint/model` or `http URL`), null when none ran. */
+  reader: string | null;
+  judge: string | null;
+  promptVersions: Record<string, string>;
+  notes: string[];
+}
+
+export interface EvalProgress {
+  runId: number;
+  done: number;
+  total: number;
+  failed: number;
+  calls: number;
+  cachedCalls: number;
+  costUsd: number;
+  etaSeconds: number | null;
+}
+
+export interface EvalItemRowView {
+  id: number;
+  position: number;
+  key: string;
+  instanceId: number | null;
+  ambiguityType: string;
+  question: string;
+  status: 'pending' | 'done' | 'failed';
+  longAnswer: string | null;
+  shortAnswers: string[];
+  strEm: number | null;
+  disambigF1: number | null;
+  rougeL: number | null;
+  judgeMean: number | null;
+  collapsed: boolean | null;
+  retrievalMiss: boolean | null;
+  latencyMs: number | null;
+  calls: number;
+  costUsd: number;
+  error: string | null;
+}
+
+export interface EvalItemDetail extends EvalItemRowView {
+  runId: number;
+  gold: { question: string; ambiguityType: string; interpretations: GoldInterpretation[]; longAnswers: string[]; fragments: { rank: number; title: string; text: string; key: string }[] };
+  citations: string[];
+  interpretations: MethodInterpretation[];
+  retrieved: RetrievedPassage[];
+  /** Every metric of the item, the judge's scores and rationale, and the reader's answers. */
+  metrics: Record<string, unknown>;
+  promptTokens: number;
+  completionTokens: number;
+  notes: string[];
+  steps: TraceStep[];
+  /** The calls behind the steps (and repairs), with prompt, raw output, tokens, latency and cost. */
+  trace: CallTrace[];
+}
+
+export interface EvalComparison {
+  a: EvalRunSummary;
+  b: EvalRunSummary;
+  /** Items both runs finished (paired by key). */
+  paired: number;
+  metrics: {
+    metric: string;
+    meanA: number | null;
+    meanB: number | null;
+    /** Paired bootstrap of mean(b) − mean(a), in the metric's unit. */
+    bootstrap: { difference: number; ciLow: number | null; ciHigh: number | null; pValue: number } | null;
+    /** Wilcoxon signed-rank on per-item scores. */
+    wilcoxon: { statistic: number; pValue: number; nonZero: number } | null;
+    /** McNemar on per-item correctness (score ≥ the threshold), with the discordant counts. */
+    mcnemar: { onlyA: number; onlyB: number; pValue: number; method: string; threshold: number } | null;
+  }[];
+}
+
+export interface EvalTableRow {
+  method: EvalMethod;
+  methodLabel: string;
+  model: string;
+  type: string | null;
+  runId: number;
+  n: number;
+  metrics: Record<string, MetricSummary>;
+}
+
+/** A stored version of one of the evaluation's prompts (`eval_*`), in the pipeline's template store. */
+export interface EvalPromptTemplate {
+  id: number;
+  name: string;
+  version: number;
+  system: string;
+  user: string;
+  builtIn: boolean;
+  createdAt: string;
+  /** The placeholders it may use. */
+  placeholders: string[];
+}
+
+const metricName = z.enum(['str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'latency_ms', 'cost_usd']);
+
+export const evaluationOperations = {
+  'evaluation:start': op<{ jobId: string }>()(EvalStartRequest),
+  /** Continues a run that stopped (killed, cancelled or failed): done items are kept, completed calls come from the cache. */
+  'evaluation:resume': op<{ jobId: string }>()(z.object({ id, config: z.unknown().optional(), configPath: serverPath().optional() }).strict()),
+  'evaluation:list': op<EvalRunSummary[]>()(
+    z
+      .object({ limit: z.number().int().min(1).max(500).default(100) })
+      .strict()
+      .default({ limit: 100 }),
+  ),
+  'evaluation:get': op<EvalRunSummary>()(z.object({ id }).strict()),
+  'evaluation:items': op<{ total: number; rows: EvalItemRowView[] }>()(
+    z
+      .object({
+        run: id,
+        status: z.enum(['pending', 'done', 'failed']).optional(),
+        type: z.string().min(1).optional(),
+        collapsed: z.boolean().optional(),
+        retrievalMiss: z.boolean().optional(),
+        below: z.object({ metric: metricName, value: z.number() }).strict().optional(),
+        atLeast: z.object({ metric: metricName, value: z.number() }).strict().optional(),
+        sort: z.enum(['position', 'str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'latency_ms', 'cost_usd']).default('position'),
+        direction: sortDirection.default('asc'),
+        offset: z.number().int().min(0).default(0),
+        limit: z.number().int().min(1).max(500).default(100),
+      })
+      .strict(),
+  ),
+  'evaluation:item': op<EvalItemDetail>()(z.object({ id }).strict()),
+  'evaluation:compare': op<EvalComparison>()(z.object({ a: id, b: id, threshold: z.number().min(0).max(1).default(0.5), resamples: z.number().int().min(100).max(100_000).default(1000) }).strict()),
+  /** Method × model and method × type tables over the latest finished run of each pair. */
+  'evaluation:table': op<{ byModel: EvalTableRow[]; byType: EvalTableRow[] }>()(
+    z
+      .object({ runs: z.array(id).default([]) })
+      .strict()
+      .default({ runs: [] }),
+  ),
+  'evaluation:methods': op<{ method: EvalMethod; label: string; source: string; retrieves: boolean; description: string }[]>()(none),
+  'evaluation:prompts': op<EvalPromptTemplate[]>()(none),
+  'evaluation:prompt-history': op<EvalPromptTemplate[]>()(z.object({ name: z.string().min(1) }).strict()),
+  'evaluation:prompt-save': op<EvalPromptTemplate>()(z.object({ name: z.string().min(1), system: z.string(), user: z.string() }).strict()),
+} as const;
