@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { campaignAnnotators, getOrCreateAnnotator } from '../../../db/queries/annotators';
-import { campaignAssignments, insertAssignment } from '../../../db/queries/assignments';
+import { campaignAssignments, campaignProgress, insertAssignment } from '../../../db/queries/assignments';
 import { addCampaignAnnotator, addCampaignItem, campaignItems, getCampaign, insertCampaign, listCampaigns } from '../../../db/queries/campaigns';
 import { findDatasetByName } from '../../../db/queries/datasets';
-import { instanceIdsMatching } from '../../../db/queries/instances';
+import { instanceIdsMatching, instanceTypesByIds } from '../../../db/queries/instances';
 import { getProtocol } from '../../../db/queries/protocols';
-import { all, sql, transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
+import { flaggedInstanceIds } from '../../../db/queries/failures';
+import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { seededRandom } from '../../../shared/agreement';
 import { AppError, type CampaignSelection, type CampaignSummary, type CampaignView, type InstanceFilter } from '../../../shared/api';
-import { AMBIGUITY_TYPES, INSTANCE_STATUSES, type AmbiguityType, type InstanceStatus } from '../../../shared/domain';
+import { AMBIGUITY_TYPES, type AmbiguityType } from '../../../shared/domain';
 import { resolveProtocol } from './protocols';
 
 export interface CreateCampaign {
@@ -20,35 +21,6 @@ export interface CreateCampaign {
   seed?: number;
   blind?: boolean;
   selection: CampaignSelection;
-}
-
-/** `type=semantic,status=ready,dataset=ASQA dev,hops=2` (repeat a key for several values). */
-export function parseFilter(text: string): CampaignSelection {
-  const selection: CampaignSelection = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
-    const [key, ...rest] = part.split('=');
-    const value = rest.join('=').trim();
-    if (!value) throw new AppError('invalid_input', `Filter "${part}" needs key=value`);
-    switch (key?.trim()) {
-      case 'type':
-        if (!(AMBIGUITY_TYPES as readonly string[]).includes(value)) throw new AppError('invalid_input', `Unknown type "${value}" (one of ${AMBIGUITY_TYPES.join(', ')})`);
-        (selection.types ??= []).push(value as AmbiguityType);
-        break;
-      case 'status':
-        if (!(INSTANCE_STATUSES as readonly string[]).includes(value)) throw new AppError('invalid_input', `Unknown status "${value}" (one of ${INSTANCE_STATUSES.join(', ')})`);
-        (selection.statuses ??= []).push(value as InstanceStatus);
-        break;
-      case 'dataset':
-        (selection.datasets ??= []).push(value);
-        break;
-      case 'hops':
-        (selection.hops ??= []).push(Number(value));
-        break;
-      default:
-        throw new AppError('invalid_input', `Unknown filter "${key}" (use type, status, dataset, hops)`);
-    }
-  }
-  return selection;
 }
 
 function shuffle<T>(items: T[], random: () => number): T[] {
@@ -65,7 +37,7 @@ export function sampleInstances(db: ReadableDB, selection: CampaignSelection, se
   const random = seededRandom(seed);
   let candidates: { id: number; ambiguity_type: AmbiguityType }[];
   if (selection.instanceIds?.length) {
-    candidates = all(db, sql`SELECT id, ambiguity_type FROM instances WHERE id IN ${sql.list(selection.instanceIds)} ORDER BY id`);
+    candidates = instanceTypesByIds(db, selection.instanceIds);
     const missing = selection.instanceIds.filter((id) => !candidates.some((c) => c.id === id));
     if (missing.length) throw new AppError('not_found', `No instances ${missing.slice(0, 5).join(', ')}`);
   } else {
@@ -76,6 +48,10 @@ export function sampleInstances(db: ReadableDB, selection: CampaignSelection, se
     });
     const filter: InstanceFilter = { datasets, types: selection.types ?? [], statuses: selection.statuses ?? [], hops: selection.hops ?? [], search: '' };
     candidates = instanceIdsMatching(db, filter);
+  }
+  if (selection.flagged) {
+    const flagged = new Set(flaggedInstanceIds(db));
+    candidates = candidates.filter((c) => flagged.has(c.id));
   }
   let chosen = candidates;
   if (selection.perType) {
@@ -134,28 +110,6 @@ export function createCampaign(db: WritableDB, request: CreateCampaign): Campaig
   return campaignView(db, id);
 }
 
-interface ProgressRow {
-  annotator: string;
-  total: number;
-  done: number;
-  skipped: number;
-  time_ms: number;
-}
-
-/** Per annotator: items, items with every required criterion decided, skips and time. */
-function progress(db: ReadableDB, campaignId: number, required: readonly string[]): ProgressRow[] {
-  return all<ProgressRow>(
-    db,
-    sql`SELECT a.name AS annotator, count(*) AS total, sum(s.skipped) AS skipped, sum(s.time_ms) AS time_ms,
-               sum((SELECT count(DISTINCT j.criterion) FROM judgments j
-                    WHERE j.assignment_id = s.id AND j.criterion IN ${sql.list([...required])}
-                      AND j.id = (SELECT max(id) FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion)
-                      AND j.value IS NOT NULL) = ${required.length}) AS done
-        FROM assignments s JOIN annotators a ON a.id = s.annotator_id
-        WHERE s.campaign_id = ${campaignId} GROUP BY a.name ORDER BY a.name`,
-  );
-}
-
 export function campaignView(db: ReadableDB, id: number): CampaignView {
   const campaign = getCampaign(db, id);
   if (!campaign) throw new AppError('not_found', `No campaign ${id}`);
@@ -173,8 +127,8 @@ export function campaignView(db: ReadableDB, id: number): CampaignView {
     protocol: { id: protocol.id, key: protocol.key, version: protocol.version, name: protocol.name, criteria: protocol.criteria.map((c) => ({ id: c.id, label: c.label, scale: c.scale })) },
     annotators: campaignAnnotators(db, id).map((a) => a.name),
     items: campaignItems(db, id).map((i) => i.instance_id),
-    assignments: campaignAssignments(db, id).map((a) => ({ instance_id: a.instance_id, annotator: a.annotator, position: a.position })),
-    progress: progress(db, id, required).map((p) => ({ annotator: p.annotator, total: p.total, done: p.done ?? 0, skipped: p.skipped ?? 0, seconds: Math.round((p.time_ms ?? 0) / 1000) })),
+    assignments: campaignAssignments(db, id).map((a) => ({ instanceId: a.instance_id, annotator: a.annotator, position: a.position })),
+    progress: campaignProgress(db, id, required).map((p) => ({ annotator: p.annotator, total: p.total, done: p.done ?? 0, skipped: p.skipped ?? 0, seconds: Math.round((p.time_ms ?? 0) / 1000) })),
   };
 }
 

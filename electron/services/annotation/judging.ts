@@ -9,6 +9,7 @@ import { AppError, type InstanceDetail, type JudgingItem, type JudgingQueue } fr
 import type { AmbiguityType } from '../../../shared/domain';
 import { isValidValue, type Protocol } from '../../../shared/protocols';
 import { instanceDetail } from '../browse';
+import { judgedEvalAnswer } from '../failures/judged-answer';
 
 /**
  * Judging against the database (an annotator working in the maintainer's app, or on a shared
@@ -121,12 +122,14 @@ export class DatabaseJudging implements JudgingStore {
     const assignment = annotatorQueue(this.db, this.campaignId, this.annotatorId).find((a) => a.position === position);
     if (!assignment) throw new AppError('not_found', `No item ${position + 1} in ${this.annotator}'s queue.`);
     const values = Object.fromEntries(currentJudgments(this.db, assignment.id).map((j) => [j.criterion, { value: j.value, comment: j.comment }]));
+    const evalAnswer = judgedEvalAnswer(this.db, this.campaign.selection, assignment.instance_id);
     return {
       position,
       instance: blindView(instanceDetail(this.db, assignment.instance_id), this.campaign.blind === 1),
       values,
       timeMs: assignment.time_ms,
       skipped: assignment.skipped === 1,
+      ...(evalAnswer ? { evalAnswer } : {}),
     };
   }
 

@@ -11,6 +11,7 @@ import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type InstanceDetail, type JudgingItem, type JudgingQueue, type PackExportReport, type PackImportReport } from '../../../shared/api';
 import type { Protocol } from '../../../shared/protocols';
 import { instanceDetail } from '../browse';
+import { judgedEvalAnswer } from '../failures/judged-answer';
 import { blindView, buildQueue, checkDecision, type Decision, type JudgingStore } from './judging';
 
 /**
@@ -30,7 +31,8 @@ export interface Pack {
   annotator: string;
   protocol: Protocol;
   created_at: string;
-  items: { position: number; instance_id: number; instance: InstanceDetail }[];
+  /** `eval_answer`: in a judge-validation campaign, the evaluated method's answer people rate. */
+  items: { position: number; instance_id: number; instance: InstanceDetail; eval_answer?: NonNullable<JudgingItem['evalAnswer']> }[];
   checksum: string;
 }
 
@@ -56,7 +58,10 @@ export function exportPack(db: WritableDB, options: { campaignId: number; annota
     annotator: options.annotator,
     protocol: getProtocol(db, campaign.protocol_id)!,
     created_at: new Date().toISOString(),
-    items: queue.map((a) => ({ position: a.position, instance_id: a.instance_id, instance: blindView(instanceDetail(db, a.instance_id), campaign.blind === 1) })),
+    items: queue.map((a) => {
+      const evalAnswer = judgedEvalAnswer(db, campaign.selection, a.instance_id);
+      return { position: a.position, instance_id: a.instance_id, instance: blindView(instanceDetail(db, a.instance_id), campaign.blind === 1), ...(evalAnswer ? { eval_answer: evalAnswer } : {}) };
+    }),
   };
   const text = JSON.stringify({ ...body, checksum: checksumOf(body) });
   fs.mkdirSync(path.dirname(options.file), { recursive: true });
@@ -236,6 +241,7 @@ export class PackJudging implements JudgingStore {
       values: Object.fromEntries(this.current(item.instance_id)),
       timeMs,
       skipped: this.events.some((e) => e.type === 'skip' && e.instance_id === item.instance_id),
+      ...(item.eval_answer ? { evalAnswer: item.eval_answer } : {}),
     };
   }
 
@@ -355,8 +361,8 @@ export function importPack(db: WritableDB, file: string, options: { campaignId?:
     imported: 0,
     already: 0,
     conflicts: 0,
-    skipped_items: 0,
-    incomplete_last_line: results.incompleteLastLine,
+    skippedItems: 0,
+    incompleteLastLine: results.incompleteLastLine,
     seconds: 0,
   };
   transaction(db, () => {
@@ -367,7 +373,7 @@ export function importPack(db: WritableDB, file: string, options: { campaignId?:
       if (e.type === 'skip') {
         // A flag, so importing it twice changes nothing (the time it took is counted with the judgments).
         setSkipped(db, assignment.id, true);
-        report.skipped_items++;
+        report.skippedItems++;
         continue;
       }
       if (judgmentExists(db, e.uid)) {

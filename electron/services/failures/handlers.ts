@@ -1,0 +1,221 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { getEvalItem, getEvalRun } from '../../../db/queries/evaluation';
+import {
+  addItemTag,
+  applyFlagRule,
+  applyItemRule,
+  countFailures,
+  failurePageIds,
+  failureRows,
+  findFailureTag,
+  insertFailureTag,
+  insertInstanceFlag,
+  instanceFlags,
+  itemsByKey,
+  itemsForTextRules,
+  itemTagHistory,
+  listFailureTags,
+  neighbourItems,
+  removeItemTag,
+  resolveInstanceFlags,
+  runTagRows,
+  tagCounts,
+  type FailureFilter,
+  type FailureRowDb,
+  type FailureTagRow,
+  type InstanceFlagRow,
+  type ItemTagRow,
+} from '../../../db/queries/failures';
+import { getInstance } from '../../../db/queries/instances';
+import { transaction, type WritableDB } from '../../../db/sql';
+import { toCsv } from '../../../shared/agreement-report';
+import { AppError, type CallContext, type FailureOperation, type FailureRow, type FailureTagView, type Handlers, type InstanceFlagView, type ItemTagView } from '../../../shared/api';
+import { answerCoverage, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
+import type { EventBus } from '../events';
+import { evalItemDetail } from '../evaluation/handlers';
+import { finishedRun, judgeValidation, runInfo, startJudgeCampaign } from './judge-validation';
+
+
+/** The rules behind the tags the app suggests, in words. */
+const RULES: Record<string, string> = {
+  collapsed: 'the answer covers at most one of several gold interpretations (ASQA-normalised short answer match)',
+  'retrieval-miss': 'the method searched and none of the gold evidence passages came back',
+  'refusal-or-format-error': 'the item failed because an output could not be read, or the answer declines to answer',
+};
+
+const bool = (v: number | null) => (v === null ? null : v === 1);
+
+function tagView(t: FailureTagRow): FailureTagView {
+  return { key: t.key, label: t.label, description: t.description, builtIn: t.built_in === 1, rule: RULES[t.key] ?? null, createdBy: t.created_by };
+}
+
+function itemTagView(t: ItemTagRow): ItemTagView {
+  return { key: t.key, label: t.label, source: t.source, who: t.who, note: t.note, createdAt: t.created_at, removedBy: t.removed_by, removedAt: t.removed_at };
+}
+
+function flagView(f: InstanceFlagRow): InstanceFlagView {
+  return { id: f.id, instanceId: f.instance_id, reason: f.reason, who: f.who, evalItemId: f.eval_item_id, createdAt: f.created_at, resolvedBy: f.resolved_by, resolvedAt: f.resolved_at };
+}
+
+function rowView(r: FailureRowDb, other: FailureRowDb | undefined): FailureRow {
+  return {
+    id: r.id,
+    position: r.position,
+    key: r.key,
+    instanceId: r.instance_id,
+    ambiguityType: r.ambiguity_type,
+    question: r.question,
+    status: r.status,
+    answer: r.long_answer,
+    strEm: r.str_em,
+    disambigF1: r.disambig_f1,
+    rougeL: r.rouge_l,
+    judgeMean: r.judge_mean,
+    collapsed: bool(r.collapsed),
+    retrievalMiss: bool(r.retrieval_miss),
+    latencyMs: r.latency_ms,
+    costUsd: r.cost_usd,
+    error: r.error,
+    tags: r.tags ? r.tags.split(',') : [],
+    other: other ? { id: other.id, status: other.status, strEm: other.str_em, disambigF1: other.disambig_f1, rougeL: other.rouge_l, judgeMean: other.judge_mean, error: other.error } : null,
+  };
+}
+
+/** Who acts: the signed-in account in team mode, else the name given. */
+function actor(who: string, context: CallContext | undefined): string {
+  return context?.account?.name ?? who;
+}
+
+function requireTag(db: WritableDB, key: string): FailureTagRow {
+  const tag = findFailureTag(db, key);
+  if (!tag) throw new AppError('not_found', `No failure tag "${key}"; add it to the taxonomy first (failure-tag:create).`);
+  return tag;
+}
+
+function requireItem(db: WritableDB, id: number) {
+  const item = getEvalItem(db, id);
+  if (!item) throw new AppError('not_found', `No evaluation item ${id}`);
+  return item;
+}
+
+/** Runs the rules over a run's items; returns how many tags each rule added. */
+export function suggestTags(db: WritableDB, runId: number): Record<string, number> {
+  if (!getEvalRun(db, runId)) throw new AppError('not_found', `No evaluation run ${runId}`);
+  return transaction(db, () => {
+    const added: Record<string, number> = {};
+    added.collapsed = applyFlagRule(db, runId, requireTag(db, 'collapsed').id, 'collapsed', 'rule:collapsed');
+    added['retrieval-miss'] = applyFlagRule(db, runId, requireTag(db, 'retrieval-miss').id, 'retrieval_miss', 'rule:retrieval-miss');
+    const notes = new Map<number, string>();
+    for (const item of itemsForTextRules(db, runId)) {
+      if (item.status === 'failed' && isFormatFailure(item.error)) notes.set(item.id, `format: ${item.error}`.slice(0, 300));
+      else if (item.status === 'done' && isRefusal(item.long_answer)) notes.set(item.id, 'refusal: the answer declines to answer');
+    }
+    added['refusal-or-format-error'] = applyItemRule(db, [...notes.keys()], requireTag(db, 'refusal-or-format-error').id, 'rule:refusal-or-format-error', (id) => notes.get(id)!);
+    return added;
+  });
+}
+
+export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers, FailureOperation> {
+  const changed = (reason: string) => events.emit('data:changed', { reason });
+  return {
+    'failure:list': ({ run, sort, direction, offset, limit, tag, versus, thresholds, ...rest }) => {
+      const row = getEvalRun(db, run);
+      if (!row) throw new AppError('not_found', `No evaluation run ${run}`);
+      let versusRow = null;
+      if (versus) {
+        versusRow = getEvalRun(db, versus.run);
+        if (!versusRow) throw new AppError('not_found', `No evaluation run ${versus.run}`);
+        if (versus.run === run) throw new AppError('invalid_input', 'Compare two different runs.');
+      }
+      const filter: FailureFilter = {
+        ...rest,
+        thresholds,
+        ...(tag ? { tagId: requireTag(db, tag).id } : {}),
+        ...(versus ? { versus } : {}),
+      };
+      const rows = failureRows(db, failurePageIds(db, run, filter, sort, direction, limit, offset));
+      const others = versus ? new Map(itemsByKey(db, versus.run, rows.map((r) => r.key)).map((o) => [o.key, o])) : new Map<string, FailureRowDb>();
+      return {
+        run: runInfo(row),
+        versus: versusRow ? runInfo(versusRow) : null,
+        total: countFailures(db, run, filter),
+        rows: rows.map((r) => rowView(r, others.get(r.key))),
+      };
+    },
+    'failure:item': ({ id }) => {
+      const item = evalItemDetail(db, id);
+      const run = getEvalRun(db, item.runId)!;
+      const { previous, next } = neighbourItems(db, item.runId, item.position);
+      return {
+        item,
+        run: runInfo(run),
+        coverage: answerCoverage(item.longAnswer, item.gold.interpretations),
+        retrieval: retrievalOverlap(item.gold.interpretations, item.retrieved, item.interpretations),
+        tags: itemTagHistory(db, id).map(itemTagView),
+        flags: item.instanceId !== null ? instanceFlags(db, item.instanceId).map(flagView) : [],
+        previous,
+        next,
+      };
+    },
+    'failure-tag:list': () => listFailureTags(db).map(tagView),
+    'failure-tag:create': ({ key, label, description, who }, context) => {
+      if (findFailureTag(db, key)) throw new AppError('conflict', `The taxonomy already has a tag "${key}".`);
+      insertFailureTag(db, { key, label, description, who: actor(who, context) });
+      changed('failure-tags');
+      return tagView(requireTag(db, key));
+    },
+    'failure-tag:add': ({ item, tag, who, note }, context) => {
+      requireItem(db, item);
+      addItemTag(db, item, requireTag(db, tag).id, 'person', actor(who, context), note);
+      changed('failure-tags');
+      return itemTagHistory(db, item).map(itemTagView);
+    },
+    'failure-tag:remove': ({ item, tag, who }, context) => {
+      requireItem(db, item);
+      if (!removeItemTag(db, item, requireTag(db, tag).id, actor(who, context))) throw new AppError('not_found', `Item ${item} does not carry the tag "${tag}".`);
+      changed('failure-tags');
+      return itemTagHistory(db, item).map(itemTagView);
+    },
+    'failure-tag:suggest': ({ run }) => {
+      const added = suggestTags(db, run);
+      if (Object.values(added).some((n) => n > 0)) changed('failure-tags');
+      return { added };
+    },
+    'failure-tag:counts': ({ runs }) =>
+      tagCounts(db, runs).map((r) => ({ tag: r.tag, label: r.label, runId: r.run_id, method: r.method, model: r.model, ambiguityType: r.ambiguity_type, n: r.n })),
+    'failure-tag:export': ({ run, path: file }) => {
+      if (!getEvalRun(db, run)) throw new AppError('not_found', `No evaluation run ${run}`);
+      const rows = runTagRows(db, run);
+      const header = ['item_id', 'key', 'position', 'ambiguity_type', 'tag', 'source', 'who', 'note', 'created_at', 'removed_by', 'removed_at'];
+      const body = rows.map((r) => [String(r.item_id), r.key, String(r.position), r.ambiguity_type, r.tag, r.source, r.who, r.note, r.created_at, r.removed_by ?? '', r.removed_at ?? '']);
+      const target = path.resolve(file);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, toCsv({ header, rows: body }));
+      return { file: target, rows: rows.length };
+    },
+    'instance-flag:add': ({ instance, reason, who, item }, context) => {
+      if (!getInstance(db, instance)) throw new AppError('not_found', `No instance ${instance}`);
+      if (item !== undefined) {
+        const row = requireItem(db, item);
+        if (row.instance_id !== instance) throw new AppError('invalid_input', `Evaluation item ${item} is about instance ${row.instance_id ?? '(none)'}, not ${instance}.`);
+      }
+      const id = insertInstanceFlag(db, { instanceId: instance, reason, who: actor(who, context), evalItemId: item ?? null });
+      changed('instance-flags');
+      return flagView(instanceFlags(db, instance).find((f) => f.id === id)!);
+    },
+    'instance-flag:list': ({ instance }) => instanceFlags(db, instance).map(flagView),
+    'instance-flag:resolve': ({ instance, who }, context) => {
+      const resolved = resolveInstanceFlags(db, instance, actor(who, context));
+      if (resolved) changed('instance-flags');
+      return { resolved };
+    },
+    'judge-validation:start': (request) => {
+      finishedRun(db, request.run);
+      const campaign = startJudgeCampaign(db, request);
+      changed('campaigns');
+      return campaign;
+    },
+    'judge-validation:get': ({ run, campaign, resamples, seed }) => judgeValidation(db, run, campaign, { resamples, seed }),
+  };
+}

@@ -1,0 +1,4 @@
+import './failures.css';
+
+export { CompareFailures, FailureTable } from './FailureTable';
+export { FailureItem } from './FailureItem';
