@@ -1,0 +1,31 @@
+import { all, run, sql, type ReadableDB, type WritableDB } from '../sql';
+
+/** The audit trail: who called which write operation, when, with what (paths and secrets left out). */
+
+export interface AuditRow {
+  id: number;
+  at: string;
+  account: string;
+  role: string;
+  operation: string;
+  summary: string;
+  ok: number;
+}
+
+export function insertAudit(db: WritableDB, entry: Omit<AuditRow, 'id'>): void {
+  run(
+    db,
+    sql`INSERT INTO audit_log (at, account, role, operation, summary, ok)
+        VALUES (${entry.at}, ${entry.account}, ${entry.role}, ${entry.operation}, ${entry.summary}, ${entry.ok})`,
+  );
+}
+
+export function auditPage(db: ReadableDB, filter: { account?: string | undefined; offset: number; limit: number }): AuditRow[] {
+  const where = filter.account === undefined ? sql.empty : sql`WHERE account = ${filter.account}`;
+  return all<AuditRow>(db, sql`SELECT * FROM audit_log ${where} ORDER BY id DESC LIMIT ${filter.limit} OFFSET ${filter.offset}`);
+}
+
+export function auditCounts(db: ReadableDB): { account: string; writes: number; last_at: string }[] {
+  return all(db, sql`SELECT account, count(*) AS writes, max(at) AS last_at FROM audit_log WHERE ok = 1 AND operation <> 'session:sign-in' GROUP BY account`);
+}
+
