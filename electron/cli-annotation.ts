@@ -1,93 +1,57 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
-import { openDatabase } from '../db/connection';
-import { protocolVersions } from '../db/queries/protocols';
-import type { WritableDB } from '../db/sql';
+import type { Command } from 'commander';
 import { agreementTable, statusTable, toCsv, toLatex, validityTable } from '../shared/agreement-report';
-import { AppError, JUDGMENT_FORMATS, type AgreementReport, type CampaignView, type JudgmentFormat } from '../shared/api';
-import { scaleValues } from '../shared/protocols';
-import { databasePath, printJson, withCommon, type CommonOptions } from './cli-common';
-import { adjudicate, campaignAgreement, disagreements } from './services/annotation/agreement';
-import { campaignList, campaignView, createCampaign, parseFilter } from './services/annotation/campaigns';
-import { exportJudgments, importJudgments } from './services/annotation/judgments-io';
-import { exportPack, importPack } from './services/annotation/packs';
-import { allProtocols, importProtocol, protocolDocument, resolveProtocol } from './services/annotation/protocols';
+import { JUDGMENT_FORMATS, type AgreementReport, type CampaignSelection } from '../shared/api';
+import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../shared/domain';
+import { CliError, withClient } from './cli-client';
+import { choices, integer, list, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
 
 /** `awb protocol|campaign|pack|judgments|agreement|disagreements|adjudicate`: human validation. */
 
-function count(label: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number for ${label}`);
-    return n;
-  };
-}
+const FILTER_KEYS: Record<string, keyof CampaignSelection> = { type: 'types', status: 'statuses', dataset: 'datasets', hops: 'hops' };
 
-async function withDb<T>(options: CommonOptions, work: (db: WritableDB) => T | Promise<T>): Promise<T> {
-  const db = openDatabase(databasePath(options));
-  try {
-    return await work(db);
-  } finally {
-    db.close();
+/**
+ * `--filter "type=semantic,status=ready,dataset=NAME,hops=2"` as a campaign selection. Only the
+ * syntax is read here; the operation checks the values (an unknown type is its error to name).
+ */
+function parseFilter(text: string): CampaignSelection {
+  const selection: Record<string, unknown[]> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [key = '', ...rest] = part.split('=');
+    const value = rest.join('=').trim();
+    if (!value) throw new CliError('invalid_input', `--filter: "${part}" needs key=value`);
+    const field = FILTER_KEYS[key.trim()];
+    if (!field) throw new CliError('invalid_input', `--filter: unknown key "${key}" (use ${Object.keys(FILTER_KEYS).join(', ')})`);
+    (selection[field] ??= []).push(field === 'hops' ? Number(value) : value);
   }
+  return selection as CampaignSelection;
 }
 
-/** The documented machine-readable campaign: ids, protocol and its criteria, assignments, progress. */
-export function campaignJson(view: CampaignView) {
-  return {
-    id: view.id,
-    uid: view.uid,
-    name: view.name,
-    created_at: view.createdAt,
-    blind: view.blind,
-    seed: view.seed,
-    per_instance: view.perInstance,
-    selection: view.selection,
-    protocol: {
-      id: view.protocol.key,
-      version: view.protocol.version,
-      name: view.protocol.name,
-      criteria: view.protocol.criteria.map((c) => ({ id: c.id, label: c.label, scale: c.scale.kind, values: scaleValues(c.scale) })),
-    },
-    annotators: view.annotators,
-    items: view.items,
-    assignments: view.assignments.map((a) => ({ instance_id: a.instance_id, annotator: a.annotator, position: a.position })),
-    progress: view.progress,
-  };
-}
-
-function formatFromFile(file: string, given: JudgmentFormat | undefined): JudgmentFormat {
-  if (given) return given;
-  if (/\.csv$/i.test(file)) return 'csv';
-  if (/\.(jsonl|ndjson)$/i.test(file)) return 'jsonl';
-  throw new AppError('invalid_input', `Cannot tell the format of ${path.basename(file)}: pass --format csv or --format jsonl.`);
-}
-
-function printAgreement(report: AgreementReport, format: 'table' | 'csv' | 'latex'): void {
+function printAgreement(report: AgreementReport, format: string | undefined): void {
   const tables = [
     { title: 'Agreement per criterion (all items)', table: agreementTable(report) },
     { title: 'YES rate by majority vote, per ambiguity type', table: validityTable(report) },
-    ...(report.status_rows.length ? [{ title: 'By instance status (e.g. before vs after filtering)', table: statusTable(report) }] : []),
+    ...(report.statusRows.length ? [{ title: 'By instance status (e.g. before vs after filtering)', table: statusTable(report) }] : []),
   ];
   for (const { title, table } of tables) {
     if (format === 'csv') process.stdout.write(`# ${title}\n${toCsv(table)}\n`);
     else if (format === 'latex') process.stdout.write(`${toLatex(table, `${report.campaign.name}: ${title}`)}\n`);
     else {
-      const widths = table.header.map((h, i) => Math.max(h.length, ...table.rows.map((r) => r[i]!.length)));
-      const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-      process.stdout.write(`${title}\n${line(table.header)}\n${table.rows.map(line).join('\n')}\n\n`);
+      process.stdout.write(`${title}\n`);
+      printTable(table.header, table.rows);
+      process.stdout.write('\n');
     }
   }
-  if (format !== 'table') return;
-  for (const r of report.rows.filter((row) => row.ambiguity_type === 'all')) {
+  if (format === 'csv' || format === 'latex') return;
+  for (const r of report.rows.filter((row) => row.ambiguityType === 'all')) {
     const byReason = new Map<string, string[]>();
-    for (const [field, reason] of Object.entries(r.undefined_reasons)) byReason.set(reason, [...(byReason.get(reason) ?? []), field]);
+    for (const [field, reason] of Object.entries(r.undefinedReasons)) byReason.set(reason, [...(byReason.get(reason) ?? []), field]);
     for (const [reason, fields] of byReason) process.stdout.write(`note: ${r.criterion}: ${fields.join(', ')} undefined (${reason})\n`);
-    if (r.prevalence_paradox) {
+    if (r.prevalenceParadox) {
       process.stdout.write(
-        `note: ${r.criterion}: raters agree on ${((r.p_bar ?? 0) * 100).toFixed(1)}% of ratings but kappa is ${r.fleiss_kappa ?? 'undefined'}; ` +
-          `when one answer dominates, chance agreement is high and kappa collapses (the prevalence paradox). Gwet's AC1 (${r.gwet_ac1 ?? 'undefined'}) is less sensitive to it.\n`,
+        `note: ${r.criterion}: raters agree on ${((r.pBar ?? 0) * 100).toFixed(1)}% of ratings but kappa is ${r.fleissKappa ?? 'undefined'}; ` +
+          `when one answer dominates, chance agreement is high and kappa collapses (the prevalence paradox). Gwet's AC1 (${r.gwetAc1 ?? 'undefined'}) is less sensitive to it.\n`,
       );
     }
   }
@@ -95,36 +59,34 @@ function printAgreement(report: AgreementReport, format: 'table' | 'csv' | 'late
 }
 
 export function addAnnotationCommands(program: Command): void {
-  const protocol = program.command('protocol').description('annotation protocols: list, show, export, import');
+  const protocol = program.command('protocol').description('annotation protocols: list, export, import');
   withCommon(protocol.command('list').description('the protocols (latest version of each)')).action((options: CommonOptions) =>
-    withDb(options, (db) => {
-      const list = allProtocols(db);
-      if (options.json) printJson(list.map((p) => ({ id: p.key, version: p.version, name: p.name, built_in: p.builtIn, criteria: p.criteria.map((c) => c.id) })));
-      else for (const p of list) process.stdout.write(`${p.key.padEnd(24)} v${p.version}  ${p.name}${p.builtIn ? ' (built in)' : ''}: ${p.criteria.map((c) => c.id).join(', ')}\n`);
+    withClient(options, async (client) => {
+      const protocols = await client.call('protocol:list', {});
+      if (options.json) printJson(protocols);
+      else for (const p of protocols) process.stdout.write(`${p.key.padEnd(24)} v${p.version}  ${p.name}${p.builtIn ? ' (built in)' : ''}: ${p.criteria.map((c) => c.id).join(', ')}\n`);
     }),
   );
-  withCommon(protocol.command('export').description('write a protocol as JSON').argument('<id>', 'protocol id (key, key@version, or number)').option('--out <file>', 'file (default: stdout)')).action(
-    (reference: string, options: CommonOptions & { out?: string }) =>
-      withDb(options, (db) => {
-        const [key, at] = reference.split('@');
-        const found = resolveProtocol(db, key!);
-        const chosen = at ? protocolVersions(db, found.key).find((p) => p.version === Number(at)) : found;
-        if (!chosen) throw new AppError('not_found', `No version ${at} of "${found.key}"`);
-        const text = `${JSON.stringify(protocolDocument(chosen), null, 2)}\n`;
+  withCommon(protocol.command('export').description('write a protocol as JSON').argument('[id]', 'protocol: key, key@version, or number').option('--out <file>', 'file (default: stdout)')).action(
+    (reference: string | undefined, options: CommonOptions & { out?: string }) =>
+      withClient(options, async (client) => {
+        const document = await client.call('protocol:document', { reference: reference as string });
+        const text = `${JSON.stringify(document, null, 2)}\n`;
         if (options.out) fs.writeFileSync(options.out, text);
         else process.stdout.write(text);
       }),
   );
-  withCommon(protocol.command('import').description('add a protocol (or a new version of one) from JSON').argument('<file>')).action((file: string, options: CommonOptions) =>
-    withDb(options, (db) => {
-      let json: unknown;
+  withCommon(protocol.command('import').description('add a protocol (or a new version of one) from JSON').argument('[file]')).action((file: string | undefined, options: CommonOptions) =>
+    withClient(options, async (client) => {
+      if (!file) throw new CliError('invalid_input', 'protocol import: give the JSON file');
+      let document: unknown;
       try {
-        json = JSON.parse(fs.readFileSync(file, 'utf8'));
+        document = JSON.parse(fs.readFileSync(file, 'utf8'));
       } catch (error) {
-        throw new AppError('invalid_input', `${path.basename(file)}: ${(error as Error).message}`);
+        throw new CliError('invalid_input', `${path.basename(file)}: ${(error as Error).message}`, false);
       }
-      const saved = importProtocol(db, json);
-      if (options.json) printJson({ id: saved.key, version: saved.version, db_id: saved.id });
+      const saved = await client.call('protocol:save', { document });
+      if (options.json) printJson(saved);
       else process.stdout.write(`Saved ${saved.key} v${saved.version}\n`);
     }),
   );
@@ -134,31 +96,33 @@ export function addAnnotationCommands(program: Command): void {
     campaign
       .command('create')
       .description('sample instances, pick a protocol and annotators, and assign the work evenly')
-      .requiredOption('--name <name>', 'campaign name')
-      .requiredOption('--protocol <id>', 'protocol id, e.g. march-validation')
-      .requiredOption('--annotators <names>', 'comma-separated annotator names')
-      .option('--per-type <n>', 'stratified sample: this many instances per ambiguity type', count('--per-type'))
-      .option('--k <n>', 'annotators per instance (default: all)', count('--k'))
-      .option('--seed <n>', 'random seed for the sample and the assignment', count('--seed'), 1)
-      .option('--filter <filter>', 'which instances, e.g. "type=semantic,status=ready,dataset=ASQA dev (sample),hops=2"')
-      .option('--instances <ids>', 'exactly these instance ids, comma-separated')
+      .option('--name <name>', 'campaign name')
+      .option('--protocol <id>', 'protocol id, e.g. march-validation')
+      .option('--annotators <names>', 'comma-separated annotator names', list(String))
+      .option('--per-type <n>', 'stratified sample: this many instances per ambiguity type', integer)
+      .option('--k <n>', 'annotators per instance (default: all)', integer)
+      .option('--seed <n>', 'random seed for the sample and the assignment (default 1)', integer)
+      .option('--filter <filter>', `which instances, e.g. "type=semantic,status=ready,dataset=NAME,hops=2" (types ${choices(AMBIGUITY_TYPES)}, statuses ${choices(INSTANCE_STATUSES)})`)
+      .option('--instances <ids>', 'exactly these instance ids, comma-separated', list(integer))
       .option('--not-blind', 'let annotators see the LLM filter votes'),
   ).action(
-    (options: CommonOptions & { name: string; protocol: string; annotators: string; perType?: number; k?: number; seed: number; filter?: string; instances?: string; notBlind?: boolean }) =>
-      withDb(options, (db) => {
-        const selection = options.filter ? parseFilter(options.filter) : {};
-        if (options.perType) selection.perType = options.perType;
-        if (options.instances) selection.instanceIds = options.instances.split(',').map((v) => Number(v.trim()));
-        const view = createCampaign(db, {
-          name: options.name,
-          protocol: options.protocol,
-          annotators: options.annotators.split(','),
-          ...(options.k ? { perInstance: options.k } : {}),
+    (options: CommonOptions & { name?: string; protocol?: string; annotators?: string[]; perType?: number; k?: number; seed?: number; filter?: string; instances?: number[]; notBlind?: boolean }) =>
+      withClient(options, async (client) => {
+        const selection: CampaignSelection = {
+          ...(options.filter ? parseFilter(options.filter) : {}),
+          ...(options.perType !== undefined ? { perType: options.perType } : {}),
+          ...(options.instances ? { instanceIds: options.instances } : {}),
+        };
+        const view = await client.call('campaign:create', {
+          name: options.name as string,
+          protocol: options.protocol as string,
+          annotators: options.annotators as string[],
+          perInstance: options.k,
           seed: options.seed,
           blind: !options.notBlind,
           selection,
         });
-        if (options.json) printJson(campaignJson(view));
+        if (options.json) printJson(view);
         else {
           process.stdout.write(`Campaign ${view.id} "${view.name}": ${view.items.length} instances, ${view.assignments.length} assignments (${view.perInstance} per instance)\n`);
           for (const p of view.progress) process.stdout.write(`  ${p.annotator}: ${p.total} items\n`);
@@ -166,22 +130,23 @@ export function addAnnotationCommands(program: Command): void {
       }),
   );
   withCommon(campaign.command('list').description('campaigns with their progress')).action((options: CommonOptions) =>
-    withDb(options, (db) => {
-      const list = campaignList(db);
-      if (options.json) printJson(list);
-      else for (const c of list) process.stdout.write(`${String(c.id).padStart(4)}  ${c.name}  ${c.protocol}  ${c.items} items, ${c.annotators} annotators, ${c.done}/${c.total} done\n`);
+    withClient(options, async (client) => {
+      const campaigns = await client.call('campaign:list', {});
+      if (options.json) return printJson(campaigns);
+      printTable(
+        ['id', 'name', 'protocol', 'items', 'annotators', 'done'],
+        campaigns.map((c) => [String(c.id), c.name, c.protocol, String(c.items), String(c.annotators), `${c.done}/${c.total}`]),
+      );
     }),
   );
-  withCommon(campaign.command('show').description('a campaign: protocol, criteria, assignments, progress').argument('<id>', 'campaign id', count('id'))).action(
-    (id: number, options: CommonOptions) =>
-      withDb(options, (db) => {
-        const view = campaignView(db, id);
-        if (options.json) printJson(campaignJson(view));
-        else {
-          process.stdout.write(`Campaign ${view.id} "${view.name}" (${view.protocol.key} v${view.protocol.version}, ${view.blind ? 'blind' : 'not blind'}, seed ${view.seed})\n`);
-          process.stdout.write(`  criteria: ${view.protocol.criteria.map((c) => `${c.id} (${c.scale.kind})`).join(', ')}\n`);
-          for (const p of view.progress) process.stdout.write(`  ${p.annotator}: ${p.done}/${p.total} done, ${p.skipped} skipped, ${p.seconds} s\n`);
-        }
+  withCommon(campaign.command('show').description('a campaign: protocol, criteria, assignments, progress').argument('[id]', 'campaign id', integer)).action(
+    (id: number | undefined, options: CommonOptions) =>
+      withClient(options, async (client) => {
+        const view = await client.call('campaign:get', { id: id as number });
+        if (options.json) return printJson(view);
+        process.stdout.write(`Campaign ${view.id} "${view.name}" (${view.protocol.key} v${view.protocol.version}, ${view.blind ? 'blind' : 'not blind'}, seed ${view.seed})\n`);
+        process.stdout.write(`  criteria: ${view.protocol.criteria.map((c) => `${c.id} (${c.scale.kind})`).join(', ')}\n`);
+        for (const p of view.progress) process.stdout.write(`  ${p.annotator}: ${p.done}/${p.total} done, ${p.skipped} skipped, ${p.seconds} s\n`);
       }),
   );
 
@@ -190,12 +155,12 @@ export function addAnnotationCommands(program: Command): void {
     pack
       .command('export')
       .description("write one file holding an annotator's items, the protocol and a checksum")
-      .requiredOption('--campaign <id>', 'campaign id', count('--campaign'))
-      .requiredOption('--annotator <name>', 'annotator')
-      .requiredOption('--out <file>', 'pack file to write'),
-  ).action((options: CommonOptions & { campaign: number; annotator: string; out: string }) =>
-    withDb(options, (db) => {
-      const report = exportPack(db, { campaignId: options.campaign, annotator: options.annotator, file: path.resolve(options.out) });
+      .option('--campaign <id>', 'campaign id', integer)
+      .option('--annotator <name>', 'annotator')
+      .option('--out <file>', 'pack file to write'),
+  ).action((options: CommonOptions & { campaign?: number; annotator?: string; out?: string }) =>
+    withClient(options, async (client) => {
+      const report = await client.call('pack:export', { campaignId: options.campaign as number, annotator: options.annotator as string, path: options.out as string });
       if (options.json) printJson(report);
       else process.stdout.write(`Wrote ${report.items} items for ${report.annotator} to ${report.file} (${(report.bytes / 1024).toFixed(0)} KiB). Open it with: npm start -- ${report.file}\n`);
     }),
@@ -204,16 +169,16 @@ export function addAnnotationCommands(program: Command): void {
     pack
       .command('import')
       .description("merge a pack's results (the .results.jsonl beside it) into the database; safe to repeat")
-      .argument('<file>', 'the pack file (or its results file)')
-      .option('--campaign <id>', 'refuse the pack unless it belongs to this campaign', count('--campaign')),
-  ).action((file: string, options: CommonOptions & { campaign?: number }) =>
-    withDb(options, (db) => {
-      const report = importPack(db, path.resolve(file), options.campaign === undefined ? {} : { campaignId: options.campaign });
+      .argument('[file]', 'the pack file (or its results file)')
+      .option('--campaign <id>', 'refuse the pack unless it belongs to this campaign', integer),
+  ).action((file: string | undefined, options: CommonOptions & { campaign?: number }) =>
+    withClient(options, async (client) => {
+      const report = await client.call('pack:import', { path: file as string, campaignId: options.campaign });
       if (options.json) printJson(report);
       else
         process.stdout.write(
           `Campaign ${report.campaign}, ${report.annotator}: ${report.imported} new judgments, ${report.already} already imported, ${report.conflicts} conflicts to resolve` +
-            (report.incomplete_last_line ? ' (a last line cut off mid-write was left out)' : '') +
+            (report.incompleteLastLine ? ' (a last line cut off mid-write was left out)' : '') +
             '\n',
         );
     }),
@@ -224,30 +189,34 @@ export function addAnnotationCommands(program: Command): void {
     judgments
       .command('export')
       .description('write the current judgments: campaign, instance_id, annotator, criterion, value, comment, created_at')
-      .requiredOption('--campaign <id>', 'campaign id', count('--campaign'))
-      .addOption(new Option('--format <format>', 'file format').choices(JUDGMENT_FORMATS).default('csv'))
+      .option('--campaign <id>', 'campaign id', integer)
+      .option('--format <format>', `file format ${choices(JUDGMENT_FORMATS)} (default csv)`)
       .option('--out <file>', 'file (default: stdout)'),
-  ).action((options: CommonOptions & { campaign: number; format: JudgmentFormat; out?: string }) =>
-    withDb(options, (db) => {
-      const target = options.out ? path.resolve(options.out) : path.join(fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'awb-')), `judgments.${options.format}`);
-      const report = exportJudgments(db, options.campaign, options.format, target);
-      if (!options.out) {
-        process.stdout.write(fs.readFileSync(target, 'utf8'));
-        fs.rmSync(path.dirname(target), { recursive: true, force: true });
-      } else if (options.json) printJson(report);
-      else process.stdout.write(`Wrote ${report.rows} judgments to ${report.file}\n`);
+  ).action((options: CommonOptions & { campaign?: number; format?: string; out?: string }) =>
+    withClient(options, async (client) => {
+      const format = (options.format ?? 'csv') as never;
+      const scratch = options.out ? null : fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'awb-'));
+      const target = options.out ?? path.join(scratch!, `judgments.${String(format)}`);
+      try {
+        const report = await client.call('judgment:export', { campaignId: options.campaign as number, format, path: target });
+        if (scratch) process.stdout.write(fs.readFileSync(target, 'utf8'));
+        else if (options.json) printJson(report);
+        else process.stdout.write(`Wrote ${report.rows} judgments to ${report.file}\n`);
+      } finally {
+        if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+      }
     }),
   );
   withCommon(
     judgments
       .command('import')
       .description('add judgments from a file (all or nothing; rows already imported are passed over)')
-      .argument('<file>', 'CSV or JSON Lines file')
-      .requiredOption('--campaign <id>', 'campaign id', count('--campaign'))
-      .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(JUDGMENT_FORMATS)),
-  ).action((file: string, options: CommonOptions & { campaign: number; format?: JudgmentFormat }) =>
-    withDb(options, (db) => {
-      const report = importJudgments(db, options.campaign, formatFromFile(file, options.format), path.resolve(file));
+      .argument('[file]', 'CSV or JSON Lines file')
+      .option('--campaign <id>', 'campaign id', integer)
+      .option('--format <format>', `file format ${choices(JUDGMENT_FORMATS)} (default: from the extension)`),
+  ).action((file: string | undefined, options: CommonOptions & { campaign?: number; format?: string }) =>
+    withClient(options, async (client) => {
+      const report = await client.call('judgment:import', { campaignId: options.campaign as number, format: options.format as never, path: file as string });
       if (options.json) printJson(report);
       else {
         process.stdout.write(report.committed ? `Imported ${report.imported} judgments (${report.already} already there) from ${report.rows} rows\n` : `Nothing was imported: ${report.errors.length} problems\n`);
@@ -261,13 +230,16 @@ export function addAnnotationCommands(program: Command): void {
     program
       .command('agreement')
       .description("inter-annotator agreement per criterion and ambiguity type: Fleiss' kappa (SE, bootstrap CI), P-bar, Krippendorff's alpha, Gwet's AC1, YES rates")
-      .requiredOption('--campaign <id>', 'campaign id', count('--campaign'))
-      .option('--resamples <n>', 'bootstrap resamples for the kappa interval', count('--resamples'), 1000)
-      .option('--seed <n>', 'bootstrap seed', count('--seed'), 1)
-      .addOption(new Option('--format <format>', 'text output').choices(['table', 'csv', 'latex']).default('table')),
-  ).action((options: CommonOptions & { campaign: number; resamples: number; seed: number; format: 'table' | 'csv' | 'latex' }) =>
-    withDb(options, (db) => {
-      const report = campaignAgreement(db, options.campaign, { resamples: options.resamples, seed: options.seed });
+      .option('--campaign <id>', 'campaign id', integer)
+      .option('--resamples <n>', 'bootstrap resamples for the kappa interval (default 1000)', integer)
+      .option('--seed <n>', 'bootstrap seed (default 1)', integer)
+      .option('--format <format>', 'text output: table, csv or latex (default table)'),
+  ).action((options: CommonOptions & { campaign?: number; resamples?: number; seed?: number; format?: string }) =>
+    withClient(options, async (client) => {
+      if (options.format !== undefined && !['table', 'csv', 'latex'].includes(options.format)) {
+        throw new CliError('invalid_input', `--format: expected table, csv or latex, not "${options.format}"`);
+      }
+      const report = await client.call('agreement:get', { campaignId: options.campaign as number, resamples: options.resamples, seed: options.seed });
       if (options.json) printJson(report);
       else printAgreement(report, options.format);
     }),
@@ -277,16 +249,15 @@ export function addAnnotationCommands(program: Command): void {
     program
       .command('disagreements')
       .description('items where annotators disagree (or a pack import conflicts): who said what')
-      .requiredOption('--campaign <id>', 'campaign id', count('--campaign')),
-  ).action((options: CommonOptions & { campaign: number }) =>
-    withDb(options, (db) => {
-      const list = disagreements(db, options.campaign);
-      if (options.json) printJson(list);
-      else
-        for (const d of list) {
-          const votes = d.votes.map((v) => `${v.annotator}=${v.value ?? '–'}${v.conflict ? '!' : ''}`).join(' ');
-          process.stdout.write(`#${d.instanceId} ${d.criterion}: ${votes}${d.adjudication ? ` → ${d.adjudication.value} (${d.adjudication.adjudicator})` : ''}\n`);
-        }
+      .option('--campaign <id>', 'campaign id', integer),
+  ).action((options: CommonOptions & { campaign?: number }) =>
+    withClient(options, async (client) => {
+      const items = await client.call('agreement:disagreements', { campaignId: options.campaign as number });
+      if (options.json) return printJson(items);
+      for (const d of items) {
+        const votes = d.votes.map((v) => `${v.annotator}=${v.value ?? '–'}${v.conflict ? '!' : ''}`).join(' ');
+        process.stdout.write(`#${d.instanceId} ${d.criterion}: ${votes}${d.adjudication ? ` → ${d.adjudication.value} (${d.adjudication.adjudicator})` : ''}\n`);
+      }
     }),
   );
 
@@ -294,16 +265,23 @@ export function addAnnotationCommands(program: Command): void {
     program
       .command('adjudicate')
       .description('record the final label of an item and criterion, with a reason')
-      .requiredOption('--campaign <id>', 'campaign id', count('--campaign'))
-      .requiredOption('--instance <id>', 'instance id', count('--instance'))
-      .requiredOption('--criterion <id>', 'criterion id')
-      .requiredOption('--value <value>', 'the final label')
-      .requiredOption('--reason <text>', 'why')
-      .requiredOption('--adjudicator <name>', 'who decides'),
-  ).action((options: CommonOptions & { campaign: number; instance: number; criterion: string; value: string; reason: string; adjudicator: string }) =>
-    withDb(options, (db) => {
-      adjudicate(db, { campaignId: options.campaign, instanceId: options.instance, criterion: options.criterion, value: options.value, reason: options.reason, adjudicator: options.adjudicator });
-      if (options.json) printJson({ ok: true });
+      .option('--campaign <id>', 'campaign id', integer)
+      .option('--instance <id>', 'instance id', integer)
+      .option('--criterion <id>', 'criterion id')
+      .option('--value <value>', 'the final label')
+      .option('--reason <text>', 'why')
+      .option('--adjudicator <name>', 'who decides'),
+  ).action((options: CommonOptions & { campaign?: number; instance?: number; criterion?: string; value?: string; reason?: string; adjudicator?: string }) =>
+    withClient(options, async (client) => {
+      const remaining = await client.call('agreement:adjudicate', {
+        campaignId: options.campaign as number,
+        instanceId: options.instance as number,
+        criterion: options.criterion as string,
+        value: options.value as string,
+        reason: options.reason as string,
+        adjudicator: options.adjudicator as string,
+      });
+      if (options.json) printJson(remaining);
       else process.stdout.write(`Recorded ${options.criterion} = ${options.value} for instance ${options.instance}\n`);
     }),
   );

@@ -1,4 +1,4 @@
-import { AppError, dispatch, type ErrorCode, type Input, type Job, type OperationName, type Output } from '../shared/api';
+import { AppError, dispatch, isInputRefusal, type ErrorCode, type Input, type Job, type OperationName, type Output } from '../shared/api';
 import { databasePath, progressLine, version, type CommonOptions } from './cli-common';
 import { createHandlers, Workbench } from './services';
 
@@ -13,18 +13,17 @@ export class CliError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** A usage error: arguments the operation's schema (or the CLI's parser) refused. */
+    readonly usage = code === 'invalid_input' || code === 'unknown_operation',
   ) {
     super(message);
     this.name = 'CliError';
   }
 
+  /** 2 for bad usage, as commander's own errors; 1 when the work itself failed. */
   get exitCode(): number {
-    return exitCodeFor(this.code);
+    return this.usage ? 2 : 1;
   }
-}
-
-export function exitCodeFor(code: ErrorCode): number {
-  return code === 'invalid_input' || code === 'unknown_operation' ? 2 : 1;
 }
 
 export interface OperationClient {
@@ -37,6 +36,8 @@ export interface OperationClient {
    * job throws a CliError.
    */
   runJob<K extends OperationName>(name: K, input: Input<K>, label: string): Promise<unknown>;
+  /** Waits for a job started by an operation, with the same progress and Ctrl+C handling. */
+  waitJob(jobId: string, label: string): Promise<unknown>;
 }
 
 /** Opens the workbench on the command's database, runs `fn` with a client, and closes it. */
@@ -45,7 +46,7 @@ export async function withClient<T>(options: CommonOptions, fn: (client: Operati
   const handlers = createHandlers(workbench);
   const call = async <K extends OperationName>(name: K, input: Input<K>): Promise<Output<K>> => {
     const result = await dispatch(handlers, name, input);
-    if (!result.ok) throw new CliError(result.error.code, result.error.message);
+    if (!result.ok) throw new CliError(result.error.code, result.error.message, isInputRefusal(result.error) || result.error.code === 'unknown_operation');
     return result.value as Output<K>;
   };
   const client: OperationClient = {
@@ -53,8 +54,10 @@ export async function withClient<T>(options: CommonOptions, fn: (client: Operati
     call,
     async runJob(name, input, label) {
       const started = (await call(name, input)) as unknown as { jobId?: string };
-      const jobId = started.jobId;
-      if (typeof jobId !== 'string') throw new CliError('internal', `${name} did not start a job`);
+      if (typeof started.jobId !== 'string') throw new CliError('internal', `${name} did not start a job`);
+      return client.waitJob(started.jobId, label);
+    },
+    async waitJob(jobId, label) {
       const progress = progressLine(label);
       const off = workbench.events.subscribe((message) => {
         if (message.name !== 'job:progress') return;
@@ -74,8 +77,8 @@ export async function withClient<T>(options: CommonOptions, fn: (client: Operati
         const job = await workbench.jobs.wait(jobId);
         progress.done();
         if (job.state === 'done') return job.result;
-        if (job.state === 'cancelled') throw new CliError('cancelled', `${label}: cancelled`);
-        throw new CliError(job.error?.code ?? 'internal', job.error?.message ?? `${label} failed`);
+        if (job.state === 'cancelled') throw new CliError('cancelled', `${label}: cancelled`, false);
+        throw new CliError(job.error?.code ?? 'internal', job.error?.message ?? `${label} failed`, false);
       } finally {
         off();
         process.off('SIGINT', onSignal);

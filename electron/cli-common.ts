@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import type { ImportReport } from '../shared/api';
 import { appRoot, defaultDatabasePath } from './paths';
 
@@ -62,25 +62,51 @@ export function printImportReport(report: ImportReport): void {
   const lines = [
     `${report.file} (${report.format}) into "${report.dataset}"`,
     `  read ${report.read}, imported ${report.imported}, duplicates ${report.duplicates}, rejected ${report.rejected}` +
-      (report.passages_created ? `, new passages ${report.passages_created}` : '') +
+      (report.passagesCreated ? `, new passages ${report.passagesCreated}` : '') +
       ` in ${report.seconds} s`,
   ];
   for (const error of report.errors) lines.push(`  ${error.location}${error.field ? ` · ${error.field}` : ''}: ${error.message}`);
-  if (report.more_errors) lines.push(`  ... and ${report.more_errors} more problems`);
+  if (report.moreErrors) lines.push(`  ... and ${report.moreErrors} more problems`);
   if (!report.committed) lines.push('  Nothing was imported: fix the problems above, or pass --skip-invalid to import the valid records.');
-  if (report.rejects_file) lines.push(`  Rejected records were written to ${report.rejects_file}`);
+  if (report.rejectsFile) lines.push(`  Rejected records were written to ${report.rejectsFile}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
-  return n;
+/**
+ * Argument parsers turn strings into the types an operation takes, and nothing more: a value the
+ * operation refuses (a negative count, an unknown mode) is refused by the operation, with the same
+ * message the API gives. A string that is not a number becomes NaN, which the operation names.
+ */
+export function number(value: string): number {
+  return value.trim() === '' ? Number.NaN : Number(value);
 }
 
-export function parseMegabytes(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of MB');
-  return n;
+export const integer = number;
+
+/** A comma-separated list, each item parsed (repeatable options collect one list per use). */
+export function list<T>(parse: (value: string) => T) {
+  return (value: string): T[] =>
+    value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean)
+      .map(parse);
 }
 
+/** The allowed values, for a help text (the operation's schema checks them). */
+export function choices(values: readonly string[]): string {
+  return `(${values.join(' | ')})`;
+}
+
+/** A plain text table: columns of numbers right-aligned, the others left-aligned. */
+export function printTable(header: string[], rows: string[][], options: { header?: boolean } = {}): void {
+  const showHeader = options.header !== false;
+  const numeric = header.map((_, i) => rows.length > 0 && rows.every((r) => /^[\d.,%$–-]*$/.test(r[i] ?? '')));
+  const widths = header.map((h, i) => Math.max(showHeader ? h.length : 0, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  process.stdout.write(`${(showHeader ? [header, ...rows] : rows).map(line).join('\n')}\n`);
+}

@@ -1,27 +1,11 @@
-import { type Command, InvalidArgumentError } from 'commander';
-import { openDatabase } from '../db/connection';
-import { listPrices, setPrice } from '../db/queries/pipeline';
-import { AppError } from '../shared/api';
-import { PIPELINE_STAGES, type PipelineStage } from '../shared/domain';
+import type { Command } from 'commander';
+import { PIPELINE_STAGES } from '../shared/domain';
 import type { RunSummary } from '../shared/pipeline';
-import { databasePath, printJson, progressLine, withCommon, type CommonOptions } from './cli-common';
-import { currentPrompts } from './services/pipeline/prompts';
-import { itemTrace, pipelineFunnel, pipelineStatus, readConfigFile, runPipeline } from './services/pipeline/run';
+import { CliError, withClient } from './cli-client';
+import { choices, integer, list, number, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
+import { readFakeScript, startFakeEndpoint } from './services/pipeline/fake-endpoint';
 
-/** `awb pipeline run|status|funnel|trace|prompts|price`: the construction pipeline. */
-
-function stageList(value: string): PipelineStage[] {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = names.filter((n) => !(PIPELINE_STAGES as readonly string[]).includes(n));
-  if (unknown.length) throw new InvalidArgumentError(`unknown stage ${unknown.join(', ')} (stages: ${PIPELINE_STAGES.join(', ')})`);
-  return names as PipelineStage[];
-}
-
-function positive(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number');
-  return n;
-}
+/** `awb pipeline run|status|funnel|failures|trace|prompts|price`: the construction pipeline. */
 
 function printRun(run: RunSummary): void {
   const lines = [`Run ${run.id}: ${run.status}${run.error ? ` (${run.error})` : ''}`];
@@ -33,6 +17,8 @@ function printRun(run: RunSummary): void {
   }
   lines.push(`  total: ${run.calls} calls, ${run.cachedCalls} answered from the cache, ${run.promptTokens} tokens in, ${run.completionTokens} out, $${run.costUsd.toFixed(4)}`);
   if (run.retrieval) lines.push(`  retrieval ran ${run.retrieval === 'worker' ? 'in a worker thread' : 'on the main thread'}`);
+  if (run.rerank) lines.push(`  evidence re-ranked with ${run.rerank.model}${run.rerank.lexical ? ' (lexical)' : ''}`);
+  for (const note of run.log) lines.push(`  note: ${note}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -43,129 +29,114 @@ export function addPipelineCommands(program: Command): void {
     pipeline
       .command('run')
       .description('run the pipeline (or some stages) over the base questions; resumes where the last run stopped')
-      .requiredOption('--config <file>', 'pipeline config (see resources/pipeline.example.json)')
-      .option('--stages <list>', `comma-separated stages (default all: ${PIPELINE_STAGES.join(',')})`, stageList)
-      .option('--limit <n>', 'at most this many items per stage', positive)
+      .option('--config <file>', 'pipeline config (see resources/pipeline.example.json)')
+      .option('--stages <list>', `comma-separated stages (default all) ${choices(PIPELINE_STAGES)}`, list(String))
+      .option('--limit <n>', 'at most this many items per stage', integer)
       .option('--dataset <name...>', 'only these datasets')
       .option('--no-cache', 'fresh calls for the stages run (with --stages: only those), ignoring cached answers'),
-  ).action(async (options: CommonOptions & { config: string; stages?: PipelineStage[]; limit?: number; dataset?: string[]; cache: boolean }) => {
-    const db = openDatabase(databasePath(options));
-    const controller = new AbortController();
-    const onSignal = () => {
-      if (controller.signal.aborted) process.exit(130);
-      process.stderr.write('\nStopping after the calls in flight (Ctrl+C again to quit at once)…\n');
-      controller.abort();
-    };
-    process.on('SIGINT', onSignal);
-    const progress = progressLine('Pipeline');
-    try {
-      const run = await runPipeline(db, {
-        config: readConfigFile(options.config),
-        ...(options.stages ? { stages: options.stages } : {}),
-        ...(options.limit ? { limit: options.limit } : {}),
-        ...(options.dataset ? { datasets: options.dataset } : {}),
-        ...(options.cache ? {} : { noCache: options.stages ?? [...PIPELINE_STAGES] }),
-        signal: controller.signal,
-        onProgress: (p) =>
-          progress.update(p.done, p.total, {
-            phase: p.stage ?? '',
-            etaSeconds: p.etaSeconds,
-            detail: `${p.calls} calls, ${p.cachedCalls} cached, ${p.failedCalls} failed, $${p.costUsd.toFixed(4)}`,
-          }),
-      });
-      progress.done();
+  ).action((options: CommonOptions & { config?: string; stages?: string[]; limit?: number; dataset?: string[]; cache: boolean }) =>
+    withClient(options, async (client) => {
+      const run = (await client.runJob(
+        'pipeline:start',
+        { configPath: options.config as string, stages: options.stages as never, limit: options.limit, datasets: options.dataset, noCache: !options.cache },
+        'Pipeline',
+      )) as RunSummary;
       if (options.json) printJson(run);
       else printRun(run);
       if (run.status !== 'done') process.exitCode = 1;
-    } finally {
-      process.off('SIGINT', onSignal);
-      db.close();
-    }
-  });
+    }),
+  );
 
-  withCommon(pipeline.command('status').description('items done and failed per stage, and the latest runs')).action((options: CommonOptions) => {
-    const db = openDatabase(databasePath(options));
-    try {
-      const status = pipelineStatus(db);
-      if (options.json) printJson(status);
-      else {
-        for (const s of status.stages) process.stdout.write(`${s.stage.padEnd(10)} ${String(s.done).padStart(7)} done ${String(s.failed).padStart(6)} failed\n`);
-        for (const run of status.runs.slice(0, 3)) printRun(run);
-      }
-    } finally {
-      db.close();
-    }
-  });
+  withCommon(pipeline.command('status').description('items done and failed per stage, and the latest runs')).action((options: CommonOptions) =>
+    withClient(options, async (client) => {
+      const status = await client.call('pipeline:status', {});
+      if (options.json) return printJson(status);
+      printTable(
+        ['stage', 'done', 'failed'],
+        status.stages.map((s) => [s.stage, String(s.done), String(s.failed)]),
+      );
+      for (const run of status.runs.slice(0, 3)) printRun(run);
+    }),
+  );
 
   withCommon(pipeline.command('funnel').description('instances surviving each step, per ambiguity type (MARCH Table 2, top)').option('--dataset <name...>', 'only these datasets')).action(
-    (options: CommonOptions & { dataset?: string[] }) => {
-      const db = openDatabase(databasePath(options));
-      try {
-        const funnel = pipelineFunnel(db, options.dataset ?? []);
-        if (options.json) printJson(funnel);
-        else {
-          const header = ['step', ...funnel.types, 'total'];
-          const rows = funnel.rows.map((r) => [r.step, ...funnel.types.map((t) => String(r.counts[t] ?? 0)), String(r.total)]);
-          rows.push(['average hops (kept)', ...funnel.types.map((t) => String(funnel.averageHops[t] ?? '–')), String(funnel.averageHops.all ?? '–')]);
-          rows.push(['question words (kept)', ...funnel.types.map((t) => String(funnel.averageQuestionWords[t] ?? '–')), String(funnel.averageQuestionWords.all ?? '–')]);
-          const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-          for (const r of [header, ...rows]) process.stdout.write(`${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}\n`);
-        }
-      } finally {
-        db.close();
-      }
-    },
+    (options: CommonOptions & { dataset?: string[] }) =>
+      withClient(options, async (client) => {
+        const funnel = await client.call('pipeline:funnel', { datasets: options.dataset });
+        if (options.json) return printJson(funnel);
+        const rows = funnel.rows.map((r) => [r.step, ...funnel.types.map((t) => String(r.counts[t] ?? 0)), String(r.total)]);
+        rows.push(['average hops (kept)', ...funnel.types.map((t) => String(funnel.averageHops[t] ?? '–')), String(funnel.averageHops.all ?? '–')]);
+        rows.push(['question words (kept)', ...funnel.types.map((t) => String(funnel.averageQuestionWords[t] ?? '–')), String(funnel.averageQuestionWords.all ?? '–')]);
+        printTable(['step', ...funnel.types, 'total'], rows);
+      }),
   );
 
-  withCommon(pipeline.command('trace').description("an item's stages and every call with its prompt and raw output").argument('<item>', 'bq:ID (a base question) or inst:ID (an instance)')).action(
-    (item: string, options: CommonOptions) => {
-      if (!/^(bq|inst):\d+$/.test(item)) throw new AppError('invalid_input', `An item is bq:ID or inst:ID, not "${item}"`);
-      const db = openDatabase(databasePath(options));
-      try {
-        const trace = itemTrace(db, item);
-        if (options.json) printJson(trace);
-        else {
-          for (const s of trace.stages) process.stdout.write(`${s.stage}: ${s.status}${s.reason ? ` (${s.reason})` : ''}\n`);
-          for (const c of trace.calls) process.stdout.write(`#${c.id} ${c.stage} ${c.model} ${c.status}${c.error ? ` (${c.error})` : ''}\n  → ${(c.response ?? '').slice(0, 300)}\n`);
-        }
-      } finally {
-        db.close();
-      }
-    },
+  withCommon(
+    pipeline
+      .command('failures')
+      .description('items that failed a stage, with the reason (the next run takes them up again)')
+      .option('--stage <stage>', `only this stage ${choices(PIPELINE_STAGES)}`)
+      .option('--limit <n>', 'at most this many (default 200)', integer),
+  ).action((options: CommonOptions & { stage?: string; limit?: number }) =>
+    withClient(options, async (client) => {
+      const failures = await client.call('pipeline:failures', { stage: options.stage as never, limit: options.limit });
+      if (options.json) return printJson(failures);
+      for (const f of failures) process.stdout.write(`${f.item.padEnd(12)} ${f.stage.padEnd(10)} ${f.reason ?? ''}\n    ${f.question}\n`);
+    }),
   );
 
-  withCommon(pipeline.command('prompts').description('the current prompt templates (edit them in the app; every edit is a new version)')).action((options: CommonOptions) => {
-    const db = openDatabase(databasePath(options));
-    try {
-      const prompts = [...currentPrompts(db).values()];
+  withCommon(pipeline.command('trace').description("an item's stages and every call with its prompt and raw output").argument('[item]', 'bq:ID (a base question) or inst:ID (an instance)')).action(
+    (item: string | undefined, options: CommonOptions) =>
+      withClient(options, async (client) => {
+        const trace = await client.call('pipeline:trace', { item: item as string });
+        if (options.json) return printJson(trace);
+        for (const s of trace.stages) process.stdout.write(`${s.stage}: ${s.status}${s.reason ? ` (${s.reason})` : ''}\n`);
+        for (const c of trace.calls) process.stdout.write(`#${c.id} ${c.stage} ${c.model} ${c.status}${c.error ? ` (${c.error})` : ''}\n  → ${(c.response ?? '').slice(0, 300)}\n`);
+      }),
+  );
+
+  withCommon(pipeline.command('prompts').description('the current prompt templates (edit them in the app; every edit is a new version)')).action((options: CommonOptions) =>
+    withClient(options, async (client) => {
+      const prompts = await client.call('pipeline:prompts', {});
       if (options.json) printJson(prompts);
       else for (const p of prompts) process.stdout.write(`## ${p.stage} v${p.version}${p.builtIn ? ' (built in)' : ''}\n[system]\n${p.system}\n[user]\n${p.user}\n\n`);
-    } finally {
-      db.close();
-    }
-  });
+    }),
+  );
 
   withCommon(
     pipeline
       .command('price')
       .description('set (or list, without arguments) the price of a model in US dollars per million tokens')
       .argument('[model]')
-      .argument('[input]', 'price per million input tokens', Number)
-      .argument('[output]', 'price per million output tokens', Number),
-  ).action((model: string | undefined, input: number | undefined, output: number | undefined, options: CommonOptions) => {
-    const db = openDatabase(databasePath(options));
-    try {
-      if (model) {
-        if (input === undefined || output === undefined || !Number.isFinite(input) || !Number.isFinite(output) || input < 0 || output < 0) {
-          throw new AppError('invalid_input', 'Give the model, then its input and output price per million tokens, e.g. `awb pipeline price gpt-4.1 2 8`.');
-        }
-        setPrice(db, model, input, output);
-      }
-      const prices = listPrices(db);
-      if (options.json) printJson(prices);
-      else for (const p of prices) process.stdout.write(`${p.model.padEnd(40)} $${p.input}/M in  $${p.output}/M out\n`);
-    } finally {
-      db.close();
-    }
+      .argument('[input]', 'price per million input tokens', number)
+      .argument('[output]', 'price per million output tokens', number),
+  ).action((model: string | undefined, input: number | undefined, output: number | undefined, options: CommonOptions) =>
+    withClient(options, async (client) => {
+      const prices = model ? await client.call('pipeline:price-set', { model, input: input as number, output: output as number }) : await client.call('pipeline:prices', {});
+      if (options.json) return printJson(prices);
+      for (const p of prices) process.stdout.write(`${p.model.padEnd(40)} $${p.input}/M in  $${p.output}/M out\n`);
+    }),
+  );
+
+  // A local server, like `awb serve`: no operation, since it answers model calls, not the API.
+  withCommon(
+    pipeline
+      .command('fake-endpoint')
+      .description('serve a fake OpenAI-compatible model on this machine that answers from the passages in each prompt (for the offline demo: resources/pipeline.offline.json)')
+      .option('--port <n>', 'port (default 8088; 0 picks a free one)', integer)
+      .option('--host <host>', 'interface (loopback only: 127.0.0.1 or ::1)', '127.0.0.1')
+      .option('--script <file>', 'per-question verdicts and answers as JSON: detect, filter, items[{question, detect, clarify, answers, filter}]'),
+  ).action(async (options: CommonOptions & { port?: number; host: string; script?: string }) => {
+    const port = options.port ?? 8088;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError('invalid_input', `--port: expected a port number from 0 to 65535, not ${options.port}`);
+    if (!['127.0.0.1', '::1', 'localhost'].includes(options.host)) throw new CliError('invalid_input', `--host: the fake endpoint listens on loopback only, not ${options.host}`);
+    const endpoint = await startFakeEndpoint({ port, host: options.host, ...(options.script ? { script: readFakeScript(options.script) } : {}) });
+    if (options.json) printJson({ url: endpoint.url });
+    else process.stdout.write(`Fake model endpoint at ${endpoint.url} (point a pipeline config's baseURL at it). Press Ctrl+C to stop.\n`);
+    const stop = () => {
+      void endpoint.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
   });
 }

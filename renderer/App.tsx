@@ -2,17 +2,24 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { CommandPalette, ShortcutSheet, type Command } from './components/CommandPalette';
 import { formatCount, plural } from './components/bits';
-import { useApi, useJobs, useKeys, useTheme, type Theme } from './hooks';
+import { useKeys, useTheme, type Theme } from './hooks';
+import { useJobs, useOp } from './query';
 import { AboutView } from './views/AboutView';
 import { BaseQuestionView } from './views/BaseQuestionView';
 import { BaseQuestionsView, InstancesView } from './views/BrowseView';
 import { CampaignsView, CampaignView, NewCampaignView } from './views/CampaignsView';
 import { ExportView, ImportView, JobLine } from './views/ImportView';
+import { EvaluationView } from './views/EvaluationView';
+import { CompareFailures, FailureItem, FailureTable } from './views/failures';
 import { InstanceView } from './views/InstanceView';
-import { JudgingView } from './views/JudgingView';
-import { PipelineView } from './views/PipelineView';
+import { JudgingView } from './views/judging/JudgingView';
+import { PipelineView } from './views/pipeline/PipelineView';
 import { ProtocolsView } from './views/ProtocolsView';
+import { ReleasesView } from './views/ReleasesView';
 import { SearchView } from './views/SearchView';
+import { SignInGate } from './views/team/SignIn';
+import { TeamStatusBar } from './views/team/SyncStatus';
+import { TeamView } from './views/team/TeamView';
 
 const NEXT_THEME: Record<Theme, Theme> = { system: 'dark', dark: 'light', light: 'system' };
 const THEME_ICON: Record<Theme, string> = { system: '◐', dark: '☾', light: '☀' };
@@ -28,13 +35,22 @@ function NavLink({ href, label, count }: { href: string; label: string; count?: 
   );
 }
 
+/** In team mode (browser), nobody sees the app before signing in. */
 export function App() {
+  return (
+    <SignInGate>
+      <Workbench />
+    </SignInGate>
+  );
+}
+
+function Workbench() {
   const [location, navigate] = useLocation();
   const [theme, setTheme] = useTheme();
   const [palette, setPalette] = useState(false);
   const [sheet, setSheet] = useState(false);
-  const stats = useApi('stats:get', {});
-  const info = useApi('app:info', {});
+  const stats = useOp('stats:get', {});
+  const info = useOp('app:info', {});
   const jobs = useJobs();
   const running = jobs.filter((j) => j.state === 'running');
   const pendingG = useRef(0);
@@ -116,8 +132,8 @@ export function App() {
         else if (event.key === 'l') navigate('/pipeline');
       }
     },
-    // The judging screen owns every key.
-    !palette && !sheet && !location.startsWith('/judge'),
+    // The judging screen and the failure view of an item own every key.
+    !palette && !sheet && !location.startsWith('/judge') && !/^\/evaluation\/\d+\/items\/\d+/.test(location),
   );
 
   return (
@@ -148,15 +164,18 @@ export function App() {
       <nav className="sidebar" aria-label="Views">
         <h3 className="section">Data</h3>
         <NavLink href="/instances" label="Instances" count={stats.data?.instances} />
-        <NavLink href="/base-questions" label="Base questions" count={stats.data?.base_questions} />
+        <NavLink href="/base-questions" label="Base questions" count={stats.data?.baseQuestions} />
         <NavLink href="/search" label="Passages" count={stats.data?.passages} />
         <NavLink href="/pipeline" label="Pipeline" />
+        <NavLink href="/evaluation" label="Evaluation" />
         <h3 className="section">Annotation</h3>
         <NavLink href="/campaigns" label="Campaigns" />
         <NavLink href="/protocols" label="Protocols" />
+        <NavLink href="/team" label="Team" />
         <h3 className="section">Files</h3>
         <NavLink href="/import" label="Import" />
         <NavLink href="/export" label="Export" />
+        <NavLink href="/releases" label="Releases" />
         <h3 className="section">Help</h3>
         <NavLink href="/about" label="About & data" />
       </nav>
@@ -203,8 +222,24 @@ export function App() {
           <Route path="/export">
             <ExportView />
           </Route>
+          <Route path="/evaluation">
+            <EvaluationView />
+          </Route>
+          <Route path="/evaluation/compare">
+            <CompareFailures />
+          </Route>
+          <Route path="/evaluation/:run">{(params) => <EvaluationView run={Number(params.run)} />}</Route>
+          <Route path="/evaluation/:run/items">{(params) => <FailureTable run={Number(params.run)} />}</Route>
+          <Route path="/evaluation/:run/items/:item">{(params) => <FailureItem key={params.run} run={Number(params.run)} id={Number(params.item)} />}</Route>
+          <Route path="/releases">
+            <ReleasesView />
+          </Route>
+          <Route path="/releases/:id">{(params) => <ReleasesView id={params.id} />}</Route>
           <Route path="/about">
             <AboutView />
+          </Route>
+          <Route path="/team">
+            <TeamView />
           </Route>
           <Route>
             <div className="empty">
@@ -216,9 +251,10 @@ export function App() {
       <footer className="statusbar" data-testid="statusbar">
         <span className="mono" title="Database file">{info.data?.databasePath ?? ''}</span>
         <span>{plural(stats.data?.instances, 'instance')}</span>
-        <span>{plural(stats.data?.base_questions, 'base question')}</span>
+        <span>{plural(stats.data?.baseQuestions, 'base question')}</span>
         <span>{plural(stats.data?.passages, 'passage')}</span>
         <span className="spacer" />
+        <TeamStatusBar />
         {running.map((job) => (
           <JobLine key={job.id} job={job} />
         ))}

@@ -70,6 +70,26 @@ export function subscribe(listener: Listener): () => void {
 }
 
 /** Browser mode: sends a local file to the server, which keeps it for import; returns its path. */
+/**
+ * Browser mode: runs an export on the server and saves its file through the browser
+ * (`POST /api/download/<operation>`); the server chooses where it writes, so no path is sent.
+ */
+export async function download(name: 'dataset:export' | 'judgment:export' | 'pack:export' | 'failure-tag:export', input: Record<string, unknown>): Promise<string> {
+  const response = await fetch(`/api/download/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  if (!response.ok) {
+    const result = (await response.json().catch(() => null)) as Result<unknown> | null;
+    throw new ApiCallError(result && !result.ok ? result.error.code : 'internal', result && !result.ok ? result.error.message : `The server answered ${response.status}`);
+  }
+  const fileName = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return fileName;
+}
+
 export async function upload(file: File): Promise<string> {
   const response = await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, { method: 'POST', body: file });
   const result = (await response.json()) as Result<{ path: string }>;

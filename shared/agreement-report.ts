@@ -93,35 +93,35 @@ function row(
   const note = (field: string, value: { value: number | null; reason?: string }) => {
     if (value.value === null && value.reason) reasons[field] = value.reason;
   };
-  note('fleiss_kappa', fleiss.kappa);
-  note('p_bar', fleiss.pBar);
-  note('strict_agreement', rates.strict);
-  note('krippendorff_alpha', alpha);
-  note('gwet_ac1', ac1);
+  note('fleissKappa', fleiss.kappa);
+  note('pBar', fleiss.pBar);
+  note('strictAgreement', rates.strict);
+  note('krippendorffAlpha', alpha);
+  note('gwetAc1', ac1);
   if (interval.low === null && interval.reason) reasons.kappa_ci = interval.reason;
   const pBar = fleiss.pBar.value;
   return {
     criterion: criterion.id,
-    ambiguity_type: type,
+    ambiguityType: type,
     subset,
     items: fleiss.items,
     raters,
-    yes_rate: round(yesRate),
-    fleiss_kappa: round(fleiss.kappa.value),
-    kappa_se0: round(fleiss.se0.value),
-    kappa_ci_low: round(interval.low),
-    kappa_ci_high: round(interval.high),
-    p_bar: round(pBar),
-    strict_agreement: round(rates.strict.value),
-    majority_agreement: round(rates.majority.value),
-    majority_share: round(rates.majorityShare.value),
-    krippendorff_alpha: round(alpha.value),
-    krippendorff_level: ordinal ? 'ordinal' : 'nominal',
-    gwet_ac1: round(ac1.value),
-    weighted_kappa: round(weighted),
-    undefined_reasons: reasons,
+    yesRate: round(yesRate),
+    fleissKappa: round(fleiss.kappa.value),
+    kappaSe0: round(fleiss.se0.value),
+    kappaCiLow: round(interval.low),
+    kappaCiHigh: round(interval.high),
+    pBar: round(pBar),
+    strictAgreement: round(rates.strict.value),
+    majorityAgreement: round(rates.majority.value),
+    majorityShare: round(rates.majorityShare.value),
+    krippendorffAlpha: round(alpha.value),
+    krippendorffLevel: ordinal ? 'ordinal' : 'nominal',
+    gwetAc1: round(ac1.value),
+    weightedKappa: round(weighted),
+    undefinedReasons: reasons,
     // High observed agreement with a low (or undefined) kappa: the prevalence paradox.
-    prevalence_paradox: pBar !== null && pBar >= 0.9 && (fleiss.kappa.value === null || fleiss.kappa.value < 0.4),
+    prevalenceParadox: pBar !== null && pBar >= 0.9 && (fleiss.kappa.value === null || fleiss.kappa.value < 0.4),
   };
 }
 
@@ -170,7 +170,7 @@ export function agreementReport(
       yesno.map((c) => [c.id, rated.length ? round(rated.filter((i) => labelOf(c.id, i) === 'yes').length / rated.length) : null]),
     );
     const allValid = rated.length && yesno.length ? rated.filter((i) => yesno.every((c) => labelOf(c.id, i) === 'yes')).length / rated.length : null;
-    return { ambiguity_type: type, items: rated.length, all_valid_rate: round(allValid), yes_rates: yesRates };
+    return { ambiguityType: type, items: rated.length, allValidRate: round(allValid), yesRates: yesRates };
   });
 
   const pairwise = judged.map((criterion) => {
@@ -187,7 +187,7 @@ export function agreementReport(
     return { criterion: criterion.id, raters: input.raters, kappa, weighted };
   });
 
-  return { campaign, rows, status_rows: statusRows, validity, pairwise, bootstrap: { resamples: options.resamples, seed: options.seed } };
+  return { campaign, rows, statusRows: statusRows, validity, pairwise, bootstrap: { resamples: options.resamples, seed: options.seed } };
 }
 
 // ---- tables for papers -----------------------------------------------------------------------
@@ -214,45 +214,45 @@ export function agreementTable(report: Pick<AgreementReport, 'rows'>): ReportTab
     header,
     align: aligned(1, header.length),
     rows: report.rows
-      .filter((r) => r.ambiguity_type === 'all')
+      .filter((r) => r.ambiguityType === 'all')
       .map((r) => [
         r.criterion,
-        num(r.fleiss_kappa),
-        r.kappa_ci_low === null ? '—' : `[${num(r.kappa_ci_low)}, ${num(r.kappa_ci_high)}]`,
-        num(r.p_bar),
-        num(r.strict_agreement),
-        num(r.majority_agreement),
-        num(r.majority_share),
-        num(r.krippendorff_alpha),
-        num(r.gwet_ac1),
+        num(r.fleissKappa),
+        r.kappaCiLow === null ? '—' : `[${num(r.kappaCiLow)}, ${num(r.kappaCiHigh)}]`,
+        num(r.pBar),
+        num(r.strictAgreement),
+        num(r.majorityAgreement),
+        num(r.majorityShare),
+        num(r.krippendorffAlpha),
+        num(r.gwetAc1),
       ]),
   };
 }
 
 /** Table 2 (bottom) style: YES rate by type per criterion, the all-valid line, and κ. */
 export function validityTable(report: Pick<AgreementReport, 'rows' | 'validity'>): ReportTable {
-  const types = report.validity.map((v) => v.ambiguity_type).filter((t) => t !== 'all');
-  const criteria = [...new Set(report.rows.filter((r) => r.yes_rate !== null || r.ambiguity_type === 'all').map((r) => r.criterion))];
+  const types = report.validity.map((v) => v.ambiguityType).filter((t) => t !== 'all');
+  const criteria = [...new Set(report.rows.filter((r) => r.yesRate !== null || r.ambiguityType === 'all').map((r) => r.criterion))];
   const body = criteria
-    .filter((c) => report.validity[0]?.yes_rates[c] !== undefined)
+    .filter((c) => report.validity[0]?.yesRates[c] !== undefined)
     .map((c) => [
       c,
-      ...types.map((t) => pct(report.validity.find((v) => v.ambiguity_type === t)?.yes_rates[c] ?? null)),
-      pct(report.validity.find((v) => v.ambiguity_type === 'all')?.yes_rates[c] ?? null),
-      num(report.rows.find((r) => r.criterion === c && r.ambiguity_type === 'all')?.fleiss_kappa ?? null),
+      ...types.map((t) => pct(report.validity.find((v) => v.ambiguityType === t)?.yesRates[c] ?? null)),
+      pct(report.validity.find((v) => v.ambiguityType === 'all')?.yesRates[c] ?? null),
+      num(report.rows.find((r) => r.criterion === c && r.ambiguityType === 'all')?.fleissKappa ?? null),
     ]);
-  body.push(['All fields valid', ...types.map((t) => pct(report.validity.find((v) => v.ambiguity_type === t)?.all_valid_rate ?? null)), pct(report.validity.find((v) => v.ambiguity_type === 'all')?.all_valid_rate ?? null), '—']);
+  body.push(['All fields valid', ...types.map((t) => pct(report.validity.find((v) => v.ambiguityType === t)?.allValidRate ?? null)), pct(report.validity.find((v) => v.ambiguityType === 'all')?.allValidRate ?? null), '—']);
   const header = ['Criterion', ...types, 'all', "Fleiss' κ"];
   return { header, align: aligned(1, header.length), rows: body };
 }
 
 /** MIRAGE Table 3 style: the same measures per instance status (e.g. before vs after the filter). */
-export function statusTable(report: Pick<AgreementReport, 'status_rows'>): ReportTable {
+export function statusTable(report: Pick<AgreementReport, 'statusRows'>): ReportTable {
   const header = ['Criterion', 'Status', 'Items', 'YES rate', "Fleiss' κ", 'P̄', 'Gwet AC1'];
   return {
     header,
     align: aligned(2, header.length),
-    rows: report.status_rows.map((r) => [r.criterion, r.subset.replace(/^status: /, ''), String(r.items), pct(r.yes_rate), num(r.fleiss_kappa), num(r.p_bar), num(r.gwet_ac1)]),
+    rows: report.statusRows.map((r) => [r.criterion, r.subset.replace(/^status: /, ''), String(r.items), pct(r.yesRate), num(r.fleissKappa), num(r.pBar), num(r.gwetAc1)]),
   };
 }
 

@@ -48,7 +48,7 @@ export const pipeline: Migration = {
         UNIQUE (stage, version)
       ) STRICT;
 
-      -- What retrieval computed for the pipeline (a question's constraint cues, a reading's
+      -- What retrieval computed for the pipeline (a question's constraint cues, an interpretation's
       -- evidence), kept per state of the corpus (the key holds the corpus, its passage and vector
       -- counts): deterministic work a re-run need not repeat.
       CREATE TABLE retrieval_cache (

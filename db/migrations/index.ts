@@ -4,6 +4,22 @@ import { retrieval } from './0002-retrieval';
 import { annotation } from './0003-annotation';
 import { pipeline } from './0004-pipeline';
 import { ftsHashSize } from './0005-fts-hashsize';
+import { instanceSearchInterpretations } from './0006-instance-search-interpretations';
+import { releases } from './0007-releases';
+import { evaluation } from './0008-evaluation';
+import { team } from './0009-team';
+import { failures } from './0010-failures';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
-export const migrations: readonly Migration[] = [createCore, retrieval, annotation, pipeline, ftsHashSize];
+export const migrations: readonly Migration[] = [
+  createCore,
+  retrieval,
+  annotation,
+  pipeline,
+  ftsHashSize,
+  instanceSearchInterpretations,
+  releases,
+  evaluation,
+  team,
+  failures,
+];

@@ -15,8 +15,14 @@ import {
   listDatasetSummaries,
 } from './browse';
 import { annotationHandlers } from './annotation/handlers';
+import { auditWrites } from './team/access';
+import { teamHandlers } from './team/handlers';
 import { pipelineHandlers } from './pipeline/handlers';
-import { bundledAttributions } from './demo';
+import { evaluationHandlers } from './evaluation/handlers';
+import { releaseHandlers } from './release/handlers';
+import { scoringHandlers } from './evaluation/score-handlers';
+import { failureHandlers } from './failures/handlers';
+import { bundledAttributions, seedDemoOnce } from './demo';
 import { EventBus } from './events';
 import { exportJsonl } from './export';
 import { importFile } from './import/import-file';
@@ -25,6 +31,8 @@ import { importCorpus } from './corpus/import-corpus';
 import { listCorpusSummaries } from './retrieval/corpora';
 import { embedCorpus } from './retrieval/models';
 import { ambiguityCues } from './retrieval/cues';
+import { evaluateRetrieval } from './retrieval/evaluate';
+import { collectEvidence } from './retrieval/evidence';
 import { EmbeddedRetriever } from './retrieval/search';
 
 export interface ServiceOptions {
@@ -67,7 +75,21 @@ export class Workbench {
   }
 }
 
+/** Leaves out the keys whose value is undefined (for options under exactOptionalPropertyTypes-like checks). */
+function definedOnly<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+}
+
+/**
+ * The handlers every client calls through `dispatch`. Writes are audited here, whichever client
+ * made them (IPC, HTTP or the CLI): who (the signed-in account over the network, else the owner),
+ * when, what, and whether it succeeded.
+ */
 export function createHandlers(workbench: Workbench): Handlers {
+  return auditWrites(workbench.db, serviceHandlers(workbench));
+}
+
+function serviceHandlers(workbench: Workbench): Handlers {
   const db = workbench.db;
   return {
     'app:info': () => {
@@ -86,6 +108,11 @@ export function createHandlers(workbench: Workbench): Handlers {
     },
     'stats:get': () => getStats(db),
     'dataset:list': () => listDatasetSummaries(db),
+    'dataset:seed-demo': async () => {
+      const reports = await seedDemoOnce(db);
+      if (reports.length) workbench.events.emit('data:changed', { reason: 'seed-demo' });
+      return reports;
+    },
     'dataset:attributions': () => {
       const bundled = bundledAttributions();
       const imported: Attribution[] = listDatasetSummaries(db)
@@ -109,6 +136,8 @@ export function createHandlers(workbench: Workbench): Handlers {
             format: request.format,
             ...(request.dataset ? { dataset: request.dataset } : {}),
             skipInvalid: request.skipInvalid,
+            ...(request.rejectsFile ? { rejectsFile: path.resolve(request.rejectsFile) } : {}),
+            maxRecordBytes: Math.round(request.maxRecordMb * 1024 * 1024),
             signal: control.signal,
             onProgress: ({ bytes, totalBytes }) => control.progress(bytes, totalBytes),
           });
@@ -132,6 +161,24 @@ export function createHandlers(workbench: Workbench): Handlers {
     },
     'retrieval:search': (request) => new EmbeddedRetriever(db).search(request),
     'retrieval:cues': (request) => ambiguityCues(db, new EmbeddedRetriever(db), request),
+    'retrieval:evidence': ({ question, subQuestions, ...rest }) =>
+      collectEvidence(new EmbeddedRetriever(db), { clarifiedQuestion: question, subQuestions, ...definedOnly(rest) }),
+    'retrieval:evaluate': (request) => {
+      const file = path.resolve(request.questions);
+      const job = workbench.jobs.start('retrieval-eval', `Retrieval quality on ${path.basename(file)} (${request.mode}, k=${request.k})`, 'questions', async (control) => {
+        const writer = workbench.writer();
+        try {
+          return await evaluateRetrieval(writer.db, new EmbeddedRetriever(writer.db), {
+            ...definedOnly(request),
+            questions: file,
+            onProgress: (done, total) => control.progress(done, total),
+          });
+        } finally {
+          writer.release();
+        }
+      });
+      return { jobId: job.id };
+    },
     'corpus:list': () => listCorpusSummaries(db),
     'corpus:import': (request) => {
       const file = path.resolve(request.path);
@@ -143,6 +190,7 @@ export function createHandlers(workbench: Workbench): Handlers {
             format: request.format,
             ...(request.corpus ? { corpus: request.corpus } : {}),
             skipInvalid: request.skipInvalid,
+            targetWords: request.targetWords,
             signal: control.signal,
             onProgress: (done, total) => control.progress(done, total),
           });
@@ -152,11 +200,22 @@ export function createHandlers(workbench: Workbench): Handlers {
       });
       return { jobId: job.id };
     },
-    'corpus:embed': ({ corpus }) => {
-      const job = workbench.jobs.start('embed', `Embed "${corpus}" (offline)`, 'passages', async (control) => {
+    'corpus:embed': (request) => {
+      const title = `Embed "${request.corpus}" (${request.provider === 'offline' ? 'offline' : request.model})`;
+      const job = workbench.jobs.start('embed', title, 'passages', async (control) => {
         const writer = workbench.writer();
         try {
-          return await embedCorpus(writer.db, { corpus, provider: 'offline', signal: control.signal, onProgress: (done, total) => control.progress(done, total) });
+          return await embedCorpus(writer.db, {
+            corpus: request.corpus,
+            provider: request.provider,
+            ...(request.model ? { model: request.model } : {}),
+            ...(request.baseURL ? { baseURL: request.baseURL } : {}),
+            apiKeyEnv: request.apiKeyEnv,
+            ...(request.dimensions ? { dimensions: request.dimensions } : {}),
+            refit: request.refit,
+            signal: control.signal,
+            onProgress: (done, total) => control.progress(done, total),
+          });
         } finally {
           writer.release();
         }
@@ -164,7 +223,12 @@ export function createHandlers(workbench: Workbench): Handlers {
       return { jobId: job.id };
     },
     ...annotationHandlers(db, workbench.events),
+    ...teamHandlers(db, workbench.events),
     ...pipelineHandlers(db, workbench.jobs, () => workbench.writer(), () => workbench.apiKeys),
+    ...evaluationHandlers(db, workbench.jobs, () => workbench.writer(), () => workbench.apiKeys),
+    ...releaseHandlers(db, workbench.jobs, workbench.events, () => workbench.writer(), workbench.options.version),
+    ...scoringHandlers(db),
+    ...failureHandlers(db, workbench.events),
     'job:list': () => workbench.jobs.list(),
     'job:get': ({ id }) => workbench.jobs.get(id),
     'job:cancel': ({ id }) => workbench.jobs.cancel(id),

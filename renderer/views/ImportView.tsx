@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { CORPUS_FORMATS, type CorpusFormat, type ExportReport, type ImportReport, type Job } from '../../shared/api';
 import { IMPORT_FORMATS, type ImportFormat } from '../../shared/domain';
-import { call, isDesktop, pickFile, upload } from '../api';
+import { call, download, isDesktop, pickFile, upload } from '../api';
 import { ErrorNotice, formatEta, plural, ProgressBar } from '../components/bits';
-import { useApi, useJobs } from '../hooks';
+import { useJobs, useOp } from '../query';
 
 const FORMAT_LABELS: Record<ImportFormat, string> = {
   musique: 'MuSiQue v1.0 (JSON array or JSONL)',
@@ -23,10 +23,10 @@ const CORPUS_LABELS: Record<CorpusFormat, string> = {
 interface CorpusReport {
   corpus: string;
   records: number;
-  passages_created: number;
+  passagesCreated: number;
   duplicates: number;
   rejected: number;
-  resumed_from: number;
+  resumedFrom: number;
   committed: boolean;
   errors: { location: string; field: string; message: string }[];
   seconds: number;
@@ -78,11 +78,11 @@ function ImportResult({ report }: { report: ImportReport }) {
         <tbody>
           <tr><th>read</th><td className="num">{report.read}</td><th>imported</th><td className="num">{report.imported}</td></tr>
           <tr><th>duplicates</th><td className="num">{report.duplicates}</td><th>rejected</th><td className="num">{report.rejected}</td></tr>
-          <tr><th>new passages</th><td className="num">{report.passages_created}</td><th>rejects report</th><td>{report.rejects_file ?? '–'}</td></tr>
+          <tr><th>new passages</th><td className="num">{report.passagesCreated}</td><th>rejects report</th><td>{report.rejectsFile ?? '–'}</td></tr>
         </tbody>
       </table>
       <ImportErrors errors={report.errors} />
-      {report.more_errors ? <div className="muted">… and {plural(report.more_errors, 'more problem')}.</div> : null}
+      {report.moreErrors ? <div className="muted">… and {plural(report.moreErrors, 'more problem')}.</div> : null}
     </div>
   );
 }
@@ -113,7 +113,7 @@ function CorpusResult({ report }: { report: CorpusReport }) {
     <div className="card" data-testid="import-report">
       <div className={`notice ${report.committed ? 'ok' : 'bad'}`}>
         {report.committed
-          ? `Corpus “${report.corpus}”: ${plural(report.passages_created, 'new passage')} from ${plural(report.records, 'record')} (${report.duplicates} already there${report.resumed_from ? `, resumed after record ${report.resumed_from}` : ''}) in ${report.seconds.toFixed(1)} s. Embed it on the Search page for dense search.`
+          ? `Corpus “${report.corpus}”: ${plural(report.passagesCreated, 'new passage')} from ${plural(report.records, 'record')} (${report.duplicates} already there${report.resumedFrom ? `, resumed after record ${report.resumedFrom}` : ''}) in ${report.seconds.toFixed(1)} s. Embed it on the Search page for dense search.`
           : `Nothing was imported: ${plural(report.rejected, 'record')} had problems.`}
       </div>
       <ImportErrors errors={report.errors} />
@@ -236,17 +236,30 @@ export function ImportView() {
 }
 
 export function ExportView() {
-  const datasets = useApi('dataset:list', {});
+  const datasets = useOp('dataset:list', {});
   const [selected, setSelected] = useState<string[]>([]);
   const [path, setPath] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
   const [error, setError] = useState<Error | undefined>();
-  const info = useApi('app:info', {});
+  const info = useOp('app:info', {});
   const jobs = useJobs();
   const job = jobs.find((j) => j.id === jobId);
   useEffect(() => {
     if (!path && info.data) setPath(info.data.databasePath.replace(/[^/\\]+$/, 'export.awb.jsonl'));
   }, [info.data, path]);
+  const [downloading, setDownloading] = useState(false);
+  const [downloaded, setDownloaded] = useState<string | null>(null);
+  const saveHere = async () => {
+    setError(undefined);
+    setDownloading(true);
+    try {
+      setDownloaded(await download('dataset:export', { datasets: selected }));
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setDownloading(false);
+    }
+  };
   const start = async () => {
     setError(undefined);
     try {
@@ -281,10 +294,18 @@ export function ExportView() {
             ) : null}
           </div>
           <span />
-          <div>
+          <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
             <button type="button" className="button primary" disabled={!path || job?.state === 'running'} onClick={() => void start()}>
               Export
             </button>
+            {isDesktop ? null : (
+              <>
+                <button type="button" className="button" disabled={downloading} onClick={() => void saveHere()} title="Exports on the server and saves the file through your browser">
+                  {downloading ? 'Preparing…' : 'Download instead'}
+                </button>
+                {downloaded ? <span className="muted small">Saved {downloaded}</span> : null}
+              </>
+            )}
           </div>
         </div>
         <ErrorNotice error={error} />

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES, type AmbiguityType } from '../domain';
 import type { Protocol, Scale } from '../protocols';
-import { byId, none, op, type ImportIssue } from './core';
+import { byId, type ImportIssue, none, op, serverPath } from './core';
 import type { InstanceDetail } from './instances';
 
 /** Protocols, campaigns, judging, packs, judgments, agreement and adjudication. */
@@ -19,7 +19,7 @@ export interface CampaignView {
   annotators: string[];
   /** Instance ids, in the campaign's order. */
   items: number[];
-  assignments: { instance_id: number; annotator: string; position: number }[];
+  assignments: { instanceId: number; annotator: string; position: number }[];
   progress: { annotator: string; total: number; done: number; skipped: number; seconds: number }[];
 }
 
@@ -44,6 +44,10 @@ export const CampaignSelection = z
     perType: z.number().int().min(1).optional(),
     /** Or exactly these instances. */
     instanceIds: z.array(z.number().int().positive()).optional(),
+    /** Only instances flagged for review (from a failed evaluation item) and not yet resolved. */
+    flagged: z.boolean().optional(),
+    /** Judge validation: people rate this evaluation run's long answers (set by `judge-validation:start`). */
+    evalRun: z.number().int().positive().optional(),
   })
   .strict();
 export type CampaignSelection = z.output<typeof CampaignSelection>;
@@ -63,7 +67,7 @@ export const CreateCampaignRequest = z
 /** Where judging happens: a campaign in this database, or an offline pack file. */
 export const JudgingSession = z.union([
   z.object({ campaignId: z.number().int().positive(), annotator: z.string().min(1) }).strict(),
-  z.object({ pack: z.string().min(1) }).strict(),
+  z.object({ pack: serverPath() }).strict(),
 ]);
 export type JudgingSession = z.output<typeof JudgingSession>;
 
@@ -85,42 +89,44 @@ export interface JudgingItem {
   values: Record<string, { value: string | null; comment: string }>;
   timeMs: number;
   skipped: boolean;
+  /** Judge validation campaigns: the evaluation run's long answer, rated in place of the gold long answers. */
+  evalAnswer?: { runId: number; itemId: number; longAnswer: string | null };
 }
 
 export interface AgreementRow {
   criterion: string;
-  ambiguity_type: AmbiguityType | 'all';
+  ambiguityType: AmbiguityType | 'all';
   /** Subset of instances: all, or split by instance status (MIRAGE's before vs after filtering). */
   subset: string;
   items: number;
   raters: number;
-  yes_rate: number | null;
-  fleiss_kappa: number | null;
-  kappa_se0: number | null;
-  kappa_ci_low: number | null;
-  kappa_ci_high: number | null;
-  p_bar: number | null;
-  strict_agreement: number | null;
+  yesRate: number | null;
+  fleissKappa: number | null;
+  kappaSe0: number | null;
+  kappaCiLow: number | null;
+  kappaCiHigh: number | null;
+  pBar: number | null;
+  strictAgreement: number | null;
   /** Items where more than half the ratings agree. */
-  majority_agreement: number | null;
+  majorityAgreement: number | null;
   /** Mean share of an item's ratings that agree with its most common value. */
-  majority_share: number | null;
-  krippendorff_alpha: number | null;
-  krippendorff_level: 'nominal' | 'ordinal';
-  gwet_ac1: number | null;
-  weighted_kappa: number | null;
+  majorityShare: number | null;
+  krippendorffAlpha: number | null;
+  krippendorffLevel: 'nominal' | 'ordinal';
+  gwetAc1: number | null;
+  weightedKappa: number | null;
   /** Why a value is null, by field. */
-  undefined_reasons: Record<string, string>;
-  prevalence_paradox: boolean;
+  undefinedReasons: Record<string, string>;
+  prevalenceParadox: boolean;
 }
 
 export interface AgreementReport {
   campaign: { id: number; name: string; protocol: string };
-  /** Per criterion: every item (`ambiguity_type` "all"), then each ambiguity type. */
+  /** Per criterion: every item (`ambiguityType` "all"), then each ambiguity type. */
   rows: AgreementRow[];
   /** The same per instance status, when the campaign mixes statuses (MIRAGE Table 3). */
-  status_rows: AgreementRow[];
-  validity: { ambiguity_type: AmbiguityType | 'all'; items: number; all_valid_rate: number | null; yes_rates: Record<string, number | null> }[];
+  statusRows: AgreementRow[];
+  validity: { ambiguityType: AmbiguityType | 'all'; items: number; allValidRate: number | null; yesRates: Record<string, number | null> }[];
   pairwise: { criterion: string; raters: string[]; kappa: (number | null)[][]; weighted: boolean }[];
   adjudicated: number;
   conflicts: number;
@@ -154,8 +160,8 @@ export interface PackImportReport {
   imported: number;
   already: number;
   conflicts: number;
-  skipped_items: number;
-  incomplete_last_line: boolean;
+  skippedItems: number;
+  incompleteLastLine: boolean;
   seconds: number;
 }
 
@@ -203,6 +209,8 @@ export const annotationOperations = {
   'protocol:get': op<Protocol>()(byId),
   'protocol:versions': op<Protocol[]>()(z.object({ key: z.string().min(1) }).strict()),
   'protocol:save': op<Protocol>()(z.object({ document: z.unknown() }).strict()),
+  /** A protocol as a JSON document: `key`, `key@version` or its number. */
+  'protocol:document': op<unknown>()(z.object({ reference: z.string().trim().min(1) }).strict()),
   'campaign:list': op<CampaignSummary[]>()(none),
   'campaign:get': op<CampaignView>()(byId),
   'campaign:preview': op<{ items: number; perType: Record<string, number> }>()(z.object({ selection: CampaignSelection.default({}), seed: z.number().int().optional() }).strict()),
@@ -212,10 +220,13 @@ export const annotationOperations = {
   'judging:decide': op<JudgingItem>()(DecisionRequest),
   'judging:undo': op<{ instanceId: number; criterion: string; position: number } | null>()(z.object({ session: JudgingSession }).strict()),
   'judging:skip': op<{ ok: true }>()(z.object({ session: JudgingSession, instanceId: z.number().int().positive(), itemMs: z.number().min(0).default(0) }).strict()),
-  'pack:export': op<PackExportReport>()(z.object({ campaignId: z.number().int().positive(), annotator: z.string().min(1), path: z.string().min(1) }).strict()),
-  'pack:import': op<PackImportReport>()(z.object({ path: z.string().min(1), campaignId: z.number().int().positive().optional() }).strict()),
-  'judgment:export': op<{ file: string; rows: number }>()(z.object({ campaignId: z.number().int().positive(), format: z.enum(JUDGMENT_FORMATS), path: z.string().min(1) }).strict()),
-  'judgment:import': op<JudgmentImportReport>()(z.object({ campaignId: z.number().int().positive(), format: z.enum(JUDGMENT_FORMATS), path: z.string().min(1) }).strict()),
+  'pack:export': op<PackExportReport>()(z.object({ campaignId: z.number().int().positive(), annotator: z.string().min(1), path: serverPath() }).strict()),
+  'pack:import': op<PackImportReport>()(z.object({ path: serverPath(), campaignId: z.number().int().positive().optional() }).strict()),
+  'judgment:export': op<{ file: string; rows: number }>()(z.object({ campaignId: z.number().int().positive(), format: z.enum(JUDGMENT_FORMATS), path: serverPath() }).strict()),
+  /** Without a format, the file's extension tells (.csv, .jsonl or .ndjson). */
+  'judgment:import': op<JudgmentImportReport>()(
+    z.object({ campaignId: z.number().int().positive(), format: z.enum(JUDGMENT_FORMATS).optional(), path: serverPath() }).strict(),
+  ),
   'agreement:get': op<AgreementReport>()(z.object({ campaignId: z.number().int().positive(), resamples: z.number().int().min(0).max(100_000).default(1000), seed: z.number().int().default(1) }).strict()),
   'agreement:disagreements': op<Disagreement[]>()(z.object({ campaignId: z.number().int().positive() }).strict()),
   'agreement:adjudicate': op<Disagreement[]>()(AdjudicateRequest),

@@ -6,14 +6,14 @@ import { none, op, type ApiError } from './core';
 
 export interface Stats {
   datasets: number;
-  base_questions: number;
+  baseQuestions: number;
   passages: number;
   corpora: number;
   instances: number;
-  instances_by_type: Record<AmbiguityType, number>;
-  instances_by_status: Record<InstanceStatus, number>;
+  instancesByType: Record<AmbiguityType, number>;
+  instancesByStatus: Record<InstanceStatus, number>;
   interpretations: number;
-  long_answers: number;
+  longAnswers: number;
 }
 
 export interface AppInfo {
@@ -29,7 +29,7 @@ export interface AppInfo {
   pack: string | null;
 }
 
-export const JOB_KINDS = ['import', 'export', 'corpus-import', 'embed', 'pipeline'] as const;
+export const JOB_KINDS = ['import', 'export', 'corpus-import', 'embed', 'retrieval-eval', 'pipeline', 'release', 'evaluation'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export interface Job {

@@ -3,7 +3,7 @@ import type { ProvenanceSource } from '../domain';
 
 /** What every domain module of the API shares: results, errors, paging and the `op` declaration. */
 
-export type ErrorCode = 'invalid_input' | 'not_found' | 'conflict' | 'unknown_operation' | 'cancelled' | 'internal';
+export type ErrorCode = 'invalid_input' | 'not_found' | 'conflict' | 'unknown_operation' | 'cancelled' | 'internal' | 'unauthorized' | 'forbidden';
 
 export interface ApiError {
   code: ErrorCode;
@@ -76,6 +76,54 @@ export interface Operation<Input extends z.ZodType, Output> {
 /** Declares an operation: `op<Output>()(inputSchema)`. */
 export function op<Output>() {
   return <Input extends z.ZodType>(input: Input): Operation<Input, Output> => ({ input });
+}
+
+/**
+ * A file or folder on the machine that runs the services. Every such field is declared with this,
+ * so that a caller over the network (team mode) can be refused it whatever the field is called.
+ */
+export function serverPath() {
+  return z.string().min(1).meta({ serverPath: true });
+}
+
+/** The fields of a schema declared with `serverPath()`, as paths (`path`, `session.pack`, `files[].path`). */
+export function serverPathFields(schema: z.ZodType): string[] {
+  const out: string[] = [];
+  const walk = (node: z.ZodType, at: string, seen: Set<z.ZodType>) => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    if ((z.globalRegistry.get(node) as { serverPath?: boolean } | undefined)?.serverPath) out.push(at || 'input');
+    const def = node._zod.def as unknown as Record<string, unknown> & { type: string };
+    const child = (key: string) => def[key] as z.ZodType;
+    switch (def.type) {
+      case 'object':
+        for (const [key, value] of Object.entries(def.shape as Record<string, z.ZodType>)) walk(value, at ? `${at}.${key}` : key, seen);
+        break;
+      case 'optional':
+      case 'nullable':
+      case 'default':
+      case 'prefault':
+      case 'readonly':
+      case 'catch':
+      case 'nonoptional':
+        walk(child('innerType'), at, seen);
+        break;
+      case 'array':
+        walk(child('element'), `${at}[]`, seen);
+        break;
+      case 'union':
+        for (const option of def.options as z.ZodType[]) walk(option, at, seen);
+        break;
+      case 'pipe':
+        walk(child('in'), at, seen);
+        break;
+      case 'record':
+        walk(child('valueType'), `${at}[*]`, seen);
+        break;
+    }
+  };
+  walk(schema, '', new Set());
+  return [...new Set(out)];
 }
 
 /** A domain's operations, keyed `noun:verb`. */

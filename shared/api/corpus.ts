@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { none, op } from './core';
+import { none, op, serverPath } from './core';
 
 /** Passage corpora: import, embedding, listing. */
 
@@ -15,14 +15,32 @@ export type CorpusFormat = (typeof CORPUS_FORMATS)[number];
 
 export const CorpusImportRequest = z
   .object({
-    path: z.string().min(1),
+    path: serverPath(),
     format: z.enum(CORPUS_FORMATS),
     corpus: z.string().trim().min(1).max(200).optional(),
     skipInvalid: z.boolean().default(false),
+    /** wikipedia-jsonl: the length of a passage, in words. */
+    targetWords: z.number().int().min(10).max(5000).default(100),
   })
   .strict();
 
-export const EmbedRequest = z.object({ corpus: z.string().min(1) }).strict();
+export const EMBEDDING_PROVIDERS = ['offline', 'openai'] as const;
+
+export const EmbedRequest = z
+  .object({
+    corpus: z.string().min(1),
+    /** offline: the built-in lexical embedder; openai: any OpenAI-compatible embeddings endpoint. */
+    provider: z.enum(EMBEDDING_PROVIDERS).default('offline'),
+    model: z.string().trim().min(1).optional(),
+    baseURL: z.url().optional(),
+    /** The environment variable holding the key (never the key itself). */
+    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+    dimensions: z.number().int().min(8).max(8192).optional(),
+    /** offline: recount document frequencies on this corpus and re-embed it. */
+    refit: z.boolean().default(false),
+  })
+  .strict()
+  .refine((r) => r.provider === 'offline' || r.model !== undefined, { message: 'the openai provider needs a model', path: ['model'] });
 
 export const corpusOperations = {
   'corpus:list': op<CorpusSummary[]>()(none),

@@ -2,10 +2,14 @@ import type { z } from 'zod';
 import { annotationOperations } from './annotation';
 import { appOperations, type Job } from './app';
 import { corpusOperations } from './corpus';
-import { AppError, type Operation, type OperationMap, type Result } from './core';
+import { AppError, type ApiError, type Operation, type OperationMap, type Result } from './core';
 import { instanceOperations } from './instances';
 import { pipelineOperations } from './pipeline';
 import { releaseOperations } from './release';
+import { evaluationOperations } from './evaluation';
+import { failureOperations } from './failures';
+import { scoringOperations } from './scoring';
+import { teamOperations, type CallContext } from './team';
 import { retrievalOperations } from './retrieval';
 
 /**
@@ -24,6 +28,10 @@ export * from './corpus';
 export * from './instances';
 export * from './pipeline';
 export * from './release';
+export * from './evaluation';
+export * from './failures';
+export * from './scoring';
+export * from './team';
 export * from './retrieval';
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
@@ -49,6 +57,10 @@ export const operations = composeOperations(
   annotationOperations,
   pipelineOperations,
   releaseOperations,
+  evaluationOperations,
+  failureOperations,
+  scoringOperations,
+  teamOperations,
 );
 
 export type Operations = typeof operations;
@@ -59,10 +71,23 @@ export type Input<K extends OperationName> = z.input<Operations[K]['input']>;
 export type ParsedInput<K extends OperationName> = z.output<Operations[K]['input']>;
 export type Output<K extends OperationName> = Operations[K] extends Operation<z.ZodType, infer O> ? O : never;
 
-export type Handlers = { [K in OperationName]: (input: ParsedInput<K>) => Output<K> | Promise<Output<K>> };
+/** `context` says who calls (team mode); transports that know no caller leave it out. */
+export type Handlers = { [K in OperationName]: (input: ParsedInput<K>, context?: CallContext) => Output<K> | Promise<Output<K>> };
 
 export function isOperation(name: string): name is OperationName {
   return Object.hasOwn(operations, name);
+}
+
+/** One field an operation's schema refused. */
+export interface InputIssue {
+  path: string;
+  message: string;
+}
+
+/** Whether an error is the schema's refusal of an operation's input. */
+export function isInputRefusal(error: ApiError): boolean {
+  const details = error.details as { issues?: unknown } | undefined;
+  return error.code === 'invalid_input' && Array.isArray(details?.issues);
 }
 
 function describeZodError(error: z.ZodError): string {
@@ -75,15 +100,18 @@ function describeZodError(error: z.ZodError): string {
  * Validates the input, runs the handler and turns every outcome into data. Both transports call
  * this, so an error looks the same over IPC and over HTTP.
  */
-export async function dispatch(handlers: Handlers, name: string, input: unknown): Promise<Result<unknown>> {
+export async function dispatch(handlers: Handlers, name: string, input: unknown, context?: CallContext): Promise<Result<unknown>> {
   if (!isOperation(name)) return { ok: false, error: { code: 'unknown_operation', message: `No operation named ${name}` } };
   const parsed = operations[name].input.safeParse(input ?? {});
   if (!parsed.success) {
-    return { ok: false, error: { code: 'invalid_input', message: `${name}: ${describeZodError(parsed.error)}` } };
+    // `details.issues` marks an input refused by the operation's schema (a usage error), as
+    // opposed to a handler's refusal of what the input points at (a file's content, say).
+    const issues: InputIssue[] = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+    return { ok: false, error: { code: 'invalid_input', message: `${name}: ${describeZodError(parsed.error)}`, details: { issues } } };
   }
   try {
-    const handler = handlers[name] as (input: unknown) => unknown;
-    return { ok: true, value: await handler(parsed.data) };
+    const handler = handlers[name] as (input: unknown, context?: CallContext) => unknown;
+    return { ok: true, value: await handler(parsed.data, context) };
   } catch (error) {
     if (error instanceof AppError) {
       return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
@@ -111,6 +139,8 @@ export interface WindowApi {
   subscribe(listener: (message: EventMessage) => void): () => void;
   /** Opens a native file dialog; null when cancelled. */
   pickFile(options: { save: boolean; title: string }): Promise<string | null>;
+  /** Opens a release's folder in the system's file manager; false when it is not one. */
+  showFolder(folder: string): Promise<boolean>;
   /** Desktop only: API keys, kept encrypted by the OS keychain (Electron safeStorage). */
   apiKeys?: {
     names(): Promise<string[]>;

@@ -9,7 +9,7 @@ import {
   type InstanceStatus,
   type InterpretationStatus,
 } from '../domain';
-import { byId, id, none, op, paging, sortDirection, type ImportIssue, type Page, type PassageView, type Provenance } from './core';
+import { byId, id, type ImportIssue, none, op, type Page, paging, type PassageView, type Provenance, serverPath, sortDirection } from './core';
 
 /** Datasets, base questions and instances: browsing, import and export. */
 
@@ -218,9 +218,9 @@ export interface ImportReport {
   committed: boolean;
   errors: ImportIssue[];
   /** How many problems were found beyond the ones listed in `errors`. */
-  more_errors: number;
-  rejects_file: string | null;
-  passages_created: number;
+  moreErrors: number;
+  rejectsFile: string | null;
+  passagesCreated: number;
   seconds: number;
 }
 
@@ -228,7 +228,7 @@ export interface ExportReport {
   file: string;
   records: number;
   instances: number;
-  base_questions: number;
+  baseQuestions: number;
   seconds: number;
 }
 
@@ -242,16 +242,23 @@ export interface Attribution {
 
 export const ImportRequest = z
   .object({
-    path: z.string().min(1),
+    path: serverPath(),
     format: z.enum(IMPORT_FORMATS),
     dataset: z.string().trim().min(1).max(200).optional(),
     skipInvalid: z.boolean().default(false),
+    /** With skipInvalid: where the invalid records go (default: FILE.rejects.jsonl). */
+    rejectsFile: serverPath().optional(),
+    /** The largest record read, in MB; a larger one is reported, not read. */
+    maxRecordMb: z.number().positive().max(4096).default(16),
   })
   .strict();
 
+export const EXPORT_FORMATS = ['jsonl'] as const;
+
 export const ExportRequest = z
   .object({
-    path: z.string().min(1),
+    path: serverPath(),
+    format: z.enum(EXPORT_FORMATS).default('jsonl'),
     datasets: z.array(z.string().min(1)).default([]),
   })
   .strict();
@@ -267,4 +274,6 @@ export const instanceOperations = {
   'base-question:get': op<BaseQuestionDetail>()(byId),
   'dataset:import': op<{ jobId: string }>()(ImportRequest),
   'dataset:export': op<{ jobId: string }>()(ExportRequest),
+  /** Imports the bundled demo data into a new, empty database; [] when there was nothing to do. */
+  'dataset:seed-demo': op<ImportReport[]>()(none),
 } as const;

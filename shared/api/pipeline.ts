@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PIPELINE_STAGES } from '../domain';
 import type { Funnel, ItemTrace, PromptTemplate, RunSummary } from '../pipeline';
-import { none, op } from './core';
+import { none, op, serverPath } from './core';
 
 /** The construction pipeline: runs, funnel, traces, prompts and prices. */
 
@@ -9,7 +9,7 @@ export const PipelineStartRequest = z
   .object({
     /** The config itself, or the path of a config file. */
     config: z.unknown().optional(),
-    configPath: z.string().min(1).optional(),
+    configPath: serverPath().optional(),
     stages: z.array(z.enum(PIPELINE_STAGES)).default([]),
     limit: z.number().int().positive().optional(),
     datasets: z.array(z.string().min(1)).default([]),
@@ -22,7 +22,8 @@ export const PipelineStartRequest = z
 export const pipelineOperations = {
   'pipeline:start': op<{ jobId: string }>()(PipelineStartRequest),
   'pipeline:validate': op<{ ok: true; detectors: number; filters: number; endpoints: string[] } | { ok: false; message: string }>()(z.object({ config: z.unknown() }).strict()),
-  'pipeline:defaults': op<{ example: unknown; last: unknown }>()(none),
+  /** The example config (OpenRouter), the offline demo config (the bundled fake endpoint), and the last run's. */
+  'pipeline:defaults': op<{ example: unknown; offline: unknown; last: unknown }>()(none),
   'pipeline:status': op<{ stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] }>()(none),
   'pipeline:funnel': op<Funnel>()(z.object({ datasets: z.array(z.string()).default([]) }).strict()),
   'pipeline:failures': op<{ item: string; stage: string; reason: string | null; question: string }[]>()(z.object({ stage: z.enum(PIPELINE_STAGES).optional(), limit: z.number().int().min(1).max(1000).default(200) }).strict()),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { op, type PassageView } from './core';
+import { op, type PassageView, serverPath } from './core';
 
 /** Passage search (BM25, dense, hybrid) and the ambiguity cues. */
 
@@ -45,11 +45,11 @@ export const SearchRequestSchema = z
 export interface ConstraintCues {
   query: string;
   literal: string | null;
-  total_hits: number;
-  kl_divergence: number | null;
-  relax_delta_ratio: number;
+  totalHits: number;
+  klDivergence: number | null;
+  relaxDeltaRatio: number;
   constraints: { kind: 'number' | 'date' | 'quoted'; text: string; hits_without: number }[];
-  top_k: number;
+  topK: number;
 }
 
 export interface GeometryCues {
@@ -77,7 +77,59 @@ export const CuesRequestSchema = z
   })
   .strict();
 
+export interface CollectedPassage {
+  rank: number;
+  passage: PassageView;
+  /** Cosine similarity to the clarified question (the re-ranking score). */
+  score: number;
+  /** `sub-question 1`, `sub-question 2`, `back-fill`: every retrieval that returned it. */
+  origins: string[];
+  /** Its best rank in any of those retrievals. */
+  retrievalRank: number;
+}
+
+export const EvidenceRequestSchema = z
+  .object({
+    /** The clarified question: back-fill and re-ranking use it. */
+    question: z.string().trim().min(1).max(4000),
+    subQuestions: z.array(z.string().trim().min(1).max(4000)).max(20).default([]),
+    k: z.number().int().min(1).max(100).default(10),
+    mode: z.enum(SEARCH_MODES).default('hybrid'),
+    corpus: z.string().optional(),
+    model: z.string().optional(),
+  })
+  .strict();
+
+export interface RetrievalEvalReport {
+  mode: SearchMode;
+  k: number;
+  corpus: string;
+  model: string | null;
+  questions: number;
+  recallAtK: number | null;
+  ndcgAtK: number | null;
+  subquestions: number;
+  subquestionRecallAtK: number | null;
+  seconds: number;
+}
+
+export const RetrievalEvalRequest = z
+  .object({
+    /** MuSiQue questions (JSON array or JSON Lines) whose supporting paragraphs are the gold. */
+    questions: serverPath(),
+    mode: z.enum(SEARCH_MODES).default('hybrid'),
+    k: z.number().int().min(1).max(100).default(10),
+    corpus: z.string().optional(),
+    model: z.string().optional(),
+    /** Import the questions' paragraphs into the corpus first (and embed them offline if needed). */
+    buildCorpus: z.boolean().default(false),
+  })
+  .strict();
+
 export const retrievalOperations = {
+  'retrieval:evidence': op<CollectedPassage[]>()(EvidenceRequestSchema),
+  /** A job: its result is a RetrievalEvalReport. */
+  'retrieval:evaluate': op<{ jobId: string }>()(RetrievalEvalRequest),
   'retrieval:search': op<SearchResult>()(SearchRequestSchema),
   'retrieval:cues': op<AmbiguityCues>()(CuesRequestSchema),
 } as const;

@@ -18,11 +18,6 @@ export function normalize(a: Float32Array): Float32Array {
   return out;
 }
 
-export function cosine(a: Float32Array, b: Float32Array): number {
-  const n = norm(a) * norm(b);
-  return n === 0 ? 0 : dot(a, b) / n;
-}
-
 function squaredDistance(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) {
@@ -106,7 +101,6 @@ export interface GeometryThresholds {
 
 /** ADF's defaults for AmbigNQ-style short answers (τ_var 0.25, τ_sep 0.1); ASQA used 0.15 and 0.05. */
 export const ADF_AMBIGNQ: GeometryThresholds = { variance: 0.25, separation: 0.1 };
-export const ADF_ASQA: GeometryThresholds = { variance: 0.15, separation: 0.05 };
 
 export interface GeometrySignals {
   passages: number;

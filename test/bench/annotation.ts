@@ -41,7 +41,7 @@ function agreementInput(items: number, seed: number): AgreementInput {
   return { criteria, items: list, raters, ratings, adjudications: new Map() };
 }
 
-/** ASQA-shaped records: a question with three readings, answers, knowledge and a long answer. */
+/** ASQA-shaped records: a question with three interpretations, answers, knowledge and a long answer. */
 function asqaRecords(count: number): string {
   const random = rng(17);
   const records = Array.from({ length: count }, (_, i) => {
@@ -49,8 +49,8 @@ function asqaRecords(count: number): string {
     return {
       sample_id: `bench-${i}`,
       ambiguous_question: `When did ${subject} happen?`,
-      qa_pairs: [0, 1, 2].map((r) => ({ question: `When did ${subject} happen in reading ${r + 1}?`, short_answers: [`${1900 + ((i + r) % 120)}`], wikipage: subject })),
-      annotations: [{ long_answer: `Depending on the reading, ${subject} happened in ${1900 + (i % 120)}, ${1901 + (i % 120)} or ${1902 + (i % 120)}. ${words(random, 40)}.`, knowledge: [{ content: words(random, 80), wikipage: subject }] }],
+      qa_pairs: [0, 1, 2].map((r) => ({ question: `When did ${subject} happen in interpretation ${r + 1}?`, short_answers: [`${1900 + ((i + r) % 120)}`], wikipage: subject })),
+      annotations: [{ long_answer: `Depending on the interpretation, ${subject} happened in ${1900 + (i % 120)}, ${1901 + (i % 120)} or ${1902 + (i % 120)}. ${words(random, 40)}.`, knowledge: [{ content: words(random, 80), wikipage: subject }] }],
     };
   });
   return JSON.stringify(records);
@@ -111,7 +111,7 @@ export async function benchAnnotation(ctx: BenchContext): Promise<Measurement[]>
     const started = performance.now();
     const report = agreementReport(input, { resamples: 1000, seed: 1 }, { id: 0, name: 'bench', protocol: 'march-validation' });
     runs.push(performance.now() - started);
-    rows = report.rows.length + report.status_rows.length;
+    rows = report.rows.length + report.statusRows.length;
   }
   ctx.log(`  agreement report: ${rows} rows (3 criteria × overall, 3 types, 2 statuses), pairwise κ for 10 pairs, validity rates`);
   out.push({
@@ -121,7 +121,7 @@ export async function benchAnnotation(ctx: BenchContext): Promise<Measurement[]>
     target: ctx.quick ? undefined : { max: 1 },
   });
 
-  // A 10,000-item pack, over instances with readings, answers and evidence.
+  // A 10,000-item pack, over instances with interpretations, answers and evidence.
   const count = ctx.quick ? 1_000 : 10_000;
   const dbFile = path.join(ctx.dir, 'annotation.db');
   const db = openDatabase(dbFile);
@@ -147,7 +147,7 @@ export async function benchAnnotation(ctx: BenchContext): Promise<Measurement[]>
   const merged = importPack(db, packFile);
   const importSeconds = (performance.now() - started) / 1000;
   ctx.log(`  pack: ${exported.items.toLocaleString('en-US')} items, ${(exported.bytes / 2 ** 20).toFixed(1)} MB; import merged ${merged.imported.toLocaleString('en-US')} judgments`);
-  out.push({ name: `pack export, ${count.toLocaleString('en-US')} items with readings, answers and evidence`, value: exportSeconds, unit: 's', target: ctx.quick ? undefined : { max: 5 } });
+  out.push({ name: `pack export, ${count.toLocaleString('en-US')} items with interpretations, answers and evidence`, value: exportSeconds, unit: 's', target: ctx.quick ? undefined : { max: 5 } });
   out.push({ name: `pack results import, ${count.toLocaleString('en-US')} items × 3 judgments`, value: importSeconds, unit: 's', target: ctx.quick ? undefined : { max: 5 } });
 
   // Keypress to the next item painted, on the real judging screen.

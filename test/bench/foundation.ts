@@ -44,7 +44,7 @@ async function benchImport(ctx: BenchContext): Promise<Measurement[]> {
   return [
     { name: `import ${records.toLocaleString('en-US')} MuSiQue records (${paragraphs.toLocaleString('en-US')} paragraphs, ${size} MB)`, value: seconds, unit: 's', target: records === 20_000 ? { max: 30 } : undefined },
     { name: 'import throughput: records', value: records / seconds, unit: 'records/s' },
-    { name: `import throughput: paragraphs read (${report.passages_created.toLocaleString('en-US')} unique stored)`, value: paragraphs / seconds, unit: 'passages/s' },
+    { name: `import throughput: paragraphs read (${report.passagesCreated.toLocaleString('en-US')} unique stored)`, value: paragraphs / seconds, unit: 'passages/s' },
     // Streaming: memory grows with SQLite's page cache and the record at hand, not with the file.
     { name: `import peak memory growth (resident set, file of ${size} MB)`, value: (rssPeak - rssBefore) / 2 ** 20, unit: 'MiB' },
   ];
@@ -105,7 +105,7 @@ function benchPageQuery(ctx: BenchContext, size: number): Measurement[] {
   ];
 }
 
-/** Instances shaped like MARCH's: 2-4 readings, 10 ranked passages each, a long answer. */
+/** Instances shaped like MARCH's: 2-4 interpretations, 10 ranked passages each, a long answer. */
 function detailRecord(i: number, random: () => number): AwbRecord {
   const passages: AwbRecord['passages'] = [];
   const passage = () => {
@@ -113,7 +113,7 @@ function detailRecord(i: number, random: () => number): AwbRecord {
     passages.push({ id, corpus: 'bench', source_id: null, title: words(random, 2), text: `${words(random, 90)}.` });
     return id;
   };
-  const readings = 2 + Math.floor(random() * 3);
+  const interpretationCount = 2 + Math.floor(random() * 3);
   const llm = { source: 'llm' as const, detail: '', model: 'bench-model', prompt_version: 'v1', call: null };
   return {
     format: 'awb-instance/1',
@@ -126,7 +126,7 @@ function detailRecord(i: number, random: () => number): AwbRecord {
       removed_stage: null,
       removed_reason: null,
       evidence: [],
-      interpretations: Array.from({ length: readings }, () => {
+      interpretations: Array.from({ length: interpretationCount }, () => {
         const evidence = Array.from({ length: 10 }, (_, rank) => ({ passage: passage(), rank: rank + 1, score: 1 - rank / 10, origin: 'sub-question 1', provenance: llm }));
         return {
           clarified_question: `Which ${words(random, 9)}?`,
@@ -166,7 +166,7 @@ async function benchDetail(ctx: BenchContext): Promise<Measurement[]> {
   });
   db.close();
   return [
-    { name: 'instance detail load p50 (3 readings x 10 passages, sub-questions, long answer)', value: percentile(times, 50), unit: 'ms', target: { max: 20 } },
+    { name: 'instance detail load p50 (3 interpretations x 10 passages, sub-questions, long answer)', value: percentile(times, 50), unit: 'ms', target: { max: 20 } },
     { name: 'instance detail load p95', value: percentile(times, 95), unit: 'ms' },
   ];
 }

@@ -92,7 +92,7 @@ export async function benchRetrieval(ctx: BenchContext): Promise<Measurement[]> 
   const t1 = performance.now();
   await embedCorpus(db, { corpus: 'bench', provider: 'offline', dimensions: 384 });
   const tVectors = (performance.now() - t1) / 1000;
-  ctx.log(`  text + FTS5 ${tText.toFixed(0)} s (${imported.passages_created.toLocaleString('en-US')} passages), vectors ${tVectors.toFixed(0)} s`);
+  ctx.log(`  text + FTS5 ${tText.toFixed(0)} s (${imported.passagesCreated.toLocaleString('en-US')} passages), vectors ${tVectors.toFixed(0)} s`);
   fs.rmSync(file);
 
   const model = findModel(db, 'offline:hashed-tfidf-words-chargrams:384')!;

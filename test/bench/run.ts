@@ -2,14 +2,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchAnnotation } from './annotation';
+import { benchEvaluation } from './evaluation';
+import { benchEvaluationRunner } from './evaluation-runner';
+import { benchFailures } from './failures';
 import { benchFoundation } from './foundation';
 import { benchPipeline } from './pipeline';
+import { benchRelease } from './release';
 import { benchRetrieval } from './retrieval';
+import { benchTeam } from './team';
 import { formatValue, machine, verdict, type BenchContext, type Measurement } from './harness';
 
 /**
  * `npm run bench`: measures the speed targets of the issues on this machine and prints them,
- * with the machine. `--quick` runs small sizes (to check the bench itself); `--only NAME` runs
+ * with the machine. `--quick` runs small sizes (to check the bench itself); `--only NAME[,NAME]` runs
  * one suite. Results also go to bench-results/latest.json.
  */
 
@@ -18,14 +23,21 @@ const suites: Record<string, (ctx: BenchContext) => Promise<Measurement[]>> = {
   retrieval: benchRetrieval,
   annotation: benchAnnotation,
   pipeline: benchPipeline,
+  release: benchRelease,
+  evaluation: benchEvaluation,
+  'evaluation-runner': benchEvaluationRunner,
+  failures: benchFailures,
+  team: benchTeam,
 };
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyIndex = args.indexOf('--only');
-const only = onlyIndex === -1 ? null : args[onlyIndex + 1];
-if (only && !suites[only]) {
-  console.error(`Unknown suite ${only}; choose from ${Object.keys(suites).join(', ')}`);
+// `--only a,b` runs some suites (in the usual order).
+const only = onlyIndex === -1 ? null : new Set((args[onlyIndex + 1] ?? '').split(',').filter(Boolean));
+const unknown = only ? [...only].filter((name) => !suites[name]) : [];
+if (only && (only.size === 0 || unknown.length)) {
+  console.error(`Unknown suite ${unknown.join(', ') || '(none named)'}; choose from ${Object.keys(suites).join(', ')}`);
   process.exit(2);
 }
 
@@ -40,7 +52,7 @@ const all: { suite: string; measurements: Measurement[] }[] = [];
 let missed = 0;
 try {
   for (const [name, run] of Object.entries(suites)) {
-    if (only && only !== name) continue;
+    if (only && !only.has(name)) continue;
     console.log(`# ${name}`);
     const measurements = await run(context);
     for (const m of measurements) {

@@ -81,7 +81,7 @@ describe('browsing instances', () => {
     expect(top).toBeLessThanOrEqual(most);
   });
 
-  it('searches questions, readings and answers with FTS5 and highlights the words', async () => {
+  it('searches questions, interpretations and answers with FTS5 and highlights the words', async () => {
     await ui.goto('/instances');
     await ui.waitForRowCount(478);
     await ui.search('darth vader');
@@ -95,19 +95,19 @@ describe('browsing instances', () => {
 });
 
 describe('the side-by-side instance view', () => {
-  it('opens from the keyboard and shows the question, each reading, its answer and the long answer', async () => {
+  it('opens from the keyboard and shows the question, each interpretation, its answer and the long answer', async () => {
     await ui.goto('/instances?q=darth%20vader');
     await ui.waitForRows();
     const question = await ui.cellText(0, 1);
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/instances\/\d+\?q=darth\+vader&at=0/);
     await expect.poll(() => page.getByTestId('original-question').innerText()).toBe(question);
-    const readings = page.getByTestId('reading');
-    await readings.first().waitFor();
-    expect(await readings.count()).toBe(6);
+    const interpretations = page.getByTestId('interpretation');
+    await interpretations.first().waitFor();
+    expect(await interpretations.count()).toBe(6);
     expect(await page.getByTestId('clarified-question').first().innerText()).toMatch(/darth vader/i);
     expect(await page.getByTestId('short-answer').first().innerText()).toContain('James Earl Jones');
-    // Every short answer is found in both long answers, each in its reading's colour.
+    // Every short answer is found in both long answers, each in its interpretation's colour.
     const checks = page.getByTestId('long-answer-checks');
     expect(await checks.count()).toBe(2);
     expect(await checks.first().innerText()).toMatch(/all 6 short answers appear in it/);
@@ -116,7 +116,7 @@ describe('the side-by-side instance view', () => {
   });
 
   it('flags a short answer missing from the long answer', async () => {
-    // ASQA dev has long answers that leave out one of the readings; find one through the API.
+    // ASQA dev has long answers that leave out one of the interpretations; find one through the API.
     const response = await fetch(`${server.url}/api/instance:list`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -299,6 +299,19 @@ describe('importing from the UI', () => {
     expect(await page.getByTestId('import-report').innerText()).toMatch(/Imported 1 record into “Extra”/);
     await page.getByRole('link', { name: /Instances/ }).first().click();
     await ui.waitForRowCount(479);
+  });
+
+  it('downloads an export through the browser, the server choosing where it writes', async () => {
+    await ui.goto('/export');
+    await page.getByRole('checkbox', { name: /Extra/ }).check();
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download instead' }).click()]);
+    expect(saved.suggestedFilename()).toBe('dataset.jsonl');
+    const file = tmp.file('downloaded.jsonl');
+    await saved.saveAs(file);
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ format: 'awb-instance/1', base_question: { source_id: 'extra-1' } });
+    await page.getByText('Saved dataset.jsonl').waitFor();
   });
 
   it('raised no errors in the page', () => {

@@ -16,12 +16,12 @@ describe('awb CLI', () => {
     expect(help.status).toBe(0);
     for (const command of ['import', 'stats', 'export', 'serve']) expect(help.stdout).toContain(command);
     const importHelp = awb(['import', '--help']);
-    expect(importHelp.stdout.replace(/\s+/g, ' ')).toMatch(/--format <format> the file format \(choices: "musique", "asqa", "ambignq", "condambigqa", "awb"\)/);
+    expect(importHelp.stdout.replace(/\s+/g, ' ')).toMatch(/--format <format> the file format \(musique \| asqa \| ambignq \| condambigqa \| awb\)/);
     expect(importHelp.stdout).toContain('--db <path>');
     expect(importHelp.stdout).toContain('--json');
     const bad = awb(['import', MUSIQUE, '--format', 'nope']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/Allowed choices are musique, asqa/);
+    expect(bad.stderr).toMatch(/dataset:import: format: Invalid option: expected one of "musique"\|"asqa"/);
   });
 
   it('imports, counts and exports with --db and --json', () => {
@@ -34,9 +34,9 @@ describe('awb CLI', () => {
     expect(awbJson<ImportReport>(['import', ASQA, '--format', 'asqa', '--db', db, '--dataset', 'ASQA dev']).json.imported).toBe(300);
 
     const stats = awbJson<Stats>(['stats', '--db', db]).json;
-    expect(stats).toMatchObject({ datasets: 2, base_questions: 400, instances: 300 });
-    expect(stats.instances_by_type.unspecified).toBe(300);
-    expect(stats.instances_by_status.ready).toBe(300);
+    expect(stats).toMatchObject({ datasets: 2, baseQuestions: 400, instances: 300 });
+    expect(stats.instancesByType.unspecified).toBe(300);
+    expect(stats.instancesByStatus.ready).toBe(300);
     expect(stats.interpretations).toBeGreaterThan(300);
     expect(stats.passages).toBeGreaterThan(1000);
 
@@ -60,7 +60,7 @@ describe('awb CLI', () => {
     expect(human.status).toBe(1);
     expect(human.stdout).toMatch(/bad\.jsonl: line 1 · paragraphs: Invalid input: expected array, received string/);
     expect(human.stdout).toMatch(/Nothing was imported/);
-    expect(awbJson<Stats>(['stats', '--db', db]).json.base_questions).toBe(0);
+    expect(awbJson<Stats>(['stats', '--db', db]).json.baseQuestions).toBe(0);
     // --skip-invalid with nothing valid left imported nothing: still a failure.
     const skipped = awbJson<ImportReport>(['import', file, '--format', 'musique', '--skip-invalid', '--db', db]);
     expect(skipped.json).toMatchObject({ imported: 0, rejected: 1, committed: true });

@@ -40,7 +40,7 @@ describe('export and import round-trip', () => {
     const report = await exportJsonl(db, { file: first });
     const stats = getStats(db);
     expect(report.instances).toBe(stats.instances);
-    expect(report.base_questions).toBe(stats.base_questions);
+    expect(report.baseQuestions).toBe(stats.baseQuestions);
 
     // Every line is a valid awb-instance/1 record.
     const lines = fs.readFileSync(first, 'utf8').trim().split('\n');

@@ -93,8 +93,8 @@ describe('the API over HTTP', () => {
   it('lists and opens base questions', async () => {
     const page = await post<Page<{ id: number; question: string }>>('base-question:list', { limit: 5, sort: 'id' });
     expect(page.result.ok && page.result.value.rows).toHaveLength(5);
-    const stats = await post<{ base_questions: number }>('stats:get', {});
-    expect(stats.result.ok && stats.result.value.base_questions).toBe(100);
+    const stats = await post<{ baseQuestions: number }>('stats:get', {});
+    expect(stats.result.ok && stats.result.value.baseQuestions).toBe(100);
     const instances = await post<Page<InstanceRow>>('instance:list', {});
     expect(instances.result.ok && instances.result.value.rows).toEqual([]);
   });

@@ -48,7 +48,7 @@ describe('MuSiQue import', () => {
 
     const distinct = new Set(musique.flatMap((r) => r.paragraphs.map((p) => `${p.title}\u0000${p.paragraph_text}`)));
     expect(count(db, 'passages')).toBe(distinct.size);
-    expect(report.passages_created).toBe(distinct.size);
+    expect(report.passagesCreated).toBe(distinct.size);
     expect(count(db, 'base_question_passages')).toBe(musique.reduce((n, r) => n + r.paragraphs.length, 0));
     expect(count(db, 'decomposition_steps')).toBe(musique.reduce((n, r) => n + r.question_decomposition.length, 0));
 
@@ -74,7 +74,7 @@ describe('MuSiQue import', () => {
     await importFile(db, { file: MUSIQUE, format: 'musique' });
     const before = snapshot(db);
     const again = await importFile(db, { file: MUSIQUE, format: 'musique' });
-    expect(again).toMatchObject({ read: 100, imported: 0, duplicates: 100, rejected: 0, passages_created: 0 });
+    expect(again).toMatchObject({ read: 100, imported: 0, duplicates: 100, rejected: 0, passagesCreated: 0 });
     expect(snapshot(db)).toEqual(before);
   });
 
@@ -110,10 +110,10 @@ describe('ASQA import', () => {
     const report = await importFile(db, { file: ASQA, format: 'asqa' });
     expect(report).toMatchObject({ read: 300, imported: 300, rejected: 0, committed: true });
     expect(getStats(db)).toMatchObject({
-      base_questions: 300,
+      baseQuestions: 300,
       instances: 300,
       interpretations: asqa.reduce((n, r) => n + r.qa_pairs.length, 0),
-      long_answers: asqa.reduce((n, r) => n + r.annotations.filter((a) => a.long_answer.trim()).length, 0),
+      longAnswers: asqa.reduce((n, r) => n + r.annotations.filter((a) => a.long_answer.trim()).length, 0),
     });
     expect(count(db, 'long_answer_citations')).toBe(
       asqa.reduce((n, r) => n + r.annotations.reduce((m, a) => m + a.knowledge.filter((k) => k.content?.trim()).length, 0), 0),
@@ -170,7 +170,7 @@ describe('AmbigNQ import', () => {
     const multiple = ambignq.filter((r) => r.annotations.some((a) => a.type === 'multipleQAs'));
     const longest = (r: AmbignqRecord) => Math.max(...r.annotations.filter((a) => a.type === 'multipleQAs').map((a) => a.qaPairs!.length));
     expect(getStats(db)).toMatchObject({
-      base_questions: 300,
+      baseQuestions: 300,
       instances: multiple.length,
       interpretations: multiple.reduce((n, r) => n + longest(r), 0),
     });
@@ -280,7 +280,7 @@ describe('bad input: a clear error naming the place, and nothing imported', () =
     expect(report).toMatchObject({ committed: false, imported: 0, rejected: 300 });
     expect(report.errors[0]!.message).toBe('this looks like ASQA data, not MuSiQue v1.0; try --format asqa');
     expect(report.errors.length).toBe(100);
-    expect(report.more_errors).toBeGreaterThan(0);
+    expect(report.moreErrors).toBeGreaterThan(0);
     expect(count(db, 'base_questions')).toBe(0);
     // ASQA records carry AmbigNQ's `annotations` key: still named as ASQA.
     const asAmbignq = await importFile(db, { file, format: 'ambignq' });
@@ -301,7 +301,7 @@ describe('bad input: a clear error naming the place, and nothing imported', () =
     const file = writeFile(tmp.file('partial.json'), JSON.stringify(records));
     const db = memoryDb();
     const report = await importFile(db, { file, format: 'musique', skipInvalid: true });
-    expect(report).toMatchObject({ read: 3, imported: 2, rejected: 1, committed: true, rejects_file: `${file}.rejects.jsonl` });
+    expect(report).toMatchObject({ read: 3, imported: 2, rejected: 1, committed: true, rejectsFile: `${file}.rejects.jsonl` });
     const rejects = fs.readFileSync(`${file}.rejects.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { location: string; errors: { field: string }[]; record: string });
     expect(rejects).toHaveLength(1);
     expect(rejects[0]!.location).toMatch(/element \[1\]/);

@@ -29,13 +29,13 @@ describe('corpus import', () => {
     const report = await importCorpus(db, { file: MUSIQUE, format: 'musique', corpus: 'musique' });
     const records = readJson<{ paragraphs: { title: string; paragraph_text: string }[] }[]>(MUSIQUE);
     const distinct = new Set(records.flatMap((r) => r.paragraphs.map((p) => `${p.title}\u0000${p.paragraph_text}`))).size;
-    expect(report).toMatchObject({ committed: true, records: 100, passages_read: 2000, passages_created: distinct, duplicates: 2000 - distinct, rejected: 0 });
+    expect(report).toMatchObject({ committed: true, records: 100, passagesRead: 2000, passagesCreated: distinct, duplicates: 2000 - distinct, rejected: 0 });
     expect(count(db, sql`SELECT count(*) AS n FROM passages_fts WHERE passages_fts MATCH 'psychotherapy'`)).toBeGreaterThan(0);
     const row = get<{ origin: string; source_line: number }>(db, sql`SELECT origin, source_line FROM passages ORDER BY id LIMIT 1`)!;
     expect(row).toEqual({ origin: 'musique_ans_train_sample100.json', source_line: 1 });
     // Importing again adds nothing.
     const again = await importCorpus(db, { file: MUSIQUE, format: 'musique', corpus: 'musique' });
-    expect(again).toMatchObject({ committed: true, passages_created: 0 });
+    expect(again).toMatchObject({ committed: true, passagesCreated: 0 });
     expect(count(db, sql`SELECT count(*) AS n FROM passages`)).toBe(distinct);
   });
 
@@ -46,7 +46,7 @@ describe('corpus import', () => {
     );
     const db = memoryDb();
     const report = await importCorpus(db, { file, format: 'dpr-tsv', corpus: 'dpr' });
-    expect(report).toMatchObject({ committed: true, records: 2, passages_created: 2 });
+    expect(report).toMatchObject({ committed: true, records: 2, passagesCreated: 2 });
     const rows = all<{ source_id: string; title: string; text: string; source_line: number }>(db, sql`SELECT source_id, title, text, source_line FROM passages ORDER BY id`);
     expect(rows).toEqual([
       { source_id: '1', title: 'Aaron', text: 'Aaron ( or ; "Ahärôn") is a prophet.', source_line: 2 },
@@ -65,7 +65,7 @@ describe('corpus import', () => {
     ]);
     expect(count(db, sql`SELECT count(*) AS n FROM passages`)).toBe(0);
     const skipped = await importCorpus(db, { file, format: 'dpr-tsv', corpus: 'dpr', skipInvalid: true });
-    expect(skipped).toMatchObject({ committed: true, passages_created: 2 });
+    expect(skipped).toMatchObject({ committed: true, passagesCreated: 2 });
     expect(all<{ title: string }>(db, sql`SELECT title FROM passages ORDER BY id`)).toEqual([{ title: 'One' }, { title: 'Three' }]);
   });
 
@@ -75,7 +75,7 @@ describe('corpus import', () => {
     const file = writeFile(tmp.file('wiki.jsonl'), `${JSON.stringify({ id: 'A1', title: 'Article one', text: article })}\n`);
     const db = memoryDb();
     const report = await importCorpus(db, { file, format: 'wikipedia-jsonl', corpus: 'wiki' });
-    expect(report.passages_created).toBeGreaterThan(4);
+    expect(report.passagesCreated).toBeGreaterThan(4);
     const rows = all<{ source_id: string; text: string; char_start: number; char_end: number }>(db, sql`SELECT source_id, text, char_start, char_end FROM passages ORDER BY id`);
     rows.forEach((r, i) => {
       expect(r.source_id).toBe(`A1#${i}`);
@@ -87,7 +87,7 @@ describe('corpus import', () => {
     const file = writeFile(tmp.file('broken.jsonl'), '{"id": 1, "title": "A", "text": "Alpha text."}\n{"id": 2, "title": "B", "text": \n{"id": 3, "title": "C"}\n{"id": 4, "title": "D", "text": "Delta."}\n');
     const db = memoryDb();
     const report = await importCorpus(db, { file, format: 'jsonl', corpus: 'broken' });
-    expect(report).toMatchObject({ committed: false, rejected: 2, passages_created: 0 });
+    expect(report).toMatchObject({ committed: false, rejected: 2, passagesCreated: 0 });
     expect(report.errors.map((e) => [e.location, e.field])).toEqual([
       ['broken.jsonl: line 2', ''],
       ['broken.jsonl: line 3, element [2]'.replace(', element [2]', ''), 'text'],
@@ -95,7 +95,7 @@ describe('corpus import', () => {
     expect(count(db, sql`SELECT count(*) AS n FROM passages`)).toBe(0);
     expect(count(db, sql`SELECT count(*) AS n FROM corpora`)).toBe(0);
     const skipped = await importCorpus(db, { file, format: 'jsonl', corpus: 'broken', skipInvalid: true });
-    expect(skipped).toMatchObject({ committed: true, rejected: 2, passages_created: 2 });
+    expect(skipped).toMatchObject({ committed: true, rejected: 2, passagesCreated: 2 });
   });
 
   it('resumes after a kill -9, adding each passage once', async () => {
@@ -137,11 +137,11 @@ describe('corpus import', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
 
-    const resumed = awbJson<{ resumed_from: number; passages_created: number; committed: boolean }>(['corpus', 'import', file, '--format', 'jsonl', '--corpus', 'many', '--db', db]);
+    const resumed = awbJson<{ resumedFrom: number; passagesCreated: number; committed: boolean }>(['corpus', 'import', file, '--format', 'jsonl', '--corpus', 'many', '--db', db]);
     expect(resumed.status).toBe(0);
     expect(resumed.json.committed).toBe(true);
-    expect(resumed.json.resumed_from).toBeGreaterThan(4000);
-    expect(resumed.json.resumed_from).toBeLessThan(60_000);
+    expect(resumed.json.resumedFrom).toBeGreaterThan(4000);
+    expect(resumed.json.resumedFrom).toBeLessThan(60_000);
     const reader = new Database(db, { readonly: true });
     expect((reader.prepare('SELECT count(*) AS n FROM passages').get() as { n: number }).n).toBe(distinct);
     // Every passage is in the full-text index exactly once (the FTS5 integrity check compares).
@@ -255,18 +255,18 @@ describe('search', () => {
       for (let i = 0; i < 40; i++) upsertPassage(db, { corpusId: corpus, sourceId: null, title: `Festival ${i}`, text: `A film won the festival award in ${1990 + (i % 20)}.`, origin: 't' });
     });
     const cues = constraintCues(db, 'Which film won the festival award in 1998?', corpus, 10);
-    expect(cues.total_hits).toBe(2);
+    expect(cues.totalHits).toBe(2);
     expect(cues.constraints).toEqual([{ kind: 'date', text: '1998', hits_without: 40 }]);
-    expect(cues.relax_delta_ratio).toBe(20);
-    expect(cues.kl_divergence).toBeGreaterThan(0);
+    expect(cues.relaxDeltaRatio).toBe(20);
+    expect(cues.klDivergence).toBeGreaterThan(0);
     const plain = constraintCues(db, 'Which film won the festival award?', corpus, 10);
-    expect(plain.relax_delta_ratio).toBe(1);
-    expect(plain.total_hits).toBe(40);
+    expect(plain.relaxDeltaRatio).toBe(1);
+    expect(plain.totalHits).toBe(40);
     // No hits with the constraint and none without it: no increase, so 1 (not 0).
     const nowhere = constraintCues(db, 'Which film won the zzqqxx award in 1998?', corpus, 10);
-    expect(nowhere.total_hits).toBe(0);
+    expect(nowhere.totalHits).toBe(0);
     expect(nowhere.constraints).toEqual([{ kind: 'date', text: '1998', hits_without: 0 }]);
-    expect(nowhere.relax_delta_ratio).toBe(1);
+    expect(nowhere.relaxDeltaRatio).toBe(1);
   });
 
   it("re-ranks evidence with the model that holds the corpus's vectors, even when another model has more", async () => {
@@ -499,19 +499,19 @@ describe('retrieval evaluation', () => {
   it('reports recall@k and nDCG@k for BM25, dense and hybrid on the MuSiQue sample; hybrid beats BM25', () => {
     const db = tmp.file('eval.db');
     const run = (mode: string) =>
-      awbJson<{ mode: string; k: number; questions: number; recall_at_k: number; ndcg_at_k: number; subquestion_recall_at_k: number }>([
+      awbJson<{ mode: string; k: number; questions: number; recallAtK: number; ndcgAtK: number; subquestionRecallAtK: number }>([
         'retrieval-eval', '--questions', MUSIQUE, '--mode', mode, '--k', '10', '--build-corpus', '--db', db,
       ]).json;
     const bm25 = run('bm25');
     expect(bm25).toMatchObject({ mode: 'bm25', k: 10, questions: 100 });
-    expect(bm25.recall_at_k).toBeGreaterThan(0.55);
-    expect(bm25.recall_at_k).toBeLessThan(0.7);
-    expect(bm25.subquestion_recall_at_k).toBeGreaterThan(bm25.recall_at_k);
+    expect(bm25.recallAtK).toBeGreaterThan(0.55);
+    expect(bm25.recallAtK).toBeLessThan(0.7);
+    expect(bm25.subquestionRecallAtK).toBeGreaterThan(bm25.recallAtK);
     const dense = run('dense');
     const hybrid = run('hybrid');
-    expect(dense.recall_at_k).toBeGreaterThan(0.4);
-    expect(hybrid.recall_at_k).toBeGreaterThan(bm25.recall_at_k);
-    expect(hybrid.subquestion_recall_at_k).toBeGreaterThanOrEqual(bm25.subquestion_recall_at_k);
+    expect(dense.recallAtK).toBeGreaterThan(0.4);
+    expect(hybrid.recallAtK).toBeGreaterThan(bm25.recallAtK);
+    expect(hybrid.subquestionRecallAtK).toBeGreaterThanOrEqual(bm25.subquestionRecallAtK);
   });
 
   it('answers awb search --json with each mode\'s rank and score', () => {

@@ -18,8 +18,8 @@ describe('the services worker of the desktop app', () => {
     try {
       await host.ready;
       const stats = await host.invoke('stats:get', {});
-      expect(stats).toMatchObject({ ok: true, value: { datasets: 3, base_questions: 700, instances: 478 } });
-      expect((stats.ok && (stats.value as Stats).instances_by_type.unspecified)).toBe(478);
+      expect(stats).toMatchObject({ ok: true, value: { datasets: 3, baseQuestions: 700, instances: 478 } });
+      expect((stats.ok && (stats.value as Stats).instancesByType.unspecified)).toBe(478);
 
       const info = await host.invoke('app:info', {});
       expect(info).toMatchObject({ ok: true, value: { mode: 'desktop' } });

@@ -222,7 +222,7 @@ describe('agreement tables', () => {
   const report = agreementReport(input, { resamples: 50, seed: 1 }, { id: 1, name: 'test', protocol: 'p' });
 
   it('shows κ with the same three decimals in every table', () => {
-    const kappa = report.rows.find((r) => r.ambiguity_type === 'all')!.fleiss_kappa!.toFixed(3);
+    const kappa = report.rows.find((r) => r.ambiguityType === 'all')!.fleissKappa!.toFixed(3);
     expect(agreementTable(report).rows[0]![1]).toBe(kappa);
     expect(validityTable(report).rows[0]!.at(-1)).toBe(kappa);
     for (const row of statusTable(report).rows) expect(row[4]).toMatch(/^-?\d\.\d{3}$|^—$/);

@@ -6,15 +6,16 @@ import type { EventBus } from '../events';
 import { adjudicate, campaignAgreement, disagreements } from './agreement';
 import { campaignList, campaignView, createCampaign, sampleInstances } from './campaigns';
 import { DatabaseJudging, type JudgingStore } from './judging';
-import { exportJudgments, importJudgments } from './judgments-io';
+import { exportJudgments, importJudgments, judgmentFormatOf } from './judgments-io';
 import { exportPack, importPack, PackJudging } from './packs';
-import { allProtocols, resolveProtocol, saveProtocol } from './protocols';
+import { allProtocols, protocolDocument, resolveProtocol, saveProtocol } from './protocols';
 
 type AnnotationOperation =
   | 'protocol:list'
   | 'protocol:get'
   | 'protocol:versions'
   | 'protocol:save'
+  | 'protocol:document'
   | 'campaign:list'
   | 'campaign:get'
   | 'campaign:preview'
@@ -76,6 +77,14 @@ export function annotationHandlers(db: WritableDB, events: EventBus): Pick<Handl
       changed('protocol');
       return saved;
     },
+    'protocol:document': ({ reference }) => {
+      const [key, at] = reference.split('@');
+      const found = resolveProtocol(db, /^\d+$/.test(key!) ? Number(key) : key!);
+      if (at === undefined) return protocolDocument(found);
+      const chosen = protocolVersions(db, found.key).find((p) => String(p.version) === at);
+      if (!chosen) throw new AppError('not_found', `No version ${at} of "${found.key}"`);
+      return protocolDocument(chosen);
+    },
     'campaign:list': () => campaignList(db),
     'campaign:get': ({ id }) => campaignView(db, id),
     'campaign:preview': ({ selection, seed }) => {
@@ -103,7 +112,7 @@ export function annotationHandlers(db: WritableDB, events: EventBus): Pick<Handl
     },
     'judgment:export': ({ campaignId, format, path: file }) => exportJudgments(db, campaignId, format, path.resolve(file)),
     'judgment:import': ({ campaignId, format, path: file }) => {
-      const report = importJudgments(db, campaignId, format, path.resolve(file));
+      const report = importJudgments(db, campaignId, format ?? judgmentFormatOf(file), path.resolve(file));
       if (report.committed) changed('judgments');
       return report;
     },

@@ -137,3 +137,10 @@ export function importJudgments(db: WritableDB, campaignId: number, format: Judg
   report.committed = true;
   return report;
 }
+
+/** The format a judgments file's extension names. */
+export function judgmentFormatOf(file: string): JudgmentFormat {
+  if (/\.csv$/i.test(file)) return 'csv';
+  if (/\.(jsonl|ndjson)$/i.test(file)) return 'jsonl';
+  throw new AppError('invalid_input', `Cannot tell the format of ${path.basename(file)}: give the format (csv or jsonl).`);
+}
