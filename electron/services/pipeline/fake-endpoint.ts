@@ -107,6 +107,14 @@ function candidates(passage: string, question: string): string[] {
     if (terms.length === 0 || terms.every((t) => asked.has(t))) continue;
     if (!found.includes(phrase)) found.push(phrase);
   }
+  if (found.length) return found;
+  // Text without names or numbers (lower-case prose): pairs of adjacent words the question lacks.
+  const plain = body.toLowerCase().match(/[\p{L}\d'’-]+/gu) ?? [];
+  for (let i = 0; i + 1 < plain.length && found.length < 5; i += 2) {
+    const pair = `${plain[i]} ${plain[i + 1]}`;
+    const terms = contentTerms(pair);
+    if (terms.length === 2 && !terms.some((t) => asked.has(t)) && !found.includes(pair)) found.push(pair);
+  }
   return found;
 }
 
