@@ -3,7 +3,7 @@ import { PIPELINE_STAGES } from '../shared/domain';
 import type { RunSummary } from '../shared/pipeline';
 import { CliError, withClient } from './cli-client';
 import { choices, integer, list, number, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
-import { readFakeScript, startFakeEndpoint } from './services/pipeline/fake-endpoint';
+import { readFakeScript, startFakeEndpoint } from './transport/fake-model';
 
 /** `awb pipeline run|status|funnel|failures|trace|prompts|price`: the construction pipeline. */
 

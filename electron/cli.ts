@@ -7,7 +7,6 @@ import {
   INSTANCE_SORT_COLUMNS,
   SEARCH_MODES,
   AppError,
-  dispatch,
   isOperation,
   operations,
   type CollectedPassage,
@@ -24,11 +23,7 @@ import { CliError, withClient } from './cli-client';
 import { choices, databasePath, integer, list, number, printImportReport, printJson, printTable, version, withCommon, type CommonOptions } from './cli-common';
 import { addPipelineCommands } from './cli-pipeline';
 import { addReleaseCommands } from './cli-release';
-import { appRoot, rendererDir, userDataDir } from './paths';
-import { rendererOnFirstUse } from './renderer-build';
-import { readPack, resultsPath } from './services/annotation/packs';
-import { createHandlers, Workbench } from './services';
-import { createHttpServer, listen } from './transport/http';
+import { serve, type Serving } from './transport/serve';
 
 /**
  * `awb`: every operation reachable without a window. The CLI is the third client of the
@@ -418,52 +413,28 @@ function addServeCommand(program: Command): void {
       .option('--pack <file>', 'open an offline annotation pack (judging needs nothing else)')
       .argument('[pack]', 'same as --pack'),
   ).action(async (packArgument: string | undefined, options: CommonOptions & { port?: number; host: string; seedDemo?: boolean; pack?: string; team?: boolean }) => {
-    const log = (message: string) => process.stderr.write(`${message}\n`);
     const pack = options.pack ?? packArgument;
-    if (pack) readPack(pack);
-    if (options.port !== undefined && (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)) {
-      throw new CliError('invalid_input', `--port: expected a port number from 0 to 65535, not ${options.port}`);
-    }
-    const workbench = new Workbench({ databasePath: databasePath(options), mode: 'browser', version: version(), log, ...(pack ? { pack: path.resolve(pack) } : {}) });
-    const handlers = createHandlers(workbench);
-    if (options.seedDemo) {
-      const seeded = await dispatch(handlers, 'dataset:seed-demo', {});
-      if (!seeded.ok) throw new CliError(seeded.error.code, seeded.error.message);
-      for (const r of seeded.value as ImportReport[]) log(`Seeded ${r.dataset}: ${r.imported} records`);
-    }
-    const port = options.port ?? 4310;
-    const server = createHttpServer({
-      handlers,
-      events: workbench.events,
-      staticDir: rendererDir(),
-      // Right after `npm ci` the UI is not built yet: build it for the first page request.
-      prepareStatic: rendererOnFirstUse({ outDir: rendererDir(), appRoot: appRoot(), log }),
-      uploadDir: path.join(userDataDir(), 'uploads'),
-      host: options.host,
-      port,
-      team: { db: workbench.db, forced: options.team === true },
-    });
-    let url: string;
+    let serving: Serving;
     try {
-      try {
-        url = await listen(server, options.host, port);
-      } catch (error) {
-        // The default port is taken (another workbench?): take any free one instead.
-        const busy = (error as { code?: string }).code === 'EADDRINUSE';
-        if (!busy || options.port !== undefined) throw error;
-        url = await listen(server, options.host, 0);
-      }
+      serving = await serve({
+        databasePath: databasePath(options),
+        version: version(),
+        host: options.host,
+        ...(options.port !== undefined ? { port: options.port } : {}),
+        team: options.team === true,
+        seedDemo: options.seedDemo === true,
+        ...(pack ? { pack } : {}),
+        log: (message) => process.stderr.write(`${message}\n`),
+      });
     } catch (error) {
-      workbench.close();
-      throw new CliError('conflict', `Cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
+      if (error instanceof AppError) throw new CliError(error.code, error.message, error.code === 'invalid_input' && error.message.startsWith('--port'));
+      throw error;
     }
-    if (options.json) printJson({ url, database: workbench.options.databasePath });
-    else if (pack) process.stdout.write(`Ambiguity Workbench is running at ${url}\nPack: ${path.resolve(pack)} (judgments are saved to ${resultsPath(path.resolve(pack))})\nPress Ctrl+C to stop.\n`);
-    else process.stdout.write(`Ambiguity Workbench is running at ${url}\nDatabase: ${workbench.options.databasePath}\nPress Ctrl+C to stop.\n`);
+    if (options.json) printJson({ url: serving.url, database: serving.database });
+    else if (serving.pack) process.stdout.write(`Ambiguity Workbench is running at ${serving.url}\nPack: ${serving.pack.file} (judgments are saved to ${serving.pack.results})\nPress Ctrl+C to stop.\n`);
+    else process.stdout.write(`Ambiguity Workbench is running at ${serving.url}\nDatabase: ${serving.database}\nPress Ctrl+C to stop.\n`);
     const stop = () => {
-      server.close();
-      server.closeAllConnections();
-      workbench.close();
+      serving.stop();
       process.exit(0);
     };
     process.once('SIGINT', stop);

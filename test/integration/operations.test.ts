@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { composeOperations, dispatch, op, operations, serverPathFields, type Handlers, type Input, type Job, type OperationName, type Result } from '../../shared/api';
 import { createHandlers, Workbench } from '../../electron/services';
-import { checkPaths } from '../../electron/services/team/access';
+import { checkPaths, isRead } from '../../electron/services/team/access';
 import { awb } from '../helpers/cli';
 import { failureOperationCases } from '../helpers/failure-operation-cases';
 import { ASQA, MUSIQUE, tempDir } from '../helpers/db';
@@ -332,6 +332,16 @@ describe('the operation map', () => {
     expect(typo).toMatchObject({ ok: false, error: { code: 'invalid_input', message: 'instance:list: input: Unrecognized key: "limt"' } });
     const unknown = await dispatch(handlers, 'instance:delete-all', {});
     expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_operation' } });
+  });
+});
+
+describe('reads and writes', () => {
+  it('classifies every operation that only reads as a read (not audited, open to readers in team mode)', () => {
+    const readingVerb = /:(list|get|items|item|compare|table|methods|prompts|prompt-history|counts|facets|search|cues|evidence|preview|card|diff|document|versions|defaults|funnel|failures|prices|status|trace|info|attributions|queue|audit|verify|zip|score|disagreements)$/;
+    const reads = Object.keys(operations).filter((name) => readingVerb.test(name));
+    expect(reads.filter((name) => !isRead(name))).toEqual([]);
+    // And nothing that writes passes for a read.
+    for (const name of ['judging:decide', 'dataset:import', 'release:create', 'evaluation:start', 'failure-tag:add', 'account:create', 'sync:run']) expect(isRead(name), name).toBe(false);
   });
 });
 

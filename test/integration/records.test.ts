@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseQuestionsWithoutInstances } from '../../db/queries/base-questions';
 import { all, sql, type WritableDB } from '../../db/sql';
 import { importFile } from '../../electron/services/import/import-file';
-import { startFakeEndpoint } from '../../electron/services/pipeline/fake-endpoint';
+import { startFakeEndpoint } from '../../electron/transport/fake-model';
 import { runPipeline } from '../../electron/services/pipeline/run';
 import {
   readBaseQuestionRecord,

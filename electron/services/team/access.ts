@@ -53,7 +53,26 @@ const READS_FOR_ALL_ROLES: readonly string[] = [
   'pipeline:prompt-history',
   'pipeline:status',
   'pipeline:trace',
+  'evaluation:list',
+  'evaluation:get',
+  'evaluation:items',
+  'evaluation:item',
+  'evaluation:compare',
+  'evaluation:table',
+  'evaluation:methods',
+  'evaluation:prompts',
+  'evaluation:prompt-history',
+  'failure:list',
+  'failure:item',
+  'failure-tag:list',
+  'failure-tag:counts',
+  'instance-flag:list',
+  'judge-validation:get',
+  'release:zip',
 ];
+
+/** Reads that name a file on the server: never over the network (checkPaths), and not audited. */
+const LOCAL_READS: readonly string[] = ['release:verify', 'evaluation:score'];
 
 export const ACCESS: Readonly<Record<string, Access>> = {
   ...Object.fromEntries(READS_FOR_ALL_ROLES.map((name) => [name, 'everyone' as const])),
@@ -70,7 +89,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
 
 /** Operations that only read: everything else is a write and goes into the audit trail. */
 export function isRead(name: string): boolean {
-  return READS_FOR_ALL_ROLES.includes(name) || name === 'agreement:get' || name === 'agreement:disagreements' || name === 'judging:queue' || name === 'judging:item' || name === 'account:list' || name === 'account:audit';
+  return READS_FOR_ALL_ROLES.includes(name) || LOCAL_READS.includes(name) || name === 'agreement:get' || name === 'agreement:disagreements' || name === 'judging:queue' || name === 'judging:item' || name === 'account:list' || name === 'account:audit';
 }
 
 export function accessOf(name: string): Access {

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { AppError } from '../../../shared/api';
-import { locateAnswer } from '../../../shared/checks';
-import { DETECTABLE_TYPES, type DetectableType, type SchemaName } from '../../../shared/pipeline';
-import { contentTerms } from '../../../shared/retrieval/terms';
+import { AppError } from '../../shared/api';
+import { locateAnswer } from '../../shared/checks';
+import { DETECTABLE_TYPES, type DetectableType, type SchemaName } from '../../shared/pipeline';
+import { contentTerms } from '../../shared/retrieval/terms';
 
 /**
  * A stand-in for an OpenAI-compatible model server, for the tests and for trying the pipeline

@@ -1,0 +1,95 @@
+import type http from 'node:http';
+import path from 'node:path';
+import { AppError, dispatch, type ImportReport } from '../../shared/api';
+import { appRoot, rendererDir, userDataDir } from '../paths';
+import { rendererOnFirstUse } from '../renderer-build';
+import { readPack, resultsPath } from '../services/annotation/packs';
+import { createHandlers, Workbench } from '../services';
+import { createHttpServer, listen } from './http';
+
+/**
+ * Browser mode: the services, the UI and the API on one HTTP server (what `awb serve` starts). The
+ * operations are the same map the desktop app and the CLI call; only the way in differs.
+ */
+
+export interface ServeOptions {
+  databasePath: string;
+  version: string;
+  host: string;
+  /** undefined: 4310, or any free port when it is taken. */
+  port?: number;
+  /** Sign-in even on loopback. */
+  team: boolean;
+  seedDemo: boolean;
+  /** An offline pack to judge (pack mode). */
+  pack?: string;
+  log: (message: string) => void;
+}
+
+export interface Serving {
+  url: string;
+  database: string;
+  pack: { file: string; results: string } | null;
+  stop(): void;
+}
+
+export async function serve(options: ServeOptions): Promise<Serving> {
+  const pack = options.pack ? path.resolve(options.pack) : undefined;
+  if (pack) readPack(pack);
+  if (options.port !== undefined && (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)) {
+    throw new AppError('invalid_input', `--port: expected a port number from 0 to 65535, not ${options.port}`);
+  }
+  const workbench = new Workbench({ databasePath: options.databasePath, mode: 'browser', version: options.version, log: options.log, ...(pack ? { pack } : {}) });
+  const handlers = createHandlers(workbench);
+  if (options.seedDemo) {
+    const seeded = await dispatch(handlers, 'dataset:seed-demo', {});
+    if (!seeded.ok) {
+      workbench.close();
+      throw new AppError(seeded.error.code, seeded.error.message);
+    }
+    for (const r of seeded.value as ImportReport[]) options.log(`Seeded ${r.dataset}: ${r.imported} records`);
+  }
+  const port = options.port ?? 4310;
+  let server: http.Server;
+  try {
+    server = createHttpServer({
+      handlers,
+      events: workbench.events,
+      staticDir: rendererDir(),
+      // Right after `npm ci` the UI is not built yet: build it for the first page request.
+      prepareStatic: rendererOnFirstUse({ outDir: rendererDir(), appRoot: appRoot(), log: options.log }),
+      uploadDir: path.join(userDataDir(), 'uploads'),
+      host: options.host,
+      port,
+      team: { db: workbench.db, forced: options.team },
+    });
+  } catch (error) {
+    // Refused before listening (another host without accounts, say): the message says why.
+    workbench.close();
+    throw error;
+  }
+  let url: string;
+  try {
+    try {
+      url = await listen(server, options.host, port);
+    } catch (error) {
+      // The default port is taken (another workbench?): take any free one instead.
+      const busy = (error as { code?: string }).code === 'EADDRINUSE';
+      if (!busy || options.port !== undefined) throw error;
+      url = await listen(server, options.host, 0);
+    }
+  } catch (error) {
+    workbench.close();
+    throw new AppError('conflict', `Cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
+  }
+  return {
+    url,
+    database: workbench.options.databasePath,
+    pack: pack ? { file: pack, results: resultsPath(pack) } : null,
+    stop() {
+      server.close();
+      server.closeAllConnections();
+      workbench.close();
+    },
+  };
+}
