@@ -414,6 +414,10 @@ function addServeCommand(program: Command): void {
       .argument('[pack]', 'same as --pack'),
   ).action(async (packArgument: string | undefined, options: CommonOptions & { port?: number; host: string; seedDemo?: boolean; pack?: string; team?: boolean }) => {
     const pack = options.pack ?? packArgument;
+    // The port is the CLI's own argument (no operation takes it): a bad one is bad usage.
+    if (options.port !== undefined && (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)) {
+      throw new CliError('invalid_input', `--port: expected a port number from 0 to 65535, not ${options.port}`);
+    }
     let serving: Serving;
     try {
       serving = await serve({
@@ -427,7 +431,8 @@ function addServeCommand(program: Command): void {
         log: (message) => process.stderr.write(`${message}\n`),
       });
     } catch (error) {
-      if (error instanceof AppError) throw new CliError(error.code, error.message, error.code === 'invalid_input' && error.message.startsWith('--port'));
+      // What serving refuses (a broken pack, a port taken) is the work failing, not bad usage.
+      if (error instanceof AppError) throw new CliError(error.code, error.message, false);
       throw error;
     }
     if (options.json) printJson({ url: serving.url, database: serving.database });

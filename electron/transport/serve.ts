@@ -36,9 +36,6 @@ export interface Serving {
 export async function serve(options: ServeOptions): Promise<Serving> {
   const pack = options.pack ? path.resolve(options.pack) : undefined;
   if (pack) readPack(pack);
-  if (options.port !== undefined && (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)) {
-    throw new AppError('invalid_input', `--port: expected a port number from 0 to 65535, not ${options.port}`);
-  }
   const workbench = new Workbench({ databasePath: options.databasePath, mode: 'browser', version: options.version, log: options.log, ...(pack ? { pack } : {}) });
   const handlers = createHandlers(workbench);
   if (options.seedDemo) {
