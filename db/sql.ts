@@ -137,6 +137,17 @@ export function* iterate<Row>(db: ReadableDB, query: SqlFragment): Generator<Row
   yield* prepare(db, query).iterate(...query.params) as IterableIterator<Row>;
 }
 
+/** `iterate` with rows as arrays of their values (see `allRaw`). */
+export function* iterateRaw<Row extends readonly unknown[]>(db: ReadableDB, query: SqlFragment): Generator<Row> {
+  const statement = prepare(db, query);
+  statement.raw(true);
+  try {
+    yield* statement.iterate(...query.params) as IterableIterator<Row>;
+  } finally {
+    statement.raw(false);
+  }
+}
+
 export function run(db: WritableDB, query: SqlFragment): BetterSqlite3.RunResult {
   return prepare(db, query).run(...query.params);
 }

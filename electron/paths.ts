@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,17 @@ export function appRoot(): string {
   if (process.env.AWB_APP_ROOT) return process.env.AWB_APP_ROOT;
   const here = path.dirname(fileURLToPath(import.meta.url));
   return path.resolve(here, '..');
+}
+
+/**
+ * A worker thread's script, or null when it is missing: in the desktop app the bundle
+ * `dist/electron/<bundle>.cjs` (scripts/build-electron.mjs), under Node the `.mjs` launcher beside
+ * its TypeScript source (`source`, from the root), which runs it through tsx.
+ */
+export function workerScript(bundle: string, source: string): string | null {
+  const root = appRoot();
+  const script = process.versions.electron ? path.join(root, 'dist', 'electron', `${bundle}.cjs`) : path.join(root, source);
+  return fs.existsSync(script) ? script : null;
 }
 
 export function resourcesDir(): string {

@@ -1,4 +1,4 @@
-// Bundles the Electron main process, the preload script and the services worker into
+// Bundles the Electron main process, the preload script and the worker threads into
 // dist/electron as CommonJS (what Electron loads), leaving native modules external.
 import { build } from 'esbuild';
 
@@ -8,7 +8,7 @@ const common = {
   format: 'cjs',
   target: 'node20',
   sourcemap: true,
-  external: ['electron', 'better-sqlite3', 'sqlite-vec'],
+  external: ['electron', 'better-sqlite3', 'sqlite-vec', '@node-rs/argon2'],
   logLevel: 'warning',
   // paths.ts reads import.meta.url only when AWB_APP_ROOT is unset; main.ts always sets it.
   define: { 'import.meta.url': '""' },
@@ -21,8 +21,9 @@ await build({
     preload: 'electron/preload.ts',
     worker: 'electron/transport/worker.ts',
     'retrieval-worker': 'electron/services/pipeline/retrieval-worker.ts',
+    'release-encoder': 'electron/services/release/encoder-worker.ts',
   },
   outdir: 'dist/electron',
   outExtension: { '.js': '.cjs' },
 });
-console.log('Built dist/electron/{main,preload,worker,retrieval-worker}.cjs');
+console.log('Built dist/electron/{main,preload,worker,retrieval-worker,release-encoder}.cjs');

@@ -9,6 +9,7 @@ import { releases } from './0007-releases';
 import { evaluation } from './0008-evaluation';
 import { team } from './0009-team';
 import { failures } from './0010-failures';
+import { releaseChunks } from './0011-release-chunks';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = [
   evaluation,
   team,
   failures,
+  releaseChunks,
 ];

@@ -395,10 +395,10 @@ export function pairedItems(db: ReadableDB, runA: number, runB: number): { key: 
 
 // ---- the items a run takes -------------------------------------------------------------------------
 
-export function releaseSplitEntries(db: ReadableDB, releaseId: number, split: string | null): { key: string; split: string; ambiguity_type: string; instance_id: number | null; content: string }[] {
+export function releaseSplitEntries(db: ReadableDB, releaseId: number, split: string | null): { key: string; split: string; ambiguity_type: string; instance_id: number | null; chunk: number; line: number }[] {
   return all(
     db,
-    sql`SELECT ri.key, ri.split, ri.ambiguity_type, ri.instance_id, rc.content FROM release_instances ri JOIN release_contents rc ON rc.sha256 = ri.content_sha256
+    sql`SELECT ri.key, ri.split, ri.ambiguity_type, ri.instance_id, ri.chunk, ri.line FROM release_instances ri
         WHERE ri.release_id = ${releaseId} AND (${split} IS NULL OR ri.split = ${split}) ORDER BY ri.position, ri.key`,
   );
 }

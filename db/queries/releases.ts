@@ -1,5 +1,5 @@
 import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
-import { all, get, iterate, pluck, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, iterateRaw, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 // ---- the selection ----------------------------------------------------------------------------------
 
@@ -9,18 +9,22 @@ export interface ReleaseFilter {
   statuses: readonly InstanceStatus[];
 }
 
-export interface CandidateRow {
-  id: number;
-  dataset: string;
-  source_id: string;
-  ambiguity_type: AmbiguityType;
-  status: InstanceStatus;
-  hops: number | null;
-  interpretations: number;
-  question: string;
-  /** The base question's `extra.split`, when its source had one. */
-  source_split: string | null;
-}
+/**
+ * One selected instance, as an array (a million of them are read to plan a release): id, dataset
+ * name, source id, ambiguity type, status, hops, interpretations, question, and the base
+ * question's `extra.split` when its source had one.
+ */
+export type CandidateRow = [
+  id: number,
+  dataset: string,
+  sourceId: string,
+  ambiguityType: AmbiguityType,
+  status: InstanceStatus,
+  hops: number | null,
+  interpretations: number,
+  question: string,
+  sourceSplit: string | null,
+];
 
 function candidateWhere(filter: ReleaseFilter) {
   const conditions = [sql`1 = 1`];
@@ -32,17 +36,19 @@ function candidateWhere(filter: ReleaseFilter) {
 
 /**
  * The instances a release selects, in the order of their stable key (dataset name, source id,
- * ambiguity type: binary collation, so the order is the same on every machine).
+ * ambiguity type: binary collation, so the order is the same on every machine). Joined from the
+ * datasets down, so that the unique indexes on (dataset, source id) and (base question, type)
+ * give that order without sorting a million rows.
  */
 export function releaseCandidates(db: ReadableDB, filter: ReleaseFilter): Generator<CandidateRow> {
-  return iterate<CandidateRow>(
+  return iterateRaw<CandidateRow>(
     db,
     sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type, i.status, b.hops,
                i.interpretation_count AS interpretations, b.question,
                CASE WHEN json_type(b.extra, '$.split') = 'text' THEN json_extract(b.extra, '$.split') END AS source_split
-        FROM instances i
-        JOIN base_questions b ON b.id = i.base_question_id
-        JOIN datasets d ON d.id = i.dataset_id
+        FROM datasets d
+        JOIN base_questions b ON b.dataset_id = d.id
+        JOIN instances i ON i.base_question_id = b.id AND i.dataset_id = d.id
         WHERE ${candidateWhere(filter)}
         ORDER BY d.name, b.source_id, i.ambiguity_type`,
   );
@@ -133,23 +139,32 @@ export function insertRelease(db: WritableDB, r: NewRelease): number {
   )!.id;
 }
 
-export function finishRelease(db: WritableDB, id: number, files: unknown, metadata: unknown): void {
-  run(db, sql`UPDATE releases SET files = ${JSON.stringify(files)}, metadata = ${JSON.stringify(metadata)} WHERE id = ${id}`);
+export function finishRelease(db: WritableDB, id: number, files: unknown, metadata: unknown, card: string): void {
+  run(db, sql`UPDATE releases SET files = ${JSON.stringify(files)}, metadata = ${JSON.stringify(metadata)}, card = ${card} WHERE id = ${id}`);
 }
 
-export function insertReleaseContent(db: WritableDB, sha256: string, content: string): void {
-  run(db, sql`INSERT OR IGNORE INTO release_contents (sha256, content) VALUES (${sha256}, ${content})`);
+/** One chunk of frozen records (see db/frozen-records.ts); returns its id. */
+export function insertReleaseChunk(db: WritableDB, releaseId: number, records: number, content: Uint8Array): number {
+  return Number(run(db, sql`INSERT INTO release_chunks (release_id, records, content) VALUES (${releaseId}, ${records}, ${content})`).lastInsertRowid);
 }
 
-export function insertReleaseInstance(
-  db: WritableDB,
-  row: { releaseId: number; key: string; split: string; position: number; ambiguityType: string; instanceId: number; sha256: string },
-): void {
-  run(
-    db,
-    sql`INSERT INTO release_instances (release_id, key, split, position, ambiguity_type, instance_id, content_sha256)
-        VALUES (${row.releaseId}, ${row.key}, ${row.split}, ${row.position}, ${row.ambiguityType}, ${row.instanceId}, ${row.sha256})`,
-  );
+export interface ReleaseInstanceRow {
+  releaseId: number;
+  key: string;
+  split: string;
+  position: number;
+  ambiguityType: string;
+  instanceId: number;
+  sha256: string;
+  chunk: number;
+  line: number;
+}
+
+/** Several instance rows in one statement (a release inserts a million of them). */
+export function insertReleaseInstances(db: WritableDB, rows: readonly ReleaseInstanceRow[]): void {
+  if (!rows.length) return;
+  const values = rows.map((r) => sql`(${r.releaseId}, ${r.key}, ${r.split}, ${r.position}, ${r.ambiguityType}, ${r.instanceId}, ${r.sha256}, ${r.chunk}, ${r.line})`);
+  run(db, sql`INSERT INTO release_instances (release_id, key, split, position, ambiguity_type, instance_id, content_sha256, chunk, line) VALUES ${sql.join(values)}`);
 }
 
 // ---- reading releases ------------------------------------------------------------------------------
@@ -191,11 +206,18 @@ export function listReleases(db: ReadableDB): Omit<ReleaseRow, 'card' | 'metadat
   );
 }
 
-/** A release's instances in key order, with split and content hash. */
-export function releaseEntries(db: ReadableDB, releaseId: number): { key: string; split: string; hash: string }[] {
-  return all(db, sql`SELECT key, split, content_sha256 AS hash FROM release_instances WHERE release_id = ${releaseId} ORDER BY key`);
+/** Where a frozen record is stored: its chunk and line. */
+export interface FrozenAt {
+  chunk: number;
+  line: number;
 }
 
-export function releaseContent(db: ReadableDB, sha256: string): string | undefined {
-  return pluck<string>(db, sql`SELECT content FROM release_contents WHERE sha256 = ${sha256}`);
+/** A release's instances in key order, with split, content hash, position and storage. */
+export function releaseEntries(db: ReadableDB, releaseId: number): ({ key: string; split: string; hash: string; position: number } & FrozenAt)[] {
+  return all(db, sql`SELECT key, split, content_sha256 AS hash, position, chunk, line FROM release_instances WHERE release_id = ${releaseId} ORDER BY key`);
+}
+
+/** One chunk of frozen records, compressed. */
+export function releaseChunk(db: ReadableDB, chunk: number): { records: number; content: Uint8Array } | undefined {
+  return get(db, sql`SELECT records, content FROM release_chunks WHERE id = ${chunk}`);
 }

@@ -32,21 +32,21 @@ export interface KeyedEntry {
   split: string;
 }
 
-export type DiffEvent =
-  | { change: 'added'; b: KeyedEntry }
-  | { change: 'removed'; a: KeyedEntry }
-  | { change: 'changed'; a: KeyedEntry; b: KeyedEntry }
-  | { change: 'same'; a: KeyedEntry; b: KeyedEntry };
+export type DiffEvent<E extends KeyedEntry = KeyedEntry> =
+  | { change: 'added'; b: E }
+  | { change: 'removed'; a: E }
+  | { change: 'changed'; a: E; b: E }
+  | { change: 'same'; a: E; b: E };
 
 /** Merges two key-sorted streams (keys compared as the database orders them: by code unit). */
-export function* mergeByKey(a: Iterable<KeyedEntry>, b: Iterable<KeyedEntry>): Generator<DiffEvent> {
+export function* mergeByKey<E extends KeyedEntry>(a: Iterable<E>, b: Iterable<E>): Generator<DiffEvent<E>> {
   const ia = a[Symbol.iterator]();
   const ib = b[Symbol.iterator]();
   let x = ia.next();
   let y = ib.next();
   while (!x.done || !y.done) {
     if (y.done || (!x.done && x.value.key < y.value.key)) {
-      yield { change: 'removed', a: x.value as KeyedEntry };
+      yield { change: 'removed', a: x.value as E };
       x = ia.next();
     } else if (x.done || y.value.key < x.value.key) {
       yield { change: 'added', b: y.value };

@@ -181,10 +181,14 @@ export function keyOf(dataset: string, sourceId: string, type: string): string {
 }
 
 /** One Parquet row from an awb-instance/1 record (provenance stays in the JSONL file). */
-export function recordToRow(record: AwbRecord): ReleaseRow {
+/**
+ * The same row for the encoder, without copying: nested lists are the record's own objects, whose
+ * extra fields (provenance, extra) the Parquet encoder never reads, since it takes the schema's
+ * fields by name. A test checks that both give the same Parquet bytes.
+ */
+export function parquetRowOf(record: AwbRecord): ReleaseRow {
   const instance = record.instance;
   const bq = record.base_question;
-  const toEvidence = (e: { passage: string; rank: number; score: number | null; origin: string }) => ({ passage: e.passage, rank: e.rank, score: e.score, origin: e.origin });
   return {
     key: instanceKey(record),
     dataset: record.dataset.name,
@@ -194,6 +198,18 @@ export function recordToRow(record: AwbRecord): ReleaseRow {
     status: instance?.status ?? 'ready',
     hops: bq.hops,
     answer: bq.answer,
+    interpretations: instance?.interpretations ?? [],
+    evidence: instance?.evidence ?? [],
+    long_answers: instance?.long_answers ?? [],
+    passages: record.passages,
+  };
+}
+
+export function recordToRow(record: AwbRecord): ReleaseRow {
+  const instance = record.instance;
+  const toEvidence = (e: { passage: string; rank: number; score: number | null; origin: string }) => ({ passage: e.passage, rank: e.rank, score: e.score, origin: e.origin });
+  return {
+    ...parquetRowOf(record),
     interpretations: (instance?.interpretations ?? []).map((i) => ({
       clarified_question: i.clarified_question,
       condition: i.condition,

@@ -10,7 +10,9 @@ import { DatabaseJudging } from '../../electron/services/annotation/judging';
 import { importFile } from '../../electron/services/import/import-file';
 import { createHandlers, Workbench } from '../../electron/services';
 import { createRelease } from '../../electron/services/release/create';
+import { EncoderPool } from '../../electron/services/release/encoder-pool';
 import type { FileSink } from '../../electron/services/release/files';
+import { FrozenRecords } from '../../electron/services/release/frozen';
 import { AppError, dispatch, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
 import { recordToRow } from '../../shared/release/schema';
@@ -113,17 +115,23 @@ describe('release create', () => {
     expect(readLines(path.join(otherSeed.dir, 'data/test.jsonl'))).not.toEqual(readLines(path.join(first.dir, 'data/test.jsonl')));
   });
 
-  it('writes the same Parquet bytes whether a worker thread or the main thread encodes them', async () => {
+  it('writes the same files whether two encoder workers or the main thread encode them', async () => {
     const request = (version: string, out: string) => ({
       name: 'Threads', version, out, selection: { datasets: ['Rich'], types: [], statuses: [], campaignId: null, onlyValid: false },
       split: { mode: 'fractions' as const, fractions: { train: 0.75, test: 0.25 }, seed: 7 },
       gate: { minKappa: null, minAc1: null, minYesRate: null, minJudgments: null, noUnresolved: false }, licence: null, description: '', authors: '', force: null,
     });
+    // The workers do start here (the release falls back to the main thread when they cannot).
+    const pool = await EncoderPool.start(dbFile, 2);
+    expect(pool?.size).toBe(2);
+    await pool?.close();
     const writer = openDatabase(dbFile);
     try {
-      const inWorker = await createRelease(writer, request('1.0.0', tmp.file('threads-worker')), { appVersion: 'test', parquetWorker: true, rowGroupRows: 3 });
-      const inMain = await createRelease(writer, request('1.0.1', tmp.file('threads-main')), { appVersion: 'test', parquetWorker: false, rowGroupRows: 3 });
-      for (const file of inMain.files.filter((f) => f.path.endsWith('.parquet'))) {
+      const inWorker = await createRelease(writer, request('1.0.0', tmp.file('threads-worker')), { appVersion: 'test', encoders: 2, rowGroupRows: 3 });
+      const inMain = await createRelease(writer, request('1.0.1', tmp.file('threads-main')), { appVersion: 'test', encoders: 0, rowGroupRows: 3 });
+      const data = inMain.files.filter((f) => f.path.startsWith('data/'));
+      expect(data).toHaveLength(4);
+      for (const file of data) {
         expect(inWorker.files.find((f) => f.path === file.path)).toEqual(file);
         expect(fs.readFileSync(path.join(inWorker.dir, file.path)).equals(fs.readFileSync(path.join(inMain.dir, file.path)))).toBe(true);
       }
@@ -216,8 +224,9 @@ describe('frozen content and diff', () => {
     const card = await dispatch(handlers, 'release:get', { id: before.id! });
     expect(card.ok && (card.value as { instances: number }).instances).toBe(8);
     expect(readLines(path.join(before.dir, 'data/train.jsonl'))).toEqual(beforeLines);
-    const stored = db.prepare(`SELECT c.content FROM release_instances r JOIN release_contents c ON c.sha256 = r.content_sha256 WHERE r.release_id = ? AND r.key = 'Rich/r001/semantic'`).get(before.id!) as { content: string };
-    expect((JSON.parse(stored.content) as AwbRecord).base_question.question).toBe('Which river 1 runs past the old mill town?');
+    // The frozen record, read back from its compressed chunk.
+    const stored = db.prepare(`SELECT chunk, line FROM release_instances WHERE release_id = ? AND key = 'Rich/r001/semantic'`).get(before.id!) as { chunk: number; line: number };
+    expect(new FrozenRecords(db).record<AwbRecord>(stored).base_question.question).toBe('Which river 1 runs past the old mill town?');
     const cli = awbJson<ReleaseDiff>(['release', 'diff', String(before.id), String(after.id), '--db', dbFile]);
     expect(cli.json.changed).toBe(1);
   });

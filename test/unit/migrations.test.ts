@@ -5,6 +5,8 @@ import { engineVersions, openDatabase } from '../../db/connection';
 import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError, type Migration } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
 import { countInstances, listInstances } from '../../db/queries/instances';
+import type { ReadableDB } from '../../db/sql';
+import { FrozenRecords } from '../../electron/services/release/frozen';
 import { InstanceQuery } from '../../shared/api';
 import { memoryDb, tempDir } from '../helpers/db';
 
@@ -132,5 +134,46 @@ describe('migrations', () => {
     db.exec('DELETE FROM instances WHERE id = 1');
     expect(count('suspension')).toBe(0);
     expect(count('anthem')).toBe(1);
+  });
+
+  it('0011 moves frozen release records into compressed chunks, every record and hash kept', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 10));
+    const release = db.prepare(
+      `INSERT INTO releases (id, name, version, selection, split, thresholds, gate, licence, counts, instances, files, card, metadata, app_version, schema_version, dir)
+       VALUES (?, 'R', ?, '{}', '{}', '{}', '{}', 'CC-BY-4.0', '{}', ?, '[]', '', '{}', 'test', 1, '/tmp/r')`,
+    );
+    const content = db.prepare('INSERT OR IGNORE INTO release_contents (sha256, content) VALUES (?, ?)');
+    const entry = db.prepare('INSERT INTO release_instances (release_id, key, split, position, ambiguity_type, instance_id, content_sha256) VALUES (?, ?, ?, ?, ?, NULL, ?)');
+    const hashOf = (n: number) => n.toString(16).padStart(64, '0');
+    // Release 1: 2,500 records (three chunks); release 2 shares its first 10 records (one stored row each before).
+    release.run(1, '1.0.0', 2500);
+    release.run(2, '2.0.0', 10);
+    for (let n = 0; n < 2500; n++) {
+      content.run(hashOf(n), JSON.stringify({ n, text: `record ${n}` }));
+      entry.run(1, `k${String(n).padStart(5, '0')}`, n % 10 ? 'train' : 'test', n, 'semantic', hashOf(n));
+    }
+    for (let n = 0; n < 10; n++) entry.run(2, `k${String(n).padStart(5, '0')}`, 'train', n, 'semantic', hashOf(n));
+
+    migrate(db);
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'release_contents'").pluck().get()).toBe(0);
+    expect(db.prepare('SELECT release_id, records FROM release_chunks ORDER BY id').all()).toEqual([
+      { release_id: 1, records: 1000 },
+      { release_id: 1, records: 1000 },
+      { release_id: 1, records: 500 },
+      { release_id: 2, records: 10 },
+    ]);
+    const frozen = new FrozenRecords(db as unknown as ReadableDB);
+    const rows = db.prepare('SELECT key, position, content_sha256 AS hash, chunk, line FROM release_instances WHERE release_id = 1 ORDER BY key').all() as { key: string; position: number; hash: string; chunk: number; line: number }[];
+    expect(rows).toHaveLength(2500);
+    for (const row of rows) {
+      expect(frozen.record<{ n: number }>(row).n).toBe(Number.parseInt(row.hash, 16));
+      expect(row.position).toBe(Number.parseInt(row.hash, 16));
+    }
+    const last = db.prepare("SELECT chunk, line FROM release_instances WHERE release_id = 2 AND key = 'k00009'").get() as { chunk: number; line: number };
+    expect(frozen.record<{ text: string }>(last).text).toBe('record 9');
+    // The compressed chunks are much smaller than the text they hold.
+    const stored = db.prepare('SELECT sum(length(content)) FROM release_chunks').pluck().get() as number;
+    expect(stored).toBeLessThan(2500 * 28 / 3);
   });
 });

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { goldCitations, goldInstances, goldInterpretations, goldLongAnswers } from '../../../db/queries/evaluation-gold';
-import { getRelease, releaseContent, releaseEntries } from '../../../db/queries/releases';
+import { getRelease, releaseEntries } from '../../../db/queries/releases';
+import { FrozenRecords } from '../release/frozen';
 import type { ReadableDB } from '../../../db/sql';
 import { AppError, type ScoreGroup, type ScoreReport, type ScoreRequest } from '../../../shared/api';
 import { aggregateByGroup, aggregateMetrics, METRIC_NAMES, READER_METRIC_NAMES, scoreItem, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
@@ -79,7 +80,8 @@ interface FrozenRecord {
 /** The gold items of a release's frozen instances (one split, one dataset, when given). */
 export function goldFromRelease(db: ReadableDB, releaseId: number, split: string | undefined, dataset: string | undefined): GoldEntry[] {
   if (!getRelease(db, releaseId)) throw new AppError('not_found', `No release ${releaseId}`);
-  const entries = releaseEntries(db, releaseId);
+  const entries = releaseEntries(db, releaseId).sort((a, b) => a.position - b.position);
+  const frozen = new FrozenRecords(db);
   const splits = [...new Set(entries.map((e) => e.split))].sort();
   if (split !== undefined && !splits.includes(split)) {
     throw new AppError('not_found', `Release ${releaseId} has no split "${split}"; its splits: ${splits.join(', ') || 'none'}`);
@@ -87,9 +89,7 @@ export function goldFromRelease(db: ReadableDB, releaseId: number, split: string
   const out: GoldEntry[] = [];
   for (const entry of entries) {
     if (split !== undefined && entry.split !== split) continue;
-    const content = releaseContent(db, entry.hash);
-    if (content === undefined) throw new AppError('internal', `Release ${releaseId}: the frozen record of ${entry.key} is missing`);
-    const record = JSON.parse(content) as FrozenRecord;
+    const record = frozen.record<FrozenRecord>(entry);
     if (dataset !== undefined && record.dataset?.name !== dataset) continue;
     const instance = record.instance ?? {};
     const passages = new Map((record.passages ?? []).map((p) => [p.id ?? '', p]));

@@ -1,4 +1,5 @@
 import { findDatasetByName } from '../../../db/queries/datasets';
+import { FrozenRecords } from '../release/frozen';
 import { datasetInstanceIds, findReleaseByName, releaseSplitEntries } from '../../../db/queries/evaluation';
 import type { ReadableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
@@ -91,9 +92,10 @@ export function loadSource(db: ReadableDB, request: { release?: string | undefin
     const entries = releaseSplitEntries(db, release.id, request.split ?? null);
     if (entries.length === 0) throw new AppError('not_found', `The release ${release.name}@${release.version} has no instances${request.split ? ` in the split "${request.split}"` : ''}`);
     const items: SourceItem[] = [];
+    const frozen = new FrozenRecords(db);
     for (const entry of entries) {
       if (request.limit && items.length >= request.limit) break;
-      const record = JSON.parse(entry.content) as AwbRecord;
+      const record = frozen.record<AwbRecord>(entry);
       if (!record.instance) continue;
       items.push({ key: entry.key, instanceId: entry.instance_id, ambiguityType: entry.ambiguity_type, gold: goldOfRecord(record) });
     }

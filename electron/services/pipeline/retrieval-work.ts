@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { WritableDB } from '../../../db/sql';
 import { AppError, type ConstraintCues, type ErrorCode } from '../../../shared/api';
-import { appRoot } from '../../paths';
+import { workerScript } from '../../paths';
 import { constraintCues } from '../retrieval/cues';
 import { collectEvidence, type EvidenceRequest } from '../retrieval/evidence';
 import type { Retriever } from '../retrieval/search';
@@ -56,20 +54,12 @@ export function inThread(db: WritableDB, retriever: Retriever): RetrievalWork {
   };
 }
 
-/** The worker's script: bundled beside the desktop app's worker, or run through tsx from source. */
-function workerScript(): string | null {
-  const root = appRoot();
-  const script = process.versions.electron
-    ? path.join(root, 'dist', 'electron', 'retrieval-worker.cjs')
-    : path.join(root, 'electron', 'services', 'pipeline', 'retrieval-worker.mjs');
-  return fs.existsSync(script) ? script : null;
-}
 
 const READY_TIMEOUT_MS = 15_000;
 
 /** A retrieval worker on the database file; rejects when it cannot start. */
 export async function startRetrievalWorker(file: string): Promise<RetrievalWork> {
-  const script = workerScript();
+  const script = workerScript('retrieval-worker', 'electron/services/pipeline/retrieval-worker.mjs');
   if (!script) throw new Error('no retrieval worker script');
   const worker = new Worker(script, { workerData: { file } });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

@@ -1,23 +1,27 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
   beginReleaseWrite,
   commitReleaseWrite,
   finishRelease,
   insertRelease,
-  insertReleaseContent,
-  insertReleaseInstance,
+  insertReleaseChunk,
+  insertReleaseInstances,
   rollbackReleaseWrite,
+  type ReleaseInstanceRow,
 } from '../../../db/queries/releases';
 import type { WritableDB } from '../../../db/sql';
 import { AppError, type ReleaseCreateRequest, type ReleaseDraft, type ReleaseFile, type ReleasePreview, type ReleaseSummary } from '../../../shared/api';
 import { AWB_FORMAT } from '../../../shared/awb-format';
+import { AMBIGUITY_TYPES } from '../../../shared/domain';
 import { dataFileName, renderCard } from '../../../shared/release/card';
-import { keyOf, recordToRow, schemaRows } from '../../../shared/release/schema';
-import { readInBatches, readInstanceRecords } from '../records';
-import { checksumsText, HashedFile, JsonlFile, openFileSink, ParquetFile, sha256, type OpenSink } from './files';
-import { ParquetPool } from './parquet-pool';
-import { planRelease, plannedInstances, type ReleasePlan } from './plan';
+import { RELEASE_COLUMNS, schemaRows } from '../../../shared/release/schema';
+import { Shredder } from '../../../shared/release/shred';
+import { encodeTask, type EncodedPart, type EncodeTask } from './encode';
+import { EncoderPool } from './encoder-pool';
+import { checksumsText, HashedFile, openFileSink, ParquetAssembler, type OpenSink } from './files';
+import { completeFunnel, planRelease, type ReleasePlan } from './plan';
 
 /**
  * Creating a release: plan (read only), check the gate and the licence, then write every file
@@ -35,15 +39,16 @@ export interface CreateOptions {
   onProgress?: (done: number, total: number) => void;
   /** Tests: where bytes go (a sink that fails plays a full disk). */
   openSink?: OpenSink;
-  /** Instances per Parquet row group (default 10,000). */
+  /** Instances per Parquet row group (default 10,000); also the size of one encoding task. */
   rowGroupRows?: number;
   /** Fixed date for the card (tests); default today. */
   date?: string;
   /**
-   * Encode Parquet in a worker thread: by default for releases of 5,000 instances or more (below
-   * that, starting the worker costs more than it saves); never with `openSink`.
+   * Encoder workers (encode.ts). By default one per core, at most two, for releases of 5,000
+   * instances or more (below that, starting them costs more than they save); 0 encodes on the
+   * main thread, as it does when the database is in memory.
    */
-  parquetWorker?: boolean;
+  encoders?: number;
 }
 
 const WORKER_FROM = 5000;
@@ -74,9 +79,12 @@ function refused(plan: ReleasePlan, out: string): ReleaseSummary {
   return { id: null, name: plan.draft.name, version: plan.draft.version, dir: out, counts: plan.counts, files: [], gate: plan.gate };
 }
 
-/** The planned instances in order, each with its record, read in batches. */
-function* batchedRecords(db: WritableDB, plan: ReleasePlan) {
-  for (const batch of readInBatches(db, plannedInstances(plan), (item) => item.id, readInstanceRecords)) yield* batch;
+/** What the main thread keeps of a task while it is encoded: where its results go. */
+interface TaskMeta {
+  split: number;
+  positions: Int32Array;
+  ids: Int32Array;
+  types: Uint8Array;
 }
 
 export async function createRelease(db: WritableDB, request: ReleaseCreateRequest, options: CreateOptions): Promise<ReleaseSummary> {
@@ -86,7 +94,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   beginReleaseWrite(db);
   let plan: ReleasePlan;
   try {
-    plan = planRelease(db, request, { appVersion: options.appVersion, date });
+    plan = planRelease(db, request, { appVersion: options.appVersion, date, deferFunnel: true });
     const problem = plan.problems[0];
     if (problem) throw new AppError(problem.code, problem.message);
     checkOutputFolder(out);
@@ -106,7 +114,6 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   }
   const gate = { ...plan.gate, forced: plan.gate.passed ? null : request.force };
   const licenceForced = plan.licence.compatible ? null : request.force;
-  const card = renderCard({ ...plan.card, gate, licenceForced });
 
   const temporary = `${out}.partial-${process.pid}-${Date.now().toString(36)}`;
   try {
@@ -119,7 +126,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   const open = options.openSink ?? openFileSink;
   const opened: { abort(): void }[] = [];
   let renamed = false;
-  let pool: ParquetPool | null = null;
+  let pool: EncoderPool | null = null;
   try {
     const releaseId = insertRelease(db, {
       name: request.name,
@@ -132,7 +139,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
       forcedReason: request.force && (!plan.gate.passed || !plan.licence.compatible) ? request.force : null,
       counts: plan.counts,
       instances: plan.count,
-      card,
+      card: '', // written with the files, once the funnel is counted
       appVersion: options.appVersion,
       schemaVersion: plan.card.schemaVersion,
       dir: out,
@@ -140,55 +147,98 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     // Nothing release-specific (name, version, date) inside data files: same content, same bytes.
     const kv = [{ key: 'awb.format', value: RELEASE_FORMAT }];
     const rowGroupRows = options.rowGroupRows ?? 10_000;
-    const wantWorker = !options.openSink && (options.parquetWorker ?? plan.count >= WORKER_FROM);
-    pool = wantWorker ? await ParquetPool.start() : null;
-    const writers = new Map(
-      plan.splits.map((split, index) => {
-        const jsonl = new JsonlFile(dataFileName(split, 'jsonl'), temporary, open);
-        opened.push(jsonl.file);
-        let parquet: ParquetFile | null = null;
-        if (pool) pool.open(index, dataFileName(split, 'parquet'), temporary, rowGroupRows, kv);
-        else {
-          parquet = new ParquetFile(dataFileName(split, 'parquet'), temporary, open, rowGroupRows, kv);
-          opened.push(parquet.file);
-        }
-        return [split, { index, jsonl, parquet }] as const;
-      }),
-    );
+    const outputs = plan.splits.map((split) => {
+      const jsonl = new HashedFile(dataFileName(split, 'jsonl'), temporary, open);
+      const parquet = new ParquetAssembler(dataFileName(split, 'parquet'), temporary, open, kv);
+      opened.push(jsonl, parquet.file);
+      return { jsonl, parquet };
+    });
+    const encoders = options.encoders ?? (plan.count >= WORKER_FROM ? Math.min(2, os.availableParallelism()) : 0);
+    pool = encoders > 0 ? await EncoderPool.start(db.name, encoders) : null;
+    const shredder = new Shredder(RELEASE_COLUMNS);
+    const encode = (task: EncodeTask): Promise<EncodedPart> => (pool ? pool.run(task) : Promise.resolve().then(() => encodeTask(db, task, shredder)));
+
+    // Tasks: a row group's worth of one split's instances, in key order, encoded in parallel and
+    // written in the order they were made (so every file's bytes are the same whatever the timing).
+    const queue: { meta: TaskMeta; part: Promise<EncodedPart> }[] = [];
+    const maxQueued = pool ? pool.size * 2 : 1;
+    const buckets = plan.splits.map(() => ({ positions: [] as number[], ids: [] as number[], types: [] as number[] }));
+    let seq = 0;
     let done = 0;
-    // Records are read a batch at a time: one query per table per batch, not a dozen per instance.
-    for (const { item, record } of batchedRecords(db, plan)) {
-      const line = JSON.stringify(record);
-      const hash = sha256(line);
-      insertReleaseContent(db, hash, line);
-      insertReleaseInstance(db, {
-        releaseId,
-        key: keyOf(record.dataset.name, record.base_question.source_id, item.type),
-        split: item.split,
-        position: item.index,
-        ambiguityType: item.type,
-        instanceId: item.id,
-        sha256: hash,
-      });
-      const writer = writers.get(item.split)!;
-      writer.jsonl.add(line);
-      if (writer.parquet) writer.parquet.add(recordToRow(record));
-      else pool!.add(writer.index, line);
-      if (++done % 1000 === 0) {
-        options.onProgress?.(done, plan.count);
-        await new Promise((resolve) => setImmediate(resolve));
-        await pool?.throttle();
-        if (options.signal?.aborted) throw new AppError('cancelled', 'Release cancelled; nothing was written.');
+    let funnelCounted = false;
+    const dispatch = (split: number) => {
+      const bucket = buckets[split]!;
+      if (!bucket.ids.length) return;
+      const meta: TaskMeta = { split, positions: Int32Array.from(bucket.positions), ids: Int32Array.from(bucket.ids), types: Uint8Array.from(bucket.types) };
+      buckets[split] = { positions: [], ids: [], types: [] };
+      const part = encode({ seq: seq++, ids: meta.ids.slice(), types: meta.types.slice() });
+      part.catch(() => undefined); // a failure surfaces when the part is taken, in order
+      queue.push({ meta, part });
+    };
+    const take = async () => {
+      const { meta, part: pending } = queue.shift()!;
+      const part = await pending;
+      if (part.keys.length !== meta.ids.length) throw new AppError('internal', `A release task came back with ${part.keys.length} of ${meta.ids.length} records.`);
+      const split = plan.splits[meta.split]!;
+      const output = outputs[meta.split]!;
+      output.jsonl.write(part.jsonl);
+      output.jsonl.rows += meta.ids.length;
+      output.parquet.append(part.group);
+      let entries: ReleaseInstanceRow[] = [];
+      let k = 0;
+      for (const frozen of part.frozen) {
+        const chunk = insertReleaseChunk(db, releaseId, frozen.records, frozen.content);
+        for (let line = 0; line < frozen.records; line++, k++) {
+          entries.push({
+            releaseId,
+            key: part.keys[k]!,
+            split,
+            position: meta.positions[k]!,
+            ambiguityType: AMBIGUITY_TYPES[meta.types[k]!]!,
+            instanceId: meta.ids[k]!,
+            sha256: part.hashes[k]!,
+            chunk,
+            line,
+          });
+          if (entries.length >= 100) {
+            insertReleaseInstances(db, entries);
+            entries = [];
+          }
+        }
+      }
+      insertReleaseInstances(db, entries);
+      done += meta.ids.length;
+      options.onProgress?.(done, plan.count);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (options.signal?.aborted) throw new AppError('cancelled', 'Release cancelled; nothing was written.');
+    };
+    for (let i = 0; i < plan.count; i++) {
+      const split = plan.splitOf[i]!;
+      const bucket = buckets[split]!;
+      bucket.positions.push(i);
+      bucket.ids.push(plan.ids[i]!);
+      bucket.types.push(plan.types[i]!);
+      if (bucket.ids.length >= rowGroupRows) dispatch(split);
+      if (queue.length > maxQueued) {
+        // The encoders have work: count the card's funnel meanwhile, once.
+        if (!funnelCounted) {
+          completeFunnel(db, plan);
+          funnelCounted = true;
+        }
+        await take();
       }
     }
+    for (let split = 0; split < plan.splits.length; split++) dispatch(split);
+    while (queue.length) await take();
+    if (!funnelCounted) completeFunnel(db, plan);
+    const card = renderCard({ ...plan.card, gate, licenceForced });
+
     const dataFiles: (ReleaseFile & { bytes: number })[] = [];
-    for (const split of plan.splits) {
-      const w = writers.get(split)!;
-      dataFiles.push({ path: w.jsonl.file.relativePath, sha256: w.jsonl.finish(), rows: w.jsonl.file.rows, bytes: w.jsonl.file.bytes });
-      const parquetPath = dataFileName(split, 'parquet');
-      if (w.parquet) dataFiles.push({ path: parquetPath, sha256: w.parquet.finish(), rows: w.parquet.file.rows, bytes: w.parquet.file.bytes });
-      else dataFiles.push({ path: parquetPath, ...(await pool!.finish(w.index)) });
-    }
+    plan.splits.forEach((split, index) => {
+      const { jsonl, parquet } = outputs[index]!;
+      dataFiles.push({ path: jsonl.relativePath, sha256: jsonl.finish(), rows: jsonl.rows, bytes: jsonl.bytes });
+      dataFiles.push({ path: parquet.file.relativePath, sha256: parquet.finish(), rows: parquet.file.rows, bytes: parquet.file.bytes });
+    });
     dataFiles.sort((a, b) => (a.path < b.path ? -1 : 1));
     const metadata = {
       format: RELEASE_FORMAT,
@@ -221,7 +271,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     const covered = [...others, ...dataFiles.map(({ path: p, sha256: s, rows }) => ({ path: p, sha256: s, rows }))].sort((a, b) => (a.path < b.path ? -1 : 1));
     const checksums = writeWhole('checksums.sha256', checksumsText(covered));
     const files = [...covered, checksums];
-    finishRelease(db, releaseId, files, metadata);
+    finishRelease(db, releaseId, files, metadata, card);
     if (fs.existsSync(out)) {
       // An empty folder given as the output: replace it (renaming onto a folder is not portable).
       checkOutputFolder(out);
@@ -235,7 +285,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     return { id: releaseId, name: request.name, version: request.version, dir: out, counts: plan.counts, files, gate };
   } catch (error) {
     rollbackReleaseWrite(db);
-    await pool?.close(true);
+    await pool?.close();
     pool = null;
     for (const file of opened) file.abort();
     fs.rmSync(renamed ? out : temporary, { recursive: true, force: true });

@@ -7,7 +7,6 @@ import {
   releaseCandidates,
   releasePromptVersions,
   releaseSources,
-  type CandidateRow,
   type ReleaseFilter,
 } from '../../../db/queries/releases';
 import type { ReadableDB, WritableDB } from '../../../db/sql';
@@ -190,7 +189,17 @@ function draftProblems(db: ReadableDB, draft: ReleaseDraft): ReleasePlan['proble
   return problems;
 }
 
-export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appVersion: string; date: string }): ReleasePlan {
+/**
+ * The card's pipeline funnel of a plan made with `deferFunnel`: creating a release counts it while
+ * the encoders work, not before they start.
+ */
+export function completeFunnel(db: WritableDB, plan: ReleasePlan): void {
+  if (!plan.count) return;
+  const datasetNames = plan.draft.selection.datasets.length ? plan.draft.selection.datasets : plan.sources.map((s) => s.dataset);
+  plan.funnel = plan.card.funnel = funnelFacts(db, datasetNames, plan.filter.datasetIds);
+}
+
+export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appVersion: string; date: string; deferFunnel?: boolean }): ReleasePlan {
   const datasetIds = draft.selection.datasets.map((name) => {
     const row = findDatasetByName(db, name);
     if (!row) throw new AppError('not_found', `No dataset named "${name}"`);
@@ -211,17 +220,17 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
   const seed = draft.split.mode === 'fractions' ? draft.split.seed : 0;
   let judgedInRelease = 0;
   let fewestJudges: number | null = null;
-  const keep = (row: CandidateRow) => !draft.selection.onlyValid || campaign?.verdicts.get(row.id) === true;
-  for (const row of releaseCandidates(db, filter)) {
-    if (!keep(row)) continue;
-    ids.push(row.id);
-    groups.push(AMBIGUITY_TYPES.indexOf(row.ambiguity_type));
-    hashes.push(seededKeyHash(seed, keyOf(row.dataset, row.source_id, row.ambiguity_type)));
-    interpretations.push(Math.min(row.interpretations, 65_535));
-    hops.push(row.hops ?? -1);
-    words.push(Math.min(countWords(row.question), 65_535));
+  const verdicts = draft.selection.onlyValid ? (campaign?.verdicts ?? new Map<number, boolean>()) : null;
+  for (const [id, dataset, sourceId, type, , hop, interpretationCount, question, sourceSplit] of releaseCandidates(db, filter)) {
+    if (verdicts && verdicts.get(id) !== true) continue;
+    ids.push(id);
+    groups.push(AMBIGUITY_TYPES.indexOf(type));
+    hashes.push(seededKeyHash(seed, keyOf(dataset, sourceId, type)));
+    interpretations.push(Math.min(interpretationCount, 65_535));
+    hops.push(hop ?? -1);
+    words.push(Math.min(countWords(question), 65_535));
     if (draft.split.mode === 'source') {
-      const name = sourceSplitName(row.source_split, row.dataset);
+      const name = sourceSplitName(sourceSplit, dataset);
       let index = sourceSplitIndex.get(name);
       if (index === undefined) {
         if (sourceSplits.length >= 255) throw new AppError('invalid_input', 'More than 255 source splits; use fractions instead.');
@@ -232,7 +241,7 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
       sourceOf.push(index);
     }
     if (campaign) {
-      const judges = campaign.judges.get(row.id);
+      const judges = campaign.judges.get(id);
       if (judges !== undefined) {
         judgedInRelease++;
         fewestJudges = fewestJudges === null ? judges : Math.min(fewestJudges, judges);
@@ -280,7 +289,7 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
     unresolved: campaign ? campaign.unresolved : null,
   });
   const datasetNames = draft.selection.datasets.length ? draft.selection.datasets : sources.map((s) => s.dataset);
-  const funnel = count ? funnelFacts(db, datasetNames, datasetIds) : null;
+  const funnel = count && !options.deferFunnel ? funnelFacts(db, datasetNames, datasetIds) : null;
   return {
     draft,
     filter,

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { zipSync } from 'fflate';
-import { getRelease, listReleases, releaseContent, releaseEntries, type ReleaseRow } from '../../../db/queries/releases';
+import { getRelease, listReleases, releaseEntries, type ReleaseRow } from '../../../db/queries/releases';
+import { FrozenRecords } from './frozen';
 import type { ReadableDB } from '../../../db/sql';
 import { AppError, type GateResult, type ReleaseDetail, type ReleaseDiff, type ReleaseDiffRow, type ReleaseListRow } from '../../../shared/api';
 import { changedFields, mergeByKey } from '../../../shared/release/diff';
@@ -61,6 +62,7 @@ export function diffReleases(db: ReadableDB, a: number, b: number, limit: number
   const rb = releaseRow(db, b);
   const left = releaseEntries(db, a).sort(byKey);
   const right = releaseEntries(db, b).sort(byKey);
+  const frozen = new FrozenRecords(db);
   const out: ReleaseDiff = {
     a: { id: ra.id, name: ra.name, version: ra.version },
     b: { id: rb.id, name: rb.name, version: rb.version },
@@ -93,8 +95,8 @@ export function diffReleases(db: ReadableDB, a: number, b: number, limit: number
         out.truncated = true;
         continue;
       }
-      const before = JSON.parse(releaseContent(db, event.a.hash) ?? 'null') as unknown;
-      const after = JSON.parse(releaseContent(db, event.b.hash) ?? 'null') as unknown;
+      const before = frozen.record<unknown>(event.a);
+      const after = frozen.record<unknown>(event.b);
       const fields = changedFields(before, after);
       push({ key: event.a.key, change: 'changed', fields: event.a.split === event.b.split ? fields : ['split', ...fields], splitA: event.a.split, splitB: event.b.split });
     }

@@ -1,0 +1,104 @@
+import { Worker } from 'node:worker_threads';
+import { AppError, type ErrorCode } from '../../../shared/api';
+import { workerScript } from '../../paths';
+import type { EncodedPart, EncodeTask } from './encode';
+
+/**
+ * The release's encoder workers (encoder-worker.ts), each on its own connection to the database
+ * file. A task goes to the worker with the fewest waiting; answers come back in any order and the
+ * caller puts them in order. When no worker can start (no script, a database in memory) the
+ * caller encodes on the main thread instead.
+ */
+
+export type EncoderReply = { op: 'ready' } | { op: 'part'; part: EncodedPart } | { op: 'error'; seq: number; message: string; code: string };
+
+const READY_TIMEOUT_MS = 15_000;
+
+interface Waiting {
+  resolve: (part: EncodedPart) => void;
+  reject: (error: Error) => void;
+}
+
+class EncoderWorker {
+  readonly waiting = new Map<number, Waiting>();
+  private broken: Error | null = null;
+
+  constructor(readonly worker: Worker) {
+    worker.on('message', (reply: EncoderReply) => {
+      if (reply.op === 'part') this.settle(reply.part.seq, (w) => w.resolve(reply.part));
+      else if (reply.op === 'error') this.settle(reply.seq, (w) => w.reject(new AppError(reply.code as ErrorCode, reply.message)));
+    });
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`the release encoder stopped (exit ${code})`)));
+  }
+
+  private settle(seq: number, action: (w: Waiting) => void): void {
+    const waiting = this.waiting.get(seq);
+    this.waiting.delete(seq);
+    if (waiting) action(waiting);
+  }
+
+  private fail(error: Error): void {
+    this.broken ??= error;
+    for (const w of this.waiting.values()) w.reject(this.broken);
+    this.waiting.clear();
+  }
+
+  run(task: EncodeTask): Promise<EncodedPart> {
+    if (this.broken) return Promise.reject(this.broken);
+    return new Promise((resolve, reject) => {
+      this.waiting.set(task.seq, { resolve, reject });
+      this.worker.postMessage(task, [task.ids.buffer as ArrayBuffer, task.types.buffer as ArrayBuffer]);
+    });
+  }
+}
+
+export class EncoderPool {
+  private constructor(private readonly workers: EncoderWorker[]) {}
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** `count` workers on the database file, or null when none can start. */
+  static async start(file: string, count: number): Promise<EncoderPool | null> {
+    const script = workerScript('release-encoder', 'electron/services/release/encoder-worker.mjs');
+    if (!script || !file || file === ':memory:' || count < 1) return null;
+    const started = await Promise.allSettled(
+      Array.from({ length: count }, async () => {
+        // A young generation larger than the default: encoding makes many short-lived objects.
+        const worker = new Worker(script, { workerData: { file }, resourceLimits: { maxYoungGenerationSizeMb: 48 } });
+        try {
+          await new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error('the release encoder did not start in time')), READY_TIMEOUT_MS);
+            worker.once('message', (reply: EncoderReply) => {
+              clearTimeout(timer);
+              if (reply.op === 'ready') resolve();
+              else reject(new Error('the release encoder did not start'));
+            });
+            worker.once('error', (error) => {
+              clearTimeout(timer);
+              reject(error);
+            });
+          });
+        } catch (error) {
+          await worker.terminate();
+          throw error;
+        }
+        return new EncoderWorker(worker);
+      }),
+    );
+    const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    return workers.length ? new EncoderPool(workers) : null;
+  }
+
+  run(task: EncodeTask): Promise<EncodedPart> {
+    let best = this.workers[0]!;
+    for (const w of this.workers) if (w.waiting.size < best.waiting.size) best = w;
+    return best.run(task);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+  }
+}
