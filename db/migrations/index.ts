@@ -10,6 +10,7 @@ import { evaluation } from './0008-evaluation';
 import { team } from './0009-team';
 import { failures } from './0010-failures';
 import { releaseChunks } from './0011-release-chunks';
+import { failureIndexes } from './0012-failure-indexes';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   team,
   failures,
   releaseChunks,
+  failureIndexes,
 ];

@@ -1,4 +1,4 @@
-import { all, get, iterate, run, sql, transaction, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+import { all, allRaw, get, iterate, run, sql, transaction, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
 /** Failure inspection (migration 0010): the failure table of a run, failure tags, instance review flags. */
 
@@ -32,15 +32,25 @@ export interface FailureFilter {
 }
 
 /**
- * The filter conditions on `eval_items a`. When the sort index is walked (`walk`), the columns it
+ * The index a page walks for a sort: with a type filter, the one holding that type's items in
+ * the sort's order (migration 0012), otherwise the sort column's. Each carries every filtered
+ * column.
+ */
+function walkIndex(sort: FailureSort, f: FailureFilter): string {
+  if (!f.type) return SORT_INDEX[sort];
+  return sort === 'position' ? 'failures_by_type' : `${SORT_INDEX[sort]}_in_type`;
+}
+
+/**
+ * The filter conditions on `eval_items a`. When an index is walked (`walk`), the columns it
  * carries are written `+a.x`, so SQLite tests them on the index entries instead of picking
- * another index.
+ * another index; the type, which the walked index begins with when there is one, is not.
  */
 function conditions(runId: number, f: FailureFilter, sort: FailureSort, walk = true): SqlFragment[] {
   const plus = walk ? sql`+` : sql.empty;
   const list: SqlFragment[] = [sql`a.run_id = ${runId}`];
   if (f.status) list.push(sql`${plus}a.status = ${f.status}`);
-  if (f.type) list.push(sql`${plus}a.ambiguity_type = ${f.type}`);
+  if (f.type) list.push(sql`a.ambiguity_type = ${f.type}`);
   if (f.collapsed !== undefined) list.push(f.collapsed ? sql`+a.collapsed = 1` : sql`coalesce(+a.collapsed, 0) = 0`);
   if (f.retrievalMiss !== undefined) list.push(f.retrievalMiss ? sql`+a.retrieval_miss = 1` : sql`coalesce(+a.retrieval_miss, 0) = 0`);
   for (const t of f.thresholds ?? []) {
@@ -62,34 +72,49 @@ function conditions(runId: number, f: FailureFilter, sort: FailureSort, walk = t
   return list;
 }
 
-const SAMPLE = 2000;
+const SAMPLE = 1000;
 
 /**
  * How a page is read, chosen on numbers as the instance table does: walk the sort index testing
  * the filters on its entries until the page is filled (cheap when many items match), or take the
  * matching items and sort them (cheap when few do). The share of items matching is measured on
- * the run's first 2,000 items (positions follow the source's order, not any metric).
+ * the run's first 1,000 items (positions follow the source's order, not any metric).
  */
 export function chooseFailurePlan(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, wanted: number): 'walk-index' | 'filter-then-sort' {
   const list = conditions(runId, filter, sort);
+  // Nothing to filter: walking the sort index reads exactly the page.
+  if (list.length === 1) return 'walk-index';
   const valued = sort === 'position' ? sql`1` : sql`a.${sql.id(sort)} IS NOT NULL`;
   const tests = list.length > 1 ? sql.join(list.slice(1), sql` AND `) : sql`1`;
-  const sample = get<{ n: number; matching: number; total: number }>(
+  const ofType = filter.type ? sql`a.ambiguity_type = ${filter.type}` : sql`1`;
+  const ofStatus = filter.status ? sql`a.status = ${filter.status}` : sql`1`;
+  const sample = get<{ n: number; matching: number; inType: number; inStatus: number; total: number }>(
     db,
     sql`SELECT count(*) AS n, coalesce(sum(CASE WHEN ${tests} AND ${valued} THEN 1 ELSE 0 END), 0) AS matching,
+               coalesce(sum(CASE WHEN ${ofType} THEN 1 ELSE 0 END), 0) AS inType,
+               coalesce(sum(CASE WHEN ${ofStatus} THEN 1 ELSE 0 END), 0) AS inStatus,
                (SELECT total FROM eval_runs WHERE id = ${runId}) AS total
         FROM eval_items a INDEXED BY failures_by_position WHERE a.run_id = ${runId} AND a.position < ${SAMPLE}`,
   )!;
   if (sample.n === 0) return 'filter-then-sort';
   const total = Math.max(sample.total, sample.n);
-  const share = Math.max(sample.matching, 0.5) / sample.n;
-  const matching = share * total;
-  // Filters the sort index does not carry (other metrics, tags, the other run) are tested on the rows.
-  const rowTests = (filter.thresholds ?? []).some((t) => t.metric !== sort) || filter.tagId !== undefined || filter.versus !== undefined;
-  const walked = Math.min(total, wanted / share);
+  const matching = (Math.max(sample.matching, 0.5) / sample.n) * total;
+  // A type filter walks that type's entries only: the share that matters is the share within them.
+  const walkable = (Math.max(sample.inType, 1) / sample.n) * total;
+  const share = Math.min(1, matching / walkable);
+  // Filters the sort index does not carry (tags, the other run) are tested on the rows; the
+  // others (metrics included, migration 0012) on its entries.
+  const rowTests = filter.tagId !== undefined || filter.versus !== undefined;
+  const walked = Math.min(walkable, wanted / share);
   const walkCost = walked * (rowTests ? 1.2 : 0.15);
-  const indexed = filter.status !== undefined || filter.type !== undefined || (filter.thresholds ?? []).length > 0;
-  const sortCost = (indexed ? matching * 1.2 : total * 0.3) + matching * Math.log2(matching + 1) * 0.03;
+  // Filtering first reads the entries of the narrowest indexed filter (type, status, a metric's
+  // range), every column at hand, then sorts the matching ones.
+  const scanned = Math.min(
+    filter.type ? walkable : total,
+    filter.status ? (Math.max(sample.inStatus, 1) / sample.n) * total : total,
+    (filter.thresholds ?? []).length ? matching * 2 : total,
+  );
+  const sortCost = scanned * (rowTests ? 1.2 : 0.15) + matching * Math.log2(matching + 1) * 0.03;
   return walkCost <= sortCost ? 'walk-index' : 'filter-then-sort';
 }
 
@@ -97,14 +122,24 @@ export function chooseFailurePlan(db: ReadableDB, runId: number, filter: Failure
  * The ids of one page, in order; items without a value for the sort metric come last in either
  * direction, then by position.
  */
-export function failurePageIds(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, direction: 'asc' | 'desc', limit: number, offset: number): number[] {
+export function failurePageIds(
+  db: ReadableDB,
+  runId: number,
+  filter: FailureFilter,
+  sort: FailureSort,
+  direction: 'asc' | 'desc',
+  limit: number,
+  offset: number,
+  /** Tests: one plan or the other, to check that both give the same page. */
+  plan: 'walk-index' | 'filter-then-sort' = chooseFailurePlan(db, runId, filter, sort, offset + limit),
+): number[] {
   const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
-  if (chooseFailurePlan(db, runId, filter, sort, offset + limit) === 'filter-then-sort') {
+  if (plan === 'filter-then-sort') {
     const list = conditions(runId, filter, sort, false);
     const order = sort === 'position' ? sql`+a.position ${dir}` : sql`+a.${sql.id(sort)} IS NULL, +a.${sql.id(sort)} ${dir}, +a.position ${dir}`;
     return all<{ id: number }>(db, sql`SELECT a.id FROM eval_items a WHERE ${sql.join(list, sql` AND `)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`).map((r) => r.id);
   }
-  const index = sql.id(SORT_INDEX[sort]);
+  const index = sql.id(walkIndex(sort, filter));
   const list = conditions(runId, filter, sort);
   if (sort === 'position') {
     return all<{ id: number }>(db, sql`SELECT a.id FROM eval_items a INDEXED BY ${index} WHERE ${sql.join(list, sql` AND `)} ORDER BY a.position ${dir} LIMIT ${limit} OFFSET ${offset}`).map((r) => r.id);
@@ -130,8 +165,9 @@ function countWhere(db: ReadableDB, list: SqlFragment[], index: SqlFragment): nu
   return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM eval_items a INDEXED BY ${index} WHERE ${sql.join(list, sql` AND `)}`)!.n;
 }
 
+/** Items matching a filter, counted on whichever index SQLite finds narrowest for it. */
 export function countFailures(db: ReadableDB, runId: number, filter: FailureFilter): number {
-  return countWhere(db, conditions(runId, filter, 'position'), sql.id(SORT_INDEX.position));
+  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM eval_items a WHERE ${sql.join(conditions(runId, filter, 'position', false), sql` AND `)}`)!.n;
 }
 
 export interface FailureRowDb {
@@ -156,17 +192,54 @@ export interface FailureRowDb {
   tags: string | null;
 }
 
-/** The rows of some items with their current tag keys, in the order of `ids`. */
+/**
+ * The rows of some items with their current tag keys, in the order of `ids`. Read as arrays and
+ * the tags in a second query: a page of 100 costs a third of one query of objects with a tag
+ * subquery per row.
+ */
 export function failureRows(db: ReadableDB, ids: readonly number[]): FailureRowDb[] {
   if (ids.length === 0) return [];
-  const rows = all<FailureRowDb>(
-    db,
-    sql`SELECT a.id, a.run_id, a.position, a.key, a.instance_id, a.ambiguity_type, a.question, a.status, substr(a.long_answer, 1, 300) AS long_answer,
-               a.str_em, a.disambig_f1, a.rouge_l, a.judge_mean, a.collapsed, a.retrieval_miss, a.latency_ms, a.cost_usd, a.error,
-               (SELECT group_concat(f.key, ',') FROM eval_item_tags t JOIN failure_tags f ON f.id = t.tag_id WHERE t.item_id = a.id AND t.removed_at IS NULL) AS tags
-        FROM eval_items a WHERE a.id IN ${sql.list([...ids])}`,
+  type Raw = [number, number, number, string, number | null, string, string, FailureRowDb['status'], string | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null, number, string | null];
+  const list = sql.list([...ids]);
+  const tags = new Map(
+    allRaw<[number, string]>(
+      db,
+      sql`SELECT t.item_id, group_concat(f.key, ',') FROM eval_item_tags t JOIN failure_tags f ON f.id = t.tag_id
+          WHERE t.item_id IN ${list} AND t.removed_at IS NULL GROUP BY t.item_id`,
+    ),
   );
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const rows = allRaw<Raw>(
+    db,
+    sql`SELECT a.id, a.run_id, a.position, a.key, a.instance_id, a.ambiguity_type, a.question, a.status, substr(a.long_answer, 1, 300),
+               a.str_em, a.disambig_f1, a.rouge_l, a.judge_mean, a.collapsed, a.retrieval_miss, a.latency_ms, a.cost_usd, a.error
+        FROM eval_items a WHERE a.id IN ${list}`,
+  );
+  const byId = new Map(
+    rows.map((r): [number, FailureRowDb] => [
+      r[0],
+      {
+        id: r[0],
+        run_id: r[1],
+        position: r[2],
+        key: r[3],
+        instance_id: r[4],
+        ambiguity_type: r[5],
+        question: r[6],
+        status: r[7],
+        long_answer: r[8],
+        str_em: r[9],
+        disambig_f1: r[10],
+        rouge_l: r[11],
+        judge_mean: r[12],
+        collapsed: r[13],
+        retrieval_miss: r[14],
+        latency_ms: r[15],
+        cost_usd: r[16],
+        error: r[17],
+        tags: tags.get(r[0]) ?? null,
+      },
+    ]),
+  );
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 

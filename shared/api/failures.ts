@@ -43,6 +43,8 @@ export const FailureListRequest = z
     direction: sortDirection.default('asc'),
     offset: z.number().int().min(0).default(0),
     limit: z.number().int().min(1).max(500).default(100),
+    /** Count the matching items (`total`); a table paging through one filter asks once, not per page. */
+    count: z.boolean().default(true),
   })
   .strict();
 export type FailureListRequest = z.output<typeof FailureListRequest>;
@@ -84,7 +86,8 @@ export interface FailureRow {
 export interface FailurePage {
   run: FailureRunInfo;
   versus: FailureRunInfo | null;
-  total: number;
+  /** Items matching the filter; null when the request said `count: false`. */
+  total: number | null;
   rows: FailureRow[];
 }
 

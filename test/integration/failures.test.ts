@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAssignment } from '../../db/queries/assignments';
+import { countFailures, failurePageIds, FAILURE_SORTS, type FailureFilter } from '../../db/queries/failures';
 import { findAnnotatorId } from '../../db/queries/annotators';
 import { insertJudgment } from '../../db/queries/judgments';
 import { createHandlers, Workbench } from '../../electron/services';
@@ -195,6 +196,39 @@ describe('the failure table', () => {
       for (let offset = 0; offset < 30; offset += 7) paged.push(...(await value('failure:list', { run: runId, sort: 'rouge_l', direction, offset, limit: 7 })).rows.map((r) => r.id));
       expect(paged).toEqual(all.rows.map((r) => r.id));
     }
+  });
+
+  it('gives the same pages whichever plan reads them (a walk of the covering indexes, or filter then sort)', () => {
+    const filters: FailureFilter[] = [
+      {},
+      { type: 'temporal' },
+      { type: 'semantic', collapsed: true },
+      { status: 'failed' },
+      { retrievalMiss: true },
+      { thresholds: [{ metric: 'str_em', below: 0.5 }] },
+      { type: 'unspecified', thresholds: [{ metric: 'rouge_l', atLeast: 0.2, below: 0.9 }] },
+    ];
+    let compared = 0;
+    for (const filter of filters) {
+      for (const sort of FAILURE_SORTS) {
+        for (const direction of ['asc', 'desc'] as const) {
+          for (const [offset, limit] of [[0, 500], [3, 4], [9, 5]] as const) {
+            const walked = failurePageIds(workbench.db, runId, filter, sort, direction, limit, offset, 'walk-index');
+            expect(failurePageIds(workbench.db, runId, filter, sort, direction, limit, offset, 'filter-then-sort')).toEqual(walked);
+            compared += walked.length;
+          }
+        }
+      }
+      expect(countFailures(workbench.db, runId, filter)).toBe(failurePageIds(workbench.db, runId, filter, 'position', 'asc', 500, 0).length);
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('counts only when asked: a table paging through one filter counts once', async () => {
+    expect((await value('failure:list', { run: runId, collapsed: true, limit: 5 })).total).toBe(13);
+    const page = await value('failure:list', { run: runId, collapsed: true, limit: 5, offset: 5, count: false });
+    expect(page.total).toBeNull();
+    expect(page.rows).toHaveLength(5);
   });
 
   it('filters on thresholds, type, collapsed, retrieval miss, errors and tags', async () => {

@@ -119,7 +119,7 @@ export function suggestTags(db: WritableDB, runId: number): Record<string, numbe
 export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers, FailureOperation> {
   const changed = (reason: string) => events.emit('data:changed', { reason });
   return {
-    'failure:list': ({ run, sort, direction, offset, limit, tag, versus, thresholds, ...rest }) => {
+    'failure:list': ({ run, sort, direction, offset, limit, tag, versus, thresholds, count, ...rest }) => {
       const row = getEvalRun(db, run);
       if (!row) throw new AppError('not_found', `No evaluation run ${run}`);
       let versusRow = null;
@@ -139,7 +139,7 @@ export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers
       return {
         run: runInfo(row),
         versus: versusRow ? runInfo(versusRow) : null,
-        total: countFailures(db, run, filter),
+        total: count ? countFailures(db, run, filter) : null,
         rows: rows.map((r) => rowView(r, others.get(r.key))),
       };
     },

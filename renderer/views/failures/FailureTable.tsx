@@ -211,7 +211,7 @@ export function FailureTable({ run, compare }: { run: number; compare?: boolean 
     setSelected(0);
     navigate(href({ ...state, ...patch }));
   };
-  const pageQuery = useCallback((offset: number, limit: number) => opQuery('failure:list', { ...input, offset, limit }), [input]);
+  const pageQuery = useCallback((offset: number, limit: number) => opQuery('failure:list', { ...input, offset, limit, count: false }), [input]);
   const cols = useMemo(() => columns(state.versus !== null), [state.versus]);
   const info = head.data?.run;
   const versus = head.data?.versus;
@@ -241,7 +241,7 @@ export function FailureTable({ run, compare }: { run: number; compare?: boolean 
           ) : null}
           <span className="spacer" />
           <span className="summary" data-testid="row-count">
-            {plural(head.data?.total, 'item')}
+            {plural(head.data?.total ?? undefined, 'item')}
           </span>
           {info?.status === 'running' ? <span className="chip">running: {info.done + info.failed} of {info.total}</span> : null}
         </div>
@@ -251,7 +251,7 @@ export function FailureTable({ run, compare }: { run: number; compare?: boolean 
         <DataTable
           columns={cols}
           listKey={listKey}
-          total={head.data?.total}
+          total={head.data?.total ?? undefined}
           pageQuery={pageQuery}
           sort={{ column: state.sort, direction: state.direction }}
           onSort={(sort, direction) => update({ sort: sort as FailureState['sort'], direction })}
