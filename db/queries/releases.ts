@@ -1,5 +1,5 @@
 import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
-import { all, get, iterateRaw, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, iterateRaw, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
 // ---- the selection ----------------------------------------------------------------------------------
 
@@ -37,21 +37,23 @@ function candidateWhere(filter: ReleaseFilter) {
 /**
  * The instances a release selects, in the order of their stable key (dataset name, source id,
  * ambiguity type: binary collation, so the order is the same on every machine). Joined from the
- * datasets down, so that the unique indexes on (dataset, source id) and (base question, type)
- * give that order without sorting a million rows.
+ * datasets down (CROSS JOIN fixes that order in SQLite, with or without statistics), so that the
+ * unique indexes on (dataset, source id) and (base question, type) give the key order without
+ * sorting a million rows.
  */
 export function releaseCandidates(db: ReadableDB, filter: ReleaseFilter): Generator<CandidateRow> {
-  return iterateRaw<CandidateRow>(
-    db,
-    sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type, i.status, b.hops,
+  return iterateRaw<CandidateRow>(db, releaseCandidatesQuery(filter));
+}
+
+export function releaseCandidatesQuery(filter: ReleaseFilter): SqlFragment {
+  return sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type, i.status, b.hops,
                i.interpretation_count AS interpretations, b.question,
                CASE WHEN json_type(b.extra, '$.split') = 'text' THEN json_extract(b.extra, '$.split') END AS source_split
         FROM datasets d
-        JOIN base_questions b ON b.dataset_id = d.id
-        JOIN instances i ON i.base_question_id = b.id AND i.dataset_id = d.id
+        CROSS JOIN base_questions b ON b.dataset_id = d.id
+        CROSS JOIN instances i ON i.base_question_id = b.id AND i.dataset_id = d.id
         WHERE ${candidateWhere(filter)}
-        ORDER BY d.name, b.source_id, i.ambiguity_type`,
-  );
+        ORDER BY d.name, b.source_id, i.ambiguity_type`;
 }
 
 /** The datasets (name, licence, attribution, url) of the selected instances. */

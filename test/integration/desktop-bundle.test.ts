@@ -38,7 +38,7 @@ describe('the desktop bundle', () => {
         worker.on('error', reject);
         worker.on('message', (reply: EncoderReply) => {
           replies.push(reply);
-          if (reply.op === 'ready') worker.postMessage({ seq: 7, ids: Int32Array.from(ids), types: Uint8Array.from(ids.map(() => 0)) });
+          if (reply.op === 'ready') worker.postMessage({ seq: 7, ids: Float64Array.from(ids), types: Uint8Array.from(ids.map(() => 0)) });
           else if (reply.op === 'part') resolve(reply.part);
           else reject(new Error(reply.message));
         });

@@ -13,7 +13,7 @@ import { createRelease } from '../../electron/services/release/create';
 import { EncoderPool } from '../../electron/services/release/encoder-pool';
 import type { FileSink } from '../../electron/services/release/files';
 import { FrozenRecords } from '../../electron/services/release/frozen';
-import { AppError, dispatch, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
+import { AppError, dispatch, ReleaseCreateRequest, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
 import { recordToRow } from '../../shared/release/schema';
 import { readParquetIndependently } from '../helpers/arrow-ffi';
@@ -139,6 +139,40 @@ describe('release create', () => {
     } finally {
       writer.close();
     }
+  });
+
+  it('reads frozen records back in order decoding each chunk once, with more splits than the old cache held', async () => {
+    const five = await create({
+      name: 'Five splits', version: '1.0.0', out: tmp.file('five-splits'), selection: { datasets: ['Rich'] },
+      split: { mode: 'fractions', fractions: { a: 0.2, b: 0.2, c: 0.2, d: 0.2, e: 0.2 }, seed: 3 },
+    });
+    const entries = (db.prepare('SELECT position, split, chunk, line FROM release_instances WHERE release_id = ? ORDER BY position').all(five.id!) as { position: number; split: string; chunk: number; line: number }[]);
+    const chunks = new Set(entries.map((e) => e.chunk));
+    expect(chunks.size).toBe(5);
+    const frozen = new FrozenRecords(db, FrozenRecords.chunksFor(5));
+    const keys = entries.map((e) => frozen.record<AwbRecord>(e).base_question.source_id);
+    expect(frozen.decoded).toBe(5);
+    expect(new Set(keys).size).toBeGreaterThan(1);
+    for (const split of ['a', 'b', 'c', 'd', 'e']) {
+      const lines = readLines(path.join(five.dir, `data/${split}.jsonl`));
+      expect(entries.filter((e) => e.split === split).map((e) => frozen.line(e))).toEqual(lines);
+    }
+  });
+
+  it('keeps a published release and its folder when a progress listener throws after the commit', async () => {
+    const out = tmp.file('listener-throws');
+    const before = releaseCount();
+    let finals = 0;
+    await expect(
+      createRelease(db, ReleaseCreateRequest.parse({ name: 'Listener', version: '1.0.0', out, selection: { datasets: ['Rich'] } }), {
+        appVersion: 'test',
+        onProgress: (done, total) => {
+          if (done === total && ++finals === 2) throw new Error('listener failed');
+        },
+      }),
+    ).rejects.toThrow(/listener failed/);
+    expect(releaseCount()).toBe(before + 1);
+    expect(fs.existsSync(path.join(out, 'checksums.sha256'))).toBe(true);
   });
 
   it('keeps a source split when asked', async () => {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { campaignProgress } from '../../db/queries/assignments';
 import { findBaseQuestionId, insertBaseQuestion, listBaseQuestions } from '../../db/queries/base-questions';
 import { campaignInstances } from '../../db/queries/campaigns';
+import { releaseCandidatesQuery } from '../../db/queries/releases';
 import { insertDataset } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
 import {
@@ -203,6 +204,16 @@ describe('query plans of the hot queries use indexes', () => {
     const fromCounts = all<{ status: string; n: number }>(db, sql`SELECT status, sum(n) AS n FROM instance_counts GROUP BY status ORDER BY status`);
     expect(fromCounts).toEqual(recount);
     rows = rows.filter((r) => r.id !== 2).map((r) => (r.id === 1 ? { ...r, status: 'removed' } : r));
+  });
+
+  it('a release reads its selection in key order off the unique indexes, with or without statistics, never sorting', () => {
+    for (const target of [memoryDb(), db]) {
+      for (const filter of [{ datasetIds: [], types: [], statuses: [] }, { datasetIds: [1], types: ['semantic' as const], statuses: ['ready' as const] }]) {
+        const plan = explain(target, releaseCandidatesQuery(filter)).join(' | ');
+        expect(plan).toMatch(/SEARCH b USING (COVERING )?INDEX sqlite_autoindex_base_questions_1/);
+        expect(plan).not.toMatch(/TEMP B-TREE/);
+      }
+    }
   });
 
   it('lookups by key use their unique indexes', () => {

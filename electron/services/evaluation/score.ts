@@ -81,8 +81,8 @@ interface FrozenRecord {
 export function goldFromRelease(db: ReadableDB, releaseId: number, split: string | undefined, dataset: string | undefined): GoldEntry[] {
   if (!getRelease(db, releaseId)) throw new AppError('not_found', `No release ${releaseId}`);
   const entries = releaseEntries(db, releaseId).sort((a, b) => a.position - b.position);
-  const frozen = new FrozenRecords(db);
   const splits = [...new Set(entries.map((e) => e.split))].sort();
+  const frozen = new FrozenRecords(db, FrozenRecords.chunksFor(splits.length));
   if (split !== undefined && !splits.includes(split)) {
     throw new AppError('not_found', `Release ${releaseId} has no split "${split}"; its splits: ${splits.join(', ') || 'none'}`);
   }

@@ -92,7 +92,7 @@ export function loadSource(db: ReadableDB, request: { release?: string | undefin
     const entries = releaseSplitEntries(db, release.id, request.split ?? null);
     if (entries.length === 0) throw new AppError('not_found', `The release ${release.name}@${release.version} has no instances${request.split ? ` in the split "${request.split}"` : ''}`);
     const items: SourceItem[] = [];
-    const frozen = new FrozenRecords(db);
+    const frozen = new FrozenRecords(db, FrozenRecords.chunksFor(new Set(entries.map((e) => e.split)).size));
     for (const entry of entries) {
       if (request.limit && items.length >= request.limit) break;
       const record = frozen.record<AwbRecord>(entry);

@@ -83,7 +83,7 @@ function refused(plan: ReleasePlan, out: string): ReleaseSummary {
 interface TaskMeta {
   split: number;
   positions: Int32Array;
-  ids: Int32Array;
+  ids: Float64Array;
   types: Uint8Array;
 }
 
@@ -126,6 +126,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   const open = options.openSink ?? openFileSink;
   const opened: { abort(): void }[] = [];
   let renamed = false;
+  let committed: ReleaseSummary;
   let pool: EncoderPool | null = null;
   try {
     const releaseId = insertRelease(db, {
@@ -155,6 +156,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     });
     const encoders = options.encoders ?? (plan.count >= WORKER_FROM ? Math.min(2, os.availableParallelism()) : 0);
     pool = encoders > 0 ? await EncoderPool.start(db.name, encoders) : null;
+    if (options.signal?.aborted) throw new AppError('cancelled', 'Release cancelled; nothing was written.');
     const shredder = new Shredder(RELEASE_COLUMNS);
     const encode = (task: EncodeTask): Promise<EncodedPart> => (pool ? pool.run(task) : Promise.resolve().then(() => encodeTask(db, task, shredder)));
 
@@ -169,7 +171,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     const dispatch = (split: number) => {
       const bucket = buckets[split]!;
       if (!bucket.ids.length) return;
-      const meta: TaskMeta = { split, positions: Int32Array.from(bucket.positions), ids: Int32Array.from(bucket.ids), types: Uint8Array.from(bucket.types) };
+      const meta: TaskMeta = { split, positions: Int32Array.from(bucket.positions), ids: Float64Array.from(bucket.ids), types: Uint8Array.from(bucket.types) };
       buckets[split] = { positions: [], ids: [], types: [] };
       const part = encode({ seq: seq++, ids: meta.ids.slice(), types: meta.types.slice() });
       part.catch(() => undefined); // a failure surfaces when the part is taken, in order
@@ -207,6 +209,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
         }
       }
       insertReleaseInstances(db, entries);
+      if (k !== meta.ids.length || part.hashes.length !== k) throw new AppError('internal', `A release task froze ${k} of ${meta.ids.length} records.`);
       done += meta.ids.length;
       options.onProgress?.(done, plan.count);
       await new Promise((resolve) => setImmediate(resolve));
@@ -280,9 +283,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     fs.renameSync(temporary, out);
     renamed = true;
     commitReleaseWrite(db);
-    options.onProgress?.(plan.count, plan.count);
-    await pool?.close();
-    return { id: releaseId, name: request.name, version: request.version, dir: out, counts: plan.counts, files, gate };
+    committed = { id: releaseId, name: request.name, version: request.version, dir: out, counts: plan.counts, files, gate };
   } catch (error) {
     rollbackReleaseWrite(db);
     await pool?.close();
@@ -296,4 +297,12 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     }
     throw error;
   }
+  // Published: whatever happens from here (a progress listener that throws, a worker that will
+  // not stop) must not touch the committed release or its folder.
+  try {
+    options.onProgress?.(plan.count, plan.count);
+  } finally {
+    await pool?.close();
+  }
+  return committed;
 }

@@ -16,7 +16,8 @@ import { encodeShredded, sha256, type EncodedGroup } from './files';
 
 export interface EncodeTask {
   seq: number;
-  ids: Int32Array;
+  /** Instance ids (SQLite row ids: doubles hold every one a database reaches, Int32 would not). */
+  ids: Float64Array;
   /** Index into AMBIGUITY_TYPES, per instance. */
   types: Uint8Array;
 }

@@ -21,7 +21,7 @@ interface Waiting {
 
 class EncoderWorker {
   readonly waiting = new Map<number, Waiting>();
-  private broken: Error | null = null;
+  broken: Error | null = null;
 
   constructor(readonly worker: Worker) {
     worker.on('message', (reply: EncoderReply) => {
@@ -48,7 +48,12 @@ class EncoderWorker {
     if (this.broken) return Promise.reject(this.broken);
     return new Promise((resolve, reject) => {
       this.waiting.set(task.seq, { resolve, reject });
-      this.worker.postMessage(task, [task.ids.buffer as ArrayBuffer, task.types.buffer as ArrayBuffer]);
+      try {
+        this.worker.postMessage(task, [task.ids.buffer as ArrayBuffer, task.types.buffer as ArrayBuffer]);
+      } catch (error) {
+        this.waiting.delete(task.seq);
+        reject(error as Error);
+      }
     });
   }
 }
@@ -92,9 +97,12 @@ export class EncoderPool {
     return workers.length ? new EncoderPool(workers) : null;
   }
 
+  /** To the working worker with the fewest tasks waiting (a stopped one fails the release anyway). */
   run(task: EncodeTask): Promise<EncodedPart> {
-    let best = this.workers[0]!;
-    for (const w of this.workers) if (w.waiting.size < best.waiting.size) best = w;
+    const alive = this.workers.filter((w) => !w.broken);
+    if (!alive.length) return this.workers[0]!.run(task);
+    let best = alive[0]!;
+    for (const w of alive) if (w.waiting.size < best.waiting.size) best = w;
     return best.run(task);
   }
 

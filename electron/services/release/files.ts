@@ -77,36 +77,6 @@ export class HashedFile {
   }
 }
 
-/** JSON Lines, buffered into chunks of about a megabyte. */
-export class JsonlFile {
-  readonly file: HashedFile;
-  private parts: string[] = [];
-  private pending = 0;
-
-  constructor(relativePath: string, dir: string, open: OpenSink) {
-    this.file = new HashedFile(relativePath, dir, open);
-  }
-
-  add(line: string): void {
-    this.parts.push(line, '\n');
-    this.pending += line.length + 1;
-    this.file.rows++;
-    if (this.pending >= 1 << 20) this.flush();
-  }
-
-  private flush(): void {
-    if (!this.parts.length) return;
-    this.file.write(Buffer.from(this.parts.join(''), 'utf8'));
-    this.parts = [];
-    this.pending = 0;
-  }
-
-  finish(): string {
-    this.flush();
-    return this.file.finish();
-  }
-}
-
 /** One row group encoded on its own, its offsets counted from 0 (see `ParquetAssembler.append`). */
 export interface EncodedGroup {
   rows: number;
@@ -154,7 +124,7 @@ export function encodeShredded(columnData: LeafData[], shredder: Shredder, rowCo
     indexes.push(result);
     return result.chunk;
   });
-  return { rows: rowCount, bytes: new Uint8Array(writer.getBuffer()), columns, indexes };
+  return { rows: rowCount, bytes: writer.getBytes(), columns, indexes };
 }
 
 /**
@@ -189,8 +159,11 @@ export class ParquetAssembler {
 
   append(group: EncodedGroup): void {
     if (!group.rows) return;
+    // The group's bytes go straight to the file (the writer's buffer holds only the footer's).
+    this.flush();
     const base = BigInt(this.bytes.offset);
-    this.bytes.appendBytes(group.bytes);
+    this.file.write(group.bytes);
+    this.bytes.offset += group.bytes.length;
     for (const chunk of group.columns) {
       if (chunk.file_offset !== undefined) chunk.file_offset += base;
       const meta = chunk.meta_data!;
@@ -206,7 +179,6 @@ export class ParquetAssembler {
     this.writer.row_groups.push({ columns: group.columns, total_byte_size: totalBytes, num_rows: BigInt(group.rows), total_compressed_size: BigInt(group.bytes.length) });
     this.writer.pendingIndexes.push(...group.indexes);
     this.file.rows += group.rows;
-    this.flush();
   }
 
   /** Writes the footer, closes the file and returns its SHA-256. */

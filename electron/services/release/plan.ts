@@ -33,7 +33,7 @@ export interface ReleasePlan {
   draft: ReleaseDraft;
   filter: ReleaseFilter;
   /** Instance ids in key order, and each one's split index. */
-  ids: Int32Array;
+  ids: Float64Array;
   types: Uint8Array;
   splitOf: Uint8Array;
   splits: string[];
@@ -208,7 +208,7 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
   const filter: ReleaseFilter = { datasetIds, types: draft.selection.types, statuses: draft.selection.statuses };
   const campaign = draft.selection.campaignId === null ? null : campaignFacts(db, draft.selection.campaignId, draft.selection.datasets);
 
-  const ids = new Column((n) => new Int32Array(n));
+  const ids = new Column((n) => new Float64Array(n));
   const groups = new Column((n) => new Uint8Array(n));
   const hashes = new Column((n) => new Float64Array(n));
   const interpretations = new Column((n) => new Uint16Array(n));

@@ -62,7 +62,7 @@ export function diffReleases(db: ReadableDB, a: number, b: number, limit: number
   const rb = releaseRow(db, b);
   const left = releaseEntries(db, a).sort(byKey);
   const right = releaseEntries(db, b).sort(byKey);
-  const frozen = new FrozenRecords(db);
+  const frozen = new FrozenRecords(db, FrozenRecords.chunksFor(new Set([...left, ...right].map((e) => e.split)).size * 2));
   const out: ReleaseDiff = {
     a: { id: ra.id, name: ra.name, version: ra.version },
     b: { id: rb.id, name: rb.name, version: rb.version },

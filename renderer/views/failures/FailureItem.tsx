@@ -393,7 +393,7 @@ const Trace = memo(function Trace({ steps, calls }: { steps: TraceStep[]; calls:
 function useNeighbours(run: number, id: number, view: FailureItemView | undefined): { previous: number | null; next: number | null } {
   const search = useSearch();
   const filtered = search.length > 1;
-  const list = useOp('failure:list', filtered ? { ...failureInput(run, parseFailureState(search)), limit: 500 } : null);
+  const list = useOp('failure:list', filtered ? { ...failureInput(run, parseFailureState(search)), limit: 500, count: false } : null);
   if (filtered && list.data) {
     const ids = list.data.rows.map((r) => r.id);
     const at = ids.indexOf(id);
