@@ -1,6 +1,6 @@
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { encodeRowGroup, ParquetAssembler, type FileSink } from '../../electron/services/release/files';
+import { encodeShredded, ParquetAssembler, type FileSink } from '../../electron/services/release/files';
 import { parquetSchema, RELEASE_COLUMNS, type Field, type ReleaseRow } from '../../shared/release/schema';
 import { Shredder } from '../../shared/release/shred';
 import { rng, words } from '../helpers/synthetic';
@@ -38,7 +38,7 @@ describe('shredding release rows into Parquet columns', () => {
     const file = new ParquetAssembler('x.parquet', '/tmp', sink.open, kv);
     const shredder = new Shredder(RELEASE_COLUMNS);
     // Groups encoded on their own (as workers do), placed in the file afterwards.
-    const groups = [0, 250, 500].map((at) => encodeRowGroup(shredder, rows.slice(at, at + 250)));
+    const groups = [0, 250, 500].map((at) => encodeShredded(shredder.shred(rows.slice(at, at + 250)), shredder, rows.slice(at, at + 250).length));
     for (const group of groups) file.append(group);
     file.finish();
     const ours = sink.bytes();

@@ -40,15 +40,18 @@ class Bytes {
     this.buffer = Buffer.allocUnsafeSlow(Math.max(capacity, 1 << 16));
   }
 
-  append(text: string): void {
+  /** Appends the text and a newline; returns the text's bytes (a view, valid until the next append). */
+  append(text: string): Uint8Array {
     const most = text.length * 3 + 1;
     if (this.length + most > this.buffer.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.length + most));
       this.buffer.copy(grown, 0, 0, this.length);
       this.buffer = grown;
     }
+    const start = this.length;
     this.length += this.buffer.write(text, this.length, 'utf8');
     this.buffer[this.length++] = 10;
+    return this.buffer.subarray(start, this.length - 1);
   }
 }
 
@@ -71,10 +74,9 @@ export function encodeTask(db: ReadableDB, task: EncodeTask, shredder: Shredder)
   let index = 0;
   for (const batch of readInBatches(db, task.ids, (id) => id, readInstanceRecords)) {
     for (const { record } of batch) {
-      const line = JSON.stringify(record);
-      hashes.push(sha256(line));
+      // The hash is of the line's UTF-8 bytes, hashed from the buffer rather than encoded again.
+      hashes.push(sha256(jsonl.append(JSON.stringify(record))));
       keys.push(keyOf(record.dataset.name, record.base_question.source_id, AMBIGUITY_TYPES[task.types[index++]!]!));
-      jsonl.append(line);
       shredder.add(parquetRowOf(record));
       if (++inChunk === FROZEN_CHUNK_RECORDS) freeze();
     }

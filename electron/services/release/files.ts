@@ -6,7 +6,7 @@ import type { ColumnChunk, SchemaElement } from 'hyparquet';
 import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
 import type { PageIndexes } from 'hyparquet-writer/src/types.js';
-import { parquetSchema, type ReleaseRow } from '../../../shared/release/schema';
+import { parquetSchema } from '../../../shared/release/schema';
 import type { LeafData, Shredder } from '../../../shared/release/shred';
 
 /**
@@ -94,11 +94,6 @@ const COMPRESSORS = { SNAPPY: snappyCompress };
  * Row groups are independent, so workers can encode them in parallel; the offsets inside are
  * relative to the group's first byte until the assembler places it in the file.
  */
-export function encodeRowGroup(shredder: Shredder, rows: readonly ReleaseRow[]): EncodedGroup {
-  return encodeShredded(shredder.shred(rows), shredder, rows.length);
-}
-
-/** The same from columns already shredded (`Shredder.start`, `add`, `take`). */
 export function encodeShredded(columnData: LeafData[], shredder: Shredder, rowCount: number): EncodedGroup {
   // Sized for the group up front (about 300 bytes a row here) rather than doubled and copied.
   const writer = new ByteWriter(Math.max(1 << 16, rowCount * 512));

@@ -13,7 +13,7 @@ import type { ReadableDB, WritableDB } from '../../../db/sql';
 import { schemaVersion } from '../../../db/migrate';
 import { majorityLabel } from '../../../shared/agreement';
 import { AppError, type ReleaseDraft } from '../../../shared/api';
-import { AMBIGUITY_TYPES, type AmbiguityType } from '../../../shared/domain';
+import { AMBIGUITY_TYPES } from '../../../shared/domain';
 import { addToStats, countWords, type AgreementSummary, type CardInput, type FunnelSummary, type StatTable } from '../../../shared/release/card';
 import { evaluateGate, type GateMeasures } from '../../../shared/release/gate';
 import { checkLicence, type LicenceCheck, type SourceLicence } from '../../../shared/release/licence';
@@ -326,11 +326,4 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
       thresholds: draft.gate,
     },
   };
-}
-
-/** The planned instances in key order, with their split and type. */
-export function* plannedInstances(plan: ReleasePlan): Generator<{ id: number; split: string; type: AmbiguityType; index: number }> {
-  for (let index = 0; index < plan.count; index++) {
-    yield { id: plan.ids[index]!, split: plan.splits[plan.splitOf[index]!]!, type: AMBIGUITY_TYPES[plan.types[index]!]!, index };
-  }
 }
