@@ -1,8 +1,10 @@
 // Lint: TypeScript rules plus the layering of ARCHITECTURE.md, checked per folder:
 //   renderer -> shared;  electron -> shared, db;  db -> shared;  shared -> nothing.
-// Inside electron/: the CLI (electron/cli*.ts) and the transports (electron/transport/) sit above
-// the services; services import none of them, nor electron/main.ts or electron/preload.ts.
-// Only electron/main.ts and electron/preload.ts may import 'electron'. All SQL lives in db/.
+// Inside electron/: desktop/ (the Electron shell) and cli/ sit above transport/, which sits above
+// services/; dev/ (fakes for the offline demo and tests) sits beside them and reaches only shared/.
+// Service domains reach each other only along the declared seams (SEAMS below), and a domain's
+// handlers.ts is imported only by services/index.ts, which composes them.
+// Only electron/desktop/ may import 'electron'. All SQL lives in db/.
 //
 // The layer rule is a small local plugin (below) rather than `no-restricted-imports`, because it
 // must see every way a module is reached: static imports, re-exports, `import()`, `require()` and
@@ -28,10 +30,11 @@ const not = (test) => (file) => !test(file);
 const both = (a, b) => (file) => a(file) && b(file);
 const either = (...tests) => (file) => tests.some((test) => test(file));
 
-const CLI = either(isFile(/^electron\/cli(-[\w-]+)?(\.[cm]?[jt]s)?$/), under('electron/cli'));
+const CLI = under('electron/cli');
 const TRANSPORT = under('electron/transport');
 const SERVICES = under('electron/services');
-const ENTRY = isFile(/^electron\/(main|preload)(\.[cm]?[jt]s)?$/);
+const DEV = under('electron/dev');
+const ENTRY = under('electron/desktop');
 const RENDERER = under('renderer');
 const SHARED = under('shared');
 const DB = under('db');
@@ -70,7 +73,7 @@ const LAYERS = [
   {
     from: both(either(SHARED, RENDERER, DB, ELECTRON), not(ENTRY)),
     package: packages('electron'),
-    message: 'Only electron/main.ts and electron/preload.ts import electron; services run under plain Node.',
+    message: 'Only electron/desktop/ imports electron; services run under plain Node.',
   },
   {
     from: SERVICES,
@@ -79,7 +82,50 @@ const LAYERS = [
   },
   { from: TRANSPORT, file: either(CLI, ENTRY), message: 'Transports sit below the CLI and the main process: they import neither.' },
   { from: CLI, file: ENTRY, message: 'The CLI runs under plain Node: it never imports the Electron main process or preload.' },
+  { from: DEV, file: either(DB, CLI, TRANSPORT, SERVICES, ENTRY), message: 'electron/dev/ holds fakes that stand in for the outside world: they import only shared/.' },
+  { from: either(SERVICES, TRANSPORT, ENTRY), file: DEV, message: 'The product never depends on its fakes: only the CLI (the offline demo) and tests import electron/dev/.' },
 ];
+
+/**
+ * The seams between service domains: a domain may import only the domains listed for it (and the
+ * shared service infrastructure in electron/services/*.ts). Kept acyclic, so a change in one
+ * domain never loops back into itself; the check below refuses a table with a cycle.
+ */
+const SEAMS = {
+  import: [],
+  corpus: ['import'],
+  retrieval: ['import', 'corpus'],
+  pipeline: ['retrieval'],
+  annotation: [],
+  release: ['pipeline', 'annotation'],
+  evaluation: ['retrieval', 'release', 'pipeline'],
+  failures: ['evaluation', 'annotation'],
+  team: ['annotation'],
+};
+(function refuseCycles() {
+  const seen = new Set();
+  const visit = (domain, path) => {
+    if (path.includes(domain)) throw new Error(`eslint.config.js: the service seams form a cycle: ${[...path, domain].join(' -> ')}`);
+    if (seen.has(domain)) return;
+    for (const next of SEAMS[domain] ?? []) visit(next, [...path, domain]);
+    seen.add(domain);
+  };
+  for (const domain of Object.keys(SEAMS)) visit(domain, []);
+})();
+
+const domainOf = (file) => /^electron\/services\/([\w-]+)\//.exec(file)?.[1] ?? null;
+
+/** A service file's imports of other domains, checked against SEAMS; handlers.ts only for services/index.ts. */
+function seamProblem(from, target) {
+  const source = domainOf(from);
+  const domain = domainOf(target);
+  if (domain && /\/handlers(\.[cm]?[jt]s)?$/.test(target) && from !== 'electron/services/index.ts' && source !== domain)
+    return `A domain's handlers are composed only by electron/services/index.ts; import the function they call instead.`;
+  if (!source || !domain || source === domain) return null;
+  if (!(source in SEAMS)) return `electron/services/${source}/ is not in the SEAMS table of eslint.config.js: declare what it may import.`;
+  if (!SEAMS[source].includes(domain)) return `Service domain '${source}' may not import '${domain}' (not a declared seam in eslint.config.js).`;
+  return null;
+}
 
 /** The module names a node reaches, or null when the path is computed and cannot be checked. */
 function literalPath(node) {
@@ -101,7 +147,7 @@ const importsRule = {
   create(context) {
     const from = relative(context.filename);
     const rules = LAYERS.filter((rule) => rule.from(from));
-    if (rules.length === 0) return {};
+    if (rules.length === 0 && !SERVICES(from)) return {};
     const check = (node, source) => {
       const specifier = literalPath(source);
       if (specifier === undefined) return;
@@ -116,6 +162,8 @@ const importsRule = {
         const hit = target !== null ? rule.file?.(target) : rule.package?.(name) || rule.package?.(specifier);
         if (hit) context.report({ node, message: `${rule.message} ('${specifier}')` });
       }
+      const seam = target !== null && SERVICES(from) ? seamProblem(from, target) : null;
+      if (seam) context.report({ node, message: `${seam} ('${specifier}')` });
     };
     return {
       ImportDeclaration: (node) => check(node, node.source),
@@ -212,7 +260,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['electron/preload.ts'],
+    files: ['electron/desktop/preload.ts'],
     languageOptions: { globals: { ...globals.browser } },
   },
 );

@@ -4,5 +4,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../electron/cli.ts');
+const { main } = await import('../electron/cli/index.ts');
 await main(process.argv);

@@ -15,7 +15,7 @@ import { InstanceView } from './views/InstanceView';
 import { JudgingView } from './views/judging/JudgingView';
 import { PipelineView } from './views/pipeline/PipelineView';
 import { ProtocolsView } from './views/ProtocolsView';
-import { ReleasesView } from './views/ReleasesView';
+import { ReleasesView } from './views/releases/ReleasesView';
 import { SearchView } from './views/SearchView';
 import { SignInGate } from './views/team/SignIn';
 import { TeamStatusBar } from './views/team/SyncStatus';

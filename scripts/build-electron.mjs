@@ -17,8 +17,8 @@ const common = {
 await build({
   ...common,
   entryPoints: {
-    main: 'electron/main.ts',
-    preload: 'electron/preload.ts',
+    main: 'electron/desktop/main.ts',
+    preload: 'electron/desktop/preload.ts',
     worker: 'electron/transport/worker.ts',
     'retrieval-worker': 'electron/services/pipeline/retrieval-worker.ts',
     'release-encoder': 'electron/services/release/encoder-worker.ts',

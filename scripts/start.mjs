@@ -27,7 +27,7 @@ function run(command, commandArgs, options = {}) {
 /** The same first-use build as `awb serve`, with Vite's JS API (renderer-build.ts). */
 async function buildRendererIfStale() {
   register();
-  const { rendererOnFirstUse } = await import('../electron/renderer-build.ts');
+  const { rendererOnFirstUse } = await import('../electron/transport/renderer-build.ts');
   const outDir = path.join(root, 'dist', 'renderer');
   await rendererOnFirstUse({ outDir, appRoot: root, log: (message) => process.stderr.write(`${message}\n`) })();
   if (!fs.existsSync(path.join(outDir, 'index.html'))) process.exit(1);

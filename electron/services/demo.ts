@@ -5,7 +5,7 @@ import { getSetting, setSetting } from '../../db/queries/settings';
 import type { WritableDB } from '../../db/sql';
 import type { Attribution, ImportReport } from '../../shared/api';
 import type { ImportFormat } from '../../shared/domain';
-import { resourcesDir } from '../paths';
+import { resourcesDir } from './paths';
 import { FORMATS } from './import/formats';
 import { importFile } from './import/import-file';
 import { embedCorpus } from './retrieval/models';

@@ -6,8 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { dispatch, type ErrorCode, type EventMessage, type Handlers, type Result } from '../../shared/api';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
 import type { EventBus } from '../services/events';
-import { behindTls, DOWNLOADS, isDownload, isLoopbackHost, TeamGate, type DownloadOperation, type Identity, type TeamGateOptions } from '../services/team/gate';
-import { contentType, lookupStatic } from '../static-files';
+import { behindTls, DOWNLOADS, isDownload, isLoopbackHost, TeamGate, type DownloadOperation, type Identity, type TeamGateOptions } from './gate';
+import { contentType, lookupStatic } from './static-files';
 
 /**
  * `awb serve`: the same API over HTTP (POST /api/<operation>, server-sent events at
@@ -18,7 +18,7 @@ import { contentType, lookupStatic } from '../static-files';
  * sites posting to a local port); API calls must be JSON, which a cross-site form cannot send
  * without a preflight that this server never approves.
  *
- * Team mode (see electron/services/team/gate.ts): once accounts exist, or with `--team`, every
+ * Team mode (see gate.ts): once accounts exist, or with `--team`, every
  * API call must come from a signed-in person (a session cookie from POST /api/session/login, or
  * `Authorization: Bearer <token>`), whose role decides what they may call; over the network no
  * operation may name a server path. Any address other than loopback requires team mode.

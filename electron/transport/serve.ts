@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import path from 'node:path';
 import { AppError, dispatch, type ImportReport } from '../../shared/api';
-import { appRoot, rendererDir, userDataDir } from '../paths';
-import { rendererOnFirstUse } from '../renderer-build';
+import { appRoot, rendererDir, userDataDir } from '../services/paths';
+import { rendererOnFirstUse } from './renderer-build';
 import { readPack, resultsPath } from '../services/annotation/packs';
 import { createHandlers, Workbench } from '../services';
 import { createHttpServer, listen } from './http';

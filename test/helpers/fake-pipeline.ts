@@ -1,8 +1,8 @@
-import { fakeModel, requestedSchema, type FakeScript } from '../../electron/transport/fake-model';
+import { fakeModel, requestedSchema, type FakeScript } from '../../electron/dev/fake-model';
 import type { ChatReply } from './fake-openai';
 
 /**
- * The model for pipeline tests: the product's fake model (electron/transport/fake-model.ts),
+ * The model for pipeline tests: the product's fake model (electron/dev/fake-model.ts),
  * which reads each request the way a model would (the schema asked for, the question, the numbered
  * passages) and answers with plausible JSON, scripted here for the Springfield records, so that
  * every stage's checks in code (spans in passages, collisions, votes) are exercised for real.

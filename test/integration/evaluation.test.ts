@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import type { WritableDB } from '../../db/sql';
-import { evalItemDetail } from '../../electron/services/evaluation/handlers';
+import { evalItemDetail } from '../../electron/services/evaluation/items';
 import { saveEvalPrompt } from '../../electron/services/evaluation/prompts';
 import { compareEvalRuns, createEvalRun, evalRunSummary, executeEvalRun } from '../../electron/services/evaluation/run';
 import { importFile } from '../../electron/services/import/import-file';

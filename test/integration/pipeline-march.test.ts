@@ -6,7 +6,7 @@ import type { WritableDB } from '../../db/sql';
 import { exportJsonl } from '../../electron/services/export';
 import { importFile } from '../../electron/services/import/import-file';
 import type { AwbRecord } from '../../shared/awb-format';
-import { readFakeScript, startFakeEndpoint } from '../../electron/transport/fake-model';
+import { readFakeScript, startFakeEndpoint } from '../../electron/dev/fake-model';
 import { currentPrompts } from '../../electron/services/pipeline/prompts';
 import { itemTrace, parseConfig, pipelineFunnel, pipelineRuns, runPipeline } from '../../electron/services/pipeline/run';
 import { embedCorpus } from '../../electron/services/retrieval/models';
@@ -14,7 +14,7 @@ import { instanceDetail } from '../../electron/services/browse';
 import { MUSIQUE, ROOT, tempDir, writeFile } from '../helpers/db';
 import { startFakeOpenAI, type ChatReply, type FakeOpenAI } from '../helpers/fake-openai';
 import { LONG_HORSE_ANSWER, MUSTANG_INTERPRETATIONS, MUSTANG_RECORDS, mustangScript, pipelineBrain, SPRINGFIELD_RECORDS, SPRINGFIELD_SCRIPT } from '../helpers/fake-pipeline';
-import { promptPassages, type FakeScript } from '../../electron/transport/fake-model';
+import { promptPassages, type FakeScript } from '../../electron/dev/fake-model';
 
 /**
  * The pipeline's MARCH rules (issue 15), each end to end: the real `openai` SDK over HTTP on

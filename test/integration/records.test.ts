@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseQuestionsWithoutInstances } from '../../db/queries/base-questions';
 import { all, sql, type WritableDB } from '../../db/sql';
 import { importFile } from '../../electron/services/import/import-file';
-import { startFakeEndpoint } from '../../electron/transport/fake-model';
+import { startFakeEndpoint } from '../../electron/dev/fake-model';
 import { runPipeline } from '../../electron/services/pipeline/run';
 import {
   readBaseQuestionRecord,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rendererBuildReason, rendererOnFirstUse } from '../../electron/renderer-build';
+import { rendererBuildReason, rendererOnFirstUse } from '../../electron/transport/renderer-build';
 import { EventBus } from '../../electron/services/events';
 import { createHttpServer, listen } from '../../electron/transport/http';
 import type { Handlers } from '../../shared/api';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createWindowApi, type PreloadIpc } from '../../electron/preload-api';
+import { createWindowApi, type PreloadIpc } from '../../electron/desktop/preload-api';
 import {
   folderToShow,
   isAllowedNavigation,
@@ -14,8 +14,8 @@ import {
   resolveAppRequest,
   webPreferences,
   windowOpenDecision,
-} from '../../electron/shell';
-import { lookupStatic, resolveInside } from '../../electron/static-files';
+} from '../../electron/desktop/shell';
+import { lookupStatic, resolveInside } from '../../electron/transport/static-files';
 import type { WindowApi } from '../../shared/api';
 import { ROOT, tempDir, writeFile } from '../helpers/db';
 
@@ -320,7 +320,7 @@ describe('main.ts, run against a fake electron', () => {
     const saved = { root: process.env.AWB_APP_ROOT, db: process.env.AWB_DB };
     process.env.AWB_DB = tmp.file('main.db');
     try {
-      run(await bundle('electron/main.ts'), { electron: fake.electron, 'fake-worker-client': { ServiceHost: fake.ServiceHost } });
+      run(await bundle('electron/desktop/main.ts'), { electron: fake.electron, 'fake-worker-client': { ServiceHost: fake.ServiceHost } });
       await vi.waitFor(() => expect(seen.windows).toHaveLength(1));
     } finally {
       for (const [name, value] of [['AWB_APP_ROOT', saved.root], ['AWB_DB', saved.db]] as const) {
@@ -411,7 +411,7 @@ describe('preload.ts, run against a fake electron', () => {
     const routes: unknown[] = [];
     page.addEventListener('awb:navigate', (event) => routes.push((event as CustomEvent).detail));
     run(
-      await bundle('electron/preload.ts'),
+      await bundle('electron/desktop/preload.ts'),
       { electron: { contextBridge: { exposeInMainWorld: (name: string, api: unknown) => exposed.set(name, api) }, ipcRenderer: ipc } },
       { window: page },
     );

@@ -27,10 +27,10 @@ describe('layering lint rules', () => {
     expect(await problems('renderer/x.ts', "import { AMBIGUITY_TYPES } from '../shared/domain';\nexport const a = AMBIGUITY_TYPES;\n")).toEqual([]);
   });
 
-  it('keep db/ from the electron layer and electron imports to main.ts and preload.ts', async () => {
+  it('keep db/ from the electron layer and electron imports to electron/desktop/', async () => {
     expect(await problems('db/x.ts', "import { Workbench } from '../electron/services';\nexport const a = Workbench;\n")).toHaveLength(1);
     expect(await problems('electron/services/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toHaveLength(1);
-    expect(await problems('electron/main.ts', "import { app } from 'electron';\nexport const a = app;\n")).toEqual([]);
+    expect(await problems('electron/desktop/main.ts', "import { app } from 'electron';\nexport const a = app;\n")).toEqual([]);
     expect(await problems('electron/services/x.ts', "import { openDatabase } from '../../db/connection';\nexport const a = openDatabase;\n")).toEqual([]);
   });
 
@@ -51,36 +51,50 @@ describe('layering lint rules', () => {
     expect(await problems('renderer/x.ts', "export const load = () => import('./views/Other');\n")).toEqual([]);
   });
 
-  it('hold for electron/main.ts too', async () => {
-    expect(await problems('electron/main.ts', "import { App } from '../renderer/App';\nexport const a = App;\n")).toHaveLength(1);
-    expect(await problems('electron/main.ts', "export const load = () => import('../renderer/App');\n")).toHaveLength(1);
-    expect(await problems('electron/main.ts', "import { ServiceHost } from './transport/worker-client';\nexport const a = ServiceHost;\n")).toEqual([]);
+  it('hold for electron/desktop/main.ts too', async () => {
+    expect(await problems('electron/desktop/main.ts', "import { App } from '../../renderer/App';\nexport const a = App;\n")).toHaveLength(1);
+    expect(await problems('electron/desktop/main.ts', "export const load = () => import('../../renderer/App');\n")).toHaveLength(1);
+    expect(await problems('electron/desktop/main.ts', "import { ServiceHost } from '../transport/worker-client';\nexport const a = ServiceHost;\n")).toEqual([]);
   });
 
   it('keep the direction inside electron/: CLI and transports above services, services above none of them', async () => {
     const cases: [file: string, specifier: string][] = [
       ['electron/services/x.ts', '../cli'],
-      ['electron/services/x.ts', '../cli-common'],
-      ['electron/services/annotation/x.ts', '../../cli-client.ts'],
+      ['electron/services/x.ts', '../cli/common'],
+      ['electron/services/annotation/x.ts', '../../cli/client.ts'],
       ['electron/services/x.ts', '../transport/http'],
       ['electron/services/retrieval/x.ts', '../../transport/worker'],
-      ['electron/services/x.ts', '../main'],
-      ['electron/services/x.ts', '../preload'],
-      ['electron/transport/x.ts', '../cli-common'],
-      ['electron/transport/x.ts', '../main'],
-      ['electron/cli.ts', './main'],
+      ['electron/services/x.ts', '../desktop/main'],
+      ['electron/services/x.ts', '../desktop/preload'],
+      ['electron/transport/x.ts', '../cli/common'],
+      ['electron/transport/x.ts', '../desktop/main'],
+      ['electron/cli/index.ts', '../desktop/main'],
+      ['electron/services/pipeline/x.ts', '../../dev/fake-model'],
+      ['electron/transport/x.ts', '../dev/fake-model'],
+      ['electron/dev/x.ts', '../services/records'],
+      ['electron/dev/x.ts', '../../db/connection'],
+      // Service domains meet only along the declared seams, and never through another's handlers.
+      ['electron/services/annotation/x.ts', '../failures/flags'],
+      ['electron/services/retrieval/x.ts', '../pipeline/llm'],
+      ['electron/services/failures/x.ts', '../evaluation/handlers'],
     ];
     for (const [file, specifier] of cases) {
       expect(await problems(file, `import * as m from '${specifier}';\nexport const a = m;\n`), `${file} -> ${specifier}`).toHaveLength(1);
       expect(await problems(file, `export const load = () => import('${specifier}');\n`), `${file} -> import(${specifier})`).toHaveLength(1);
     }
     const allowed: [file: string, specifier: string][] = [
-      ['electron/cli.ts', './services'],
-      ['electron/cli.ts', './transport/http'],
-      ['electron/cli-client.ts', './cli-common'],
+      ['electron/cli/index.ts', '../services'],
+      ['electron/cli/index.ts', '../transport/http'],
+      ['electron/cli/index.ts', '../dev/fake-model'],
+      ['electron/cli/client.ts', './common'],
       ['electron/transport/worker.ts', '../services'],
       ['electron/services/x.ts', './retrieval/search'],
-      ['electron/services/x.ts', '../paths'],
+      ['electron/services/x.ts', './paths'],
+      ['electron/services/index.ts', './evaluation/handlers'],
+      ['electron/services/failures/x.ts', '../evaluation/items'],
+      ['electron/services/pipeline/x.ts', '../retrieval/search'],
+      ['electron/services/pipeline/x.ts', '../jobs'],
+      ['electron/dev/x.ts', '../../shared/api'],
     ];
     for (const [file, specifier] of allowed) {
       expect(await problems(file, `import * as m from '${specifier}';\nexport const a = m;\n`), `${file} -> ${specifier}`).toEqual([]);
@@ -91,7 +105,7 @@ describe('layering lint rules', () => {
 describe('the SQL lint rule', () => {
   it('refuses sql templates, prepared statements and query runners in electron/', async () => {
     expect(await sqlProblems('electron/services/x.ts', "declare const sql: (s: TemplateStringsArray) => string;\nexport const q = sql`SELECT 1`;\n")).toHaveLength(1);
-    expect(await sqlProblems('electron/cli.ts', "declare const sql: { id: (s: TemplateStringsArray) => string };\nexport const q = sql.id`x`;\n")).toHaveLength(1);
+    expect(await sqlProblems('electron/cli/index.ts', "declare const sql: { id: (s: TemplateStringsArray) => string };\nexport const q = sql.id`x`;\n")).toHaveLength(1);
     expect(await sqlProblems('electron/services/x.ts', "declare const db: { prepare(s: string): unknown };\nexport const q = db.prepare('SELECT 1');\n")).toHaveLength(1);
     expect(await sqlProblems('electron/services/x.ts', "declare const db: { exec(s: string): void };\ndb.exec('BEGIN IMMEDIATE');\n")).toHaveLength(1);
     expect(await sqlProblems('electron/services/x.ts', "declare const db: { exec(s: string): void };\ndb.exec(`DELETE FROM t`);\n")).toHaveLength(1);

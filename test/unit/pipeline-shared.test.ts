@@ -3,7 +3,7 @@ import { extractJson, MinuteWindow } from '../../electron/services/pipeline/llm'
 import { placeholders, render } from '../../electron/services/pipeline/prompts';
 import { passes } from '../../electron/services/pipeline/stages';
 import { locateInPassages } from '../../shared/checks';
-import { fakeEmbedding, fakeModel, promptPassages, requestedSchema } from '../../electron/transport/fake-model';
+import { fakeEmbedding, fakeModel, promptPassages, requestedSchema } from '../../electron/dev/fake-model';
 import { jsonSchemaFor, PipelineConfig, SCHEMA_NAMES, STAGE_SCHEMAS, type SchemaName } from '../../shared/pipeline';
 import { fillBridges, modelIdentity, planCollisions, shorteningProblem, stableSubset, subsetKey } from '../../shared/pipeline-rules';
 

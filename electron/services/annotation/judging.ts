@@ -9,7 +9,7 @@ import { AppError, type InstanceDetail, type JudgingItem, type JudgingQueue } fr
 import type { AmbiguityType } from '../../../shared/domain';
 import { isValidValue, type Protocol } from '../../../shared/protocols';
 import { instanceDetail } from '../browse';
-import { judgedEvalAnswer } from '../failures/judged-answer';
+import { judgedEvalAnswer } from './judged-answer';
 
 /**
  * Judging against the database (an annotator working in the maintainer's app, or on a shared

@@ -11,7 +11,7 @@ import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type InstanceDetail, type JudgingItem, type JudgingQueue, type PackExportReport, type PackImportReport } from '../../../shared/api';
 import type { Protocol } from '../../../shared/protocols';
 import { instanceDetail } from '../browse';
-import { judgedEvalAnswer } from '../failures/judged-answer';
+import { judgedEvalAnswer } from './judged-answer';
 import { blindView, buildQueue, checkDecision, type Decision, type JudgingStore } from './judging';
 
 /**

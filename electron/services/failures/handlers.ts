@@ -33,7 +33,7 @@ import { toCsv } from '../../../shared/agreement-report';
 import { AppError, type CallContext, type FailureOperation, type FailureRow, type FailureTagView, type Handlers, type InstanceFlagView, type ItemTagView } from '../../../shared/api';
 import { answerCoverage, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
 import type { EventBus } from '../events';
-import { evalItemDetail } from '../evaluation/handlers';
+import { evalItemDetail } from '../evaluation/items';
 import { finishedRun, judgeValidation, runInfo, startJudgeCampaign } from './judge-validation';
 
 

@@ -15,7 +15,7 @@ import {
   parseRecord,
   readRecords,
   type RawRecord,
-} from './record-reader';
+} from './json-stream';
 
 export interface ImportOptions {
   file: string;

@@ -5,7 +5,7 @@ import type { WritableDB } from '../../../db/sql';
 import type { Handlers } from '../../../shared/api';
 import { PIPELINE_STAGES } from '../../../shared/domain';
 import { formatUsd } from '../../../shared/pipeline';
-import { appRoot } from '../../paths';
+import { appRoot } from '../paths';
 import type { JobRunner } from '../jobs';
 import { currentPrompts, promptHistory, savePrompt } from './prompts';
 import { itemTrace, parseConfig, pipelineFunnel, pipelineStatus, readConfigFile, runPipeline } from './run';

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { WritableDB } from '../../../db/sql';
 import { AppError, type ConstraintCues, type ErrorCode } from '../../../shared/api';
-import { workerScript } from '../../paths';
+import { workerScript } from '../paths';
 import { constraintCues } from '../retrieval/cues';
 import { collectEvidence, type EvidenceRequest } from '../retrieval/evidence';
 import type { Retriever } from '../retrieval/search';

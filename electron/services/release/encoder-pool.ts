@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { AppError, type ErrorCode } from '../../../shared/api';
-import { workerScript } from '../../paths';
+import { workerScript } from '../paths';
 import type { EncodedPart, EncodeTask } from './encode';
 
 /**

@@ -6,7 +6,7 @@ import { AppError, type RetrievalEvalReport, type SearchMode } from '../../../sh
 import { mean, ndcgAtK, recallAtK } from '../../../shared/retrieval/metrics';
 import { importCorpus } from '../corpus/import-corpus';
 import { FORMATS } from '../import/formats';
-import { parseRecord, readRecords } from '../import/record-reader';
+import { parseRecord, readRecords } from '../import/json-stream';
 import { defaultModelFor, embedCorpus } from './models';
 import type { Retriever } from './search';
 

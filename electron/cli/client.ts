@@ -1,6 +1,6 @@
-import { AppError, dispatch, isInputRefusal, type ErrorCode, type Input, type Job, type OperationName, type Output } from '../shared/api';
-import { databasePath, progressLine, version, type CommonOptions } from './cli-common';
-import { createHandlers, Workbench } from './services';
+import { AppError, dispatch, isInputRefusal, type ErrorCode, type Input, type Job, type OperationName, type Output } from '../../shared/api';
+import { databasePath, progressLine, version, type CommonOptions } from './common';
+import { createHandlers, Workbench } from '../services';
 
 /**
  * The CLI is the third client of the operation map: every command parses its arguments and calls

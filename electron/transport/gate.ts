@@ -1,8 +1,8 @@
 import type http from 'node:http';
-import type { WritableDB } from '../../../db/sql';
-import { AppError, dispatch, isOperation, type CallContext, type Handlers, type OperationName, type Result } from '../../../shared/api';
-import { audit, checkInput, checkPaths, filterOutput, isRead, roleMayCall } from './access';
-import { Authenticator, failureText, LoginLimiter, SESSION_COOKIE, type Caller } from './auth';
+import type { WritableDB } from '../../db/sql';
+import { AppError, dispatch, isOperation, type CallContext, type Handlers, type OperationName, type Result } from '../../shared/api';
+import { audit, checkInput, checkPaths, filterOutput, isRead, roleMayCall } from '../services/team/access';
+import { Authenticator, failureText, LoginLimiter, SESSION_COOKIE, type Caller } from '../services/team/auth';
 
 /**
  * What `awb serve` asks of each request in team mode: who is calling (a session cookie or a

@@ -1,9 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { Input, ReleaseDiff, ReleaseSummary, VerifyReport } from '../shared/api';
-import { gateTable } from '../shared/release/gate';
-import { parseSplitSpec } from '../shared/release/splits';
-import { withClient } from './cli-client';
-import { printJson, withCommon, type CommonOptions } from './cli-common';
+import type { Input, ReleaseDiff, ReleaseSummary, VerifyReport } from '../../shared/api';
+import { gateTable } from '../../shared/release/gate';
+import { parseSplitSpec } from '../../shared/release/splits';
+import { withClient } from './client';
+import { printJson, withCommon, type CommonOptions } from './common';
 
 /**
  * `awb release create|list|show|verify|diff`: a client of the `release:*` operations. Commands

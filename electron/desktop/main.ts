@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, safeStorage, session, shell, type IpcMainInvokeEvent } from 'electron';
-import type { EventMessage } from '../shared/api';
-import { APP_NAME, defaultDatabasePath } from './paths';
-import { CONTENT_SECURITY_POLICY } from '../shared/security';
+import type { EventMessage } from '../../shared/api';
+import { APP_NAME, defaultDatabasePath } from '../services/paths';
+import { CONTENT_SECURITY_POLICY } from '../../shared/security';
 import { CHANNELS } from './preload-api';
 import {
   APP_SCHEME,
@@ -17,7 +17,7 @@ import {
   webPreferences,
   windowOpenDecision,
 } from './shell';
-import { ServiceHost } from './transport/worker-client';
+import { ServiceHost } from '../transport/worker-client';
 
 /**
  * The desktop app: one window on the `app://` scheme, services in a worker thread, the API

@@ -1,13 +1,13 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import type { GateResult, Input, ReleaseSummary } from '../../shared/api';
-import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
-import { parseSplitSpec } from '../../shared/release/splits';
-import { call, isDesktop } from '../api';
-import { ErrorNotice, plural } from '../components/bits';
-import { useJobs, useOp } from '../query';
-import { JobLine } from './ImportView';
-import { Markdown } from './releases/Markdown';
+import type { GateResult, Input, ReleaseSummary } from '../../../shared/api';
+import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../../shared/domain';
+import { parseSplitSpec } from '../../../shared/release/splits';
+import { call, isDesktop } from '../../api';
+import { ErrorNotice, plural } from '../../components/bits';
+import { useJobs, useOp } from '../../query';
+import { JobLine } from '../ImportView';
+import { Markdown } from './Markdown';
 
 /**
  * Releases: the list, a create dialog with live counts, the gate's checks and the card as it will

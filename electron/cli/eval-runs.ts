@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { EvalComparison, EvalRunSummary } from '../shared/api';
-import { EVAL_METHODS } from '../shared/eval/methods';
-import type { MetricSummary } from '../shared/eval/metrics';
-import { withClient } from './cli-client';
-import { choices, integer, number, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
+import type { EvalComparison, EvalRunSummary } from '../../shared/api';
+import { EVAL_METHODS } from '../../shared/eval/methods';
+import type { MetricSummary } from '../../shared/eval/metrics';
+import { withClient } from './client';
+import { choices, integer, number, printJson, printTable, withCommon, type CommonOptions } from './common';
 
 /** `awb eval run|list|show|compare`: evaluation runs. */
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { contentType, lookupStatic } from './static-files';
+import { contentType, lookupStatic } from '../transport/static-files';
 
 /**
  * The desktop shell's decisions, apart from Electron so that tests run them under plain Node:

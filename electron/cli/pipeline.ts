@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { PIPELINE_STAGES } from '../shared/domain';
-import type { RunSummary } from '../shared/pipeline';
-import { CliError, withClient } from './cli-client';
-import { choices, integer, list, number, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
-import { readFakeScript, startFakeEndpoint } from './transport/fake-model';
+import { PIPELINE_STAGES } from '../../shared/domain';
+import type { RunSummary } from '../../shared/pipeline';
+import { CliError, withClient } from './client';
+import { choices, integer, list, number, printJson, printTable, withCommon, type CommonOptions } from './common';
+import { readFakeScript, startFakeEndpoint } from '../dev/fake-model';
 
 /** `awb pipeline run|status|funnel|failures|trace|prompts|price`: the construction pipeline. */
 

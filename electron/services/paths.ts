@@ -27,11 +27,14 @@ export function defaultDatabasePath(): string {
   return path.join(userDataDir(), 'workbench.db');
 }
 
-/** The repository (or packaged app) root: two levels above this file, or above the bundle. */
+/**
+ * The repository root, two levels above this folder. Bundles in dist/electron/ never reach the
+ * fallback: main.ts sets AWB_APP_ROOT to the packaged app's path before anything asks.
+ */
 export function appRoot(): string {
   if (process.env.AWB_APP_ROOT) return process.env.AWB_APP_ROOT;
   const here = path.dirname(fileURLToPath(import.meta.url));
-  return path.resolve(here, '..');
+  return path.resolve(here, '..', '..');
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { SCORE_METRIC_CHOICES, type Input, type ScoreReport } from '../shared/api';
-import { isPercentMetric } from '../shared/eval/metrics';
-import { withClient } from './cli-client';
-import { choices, integer, list, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
+import { SCORE_METRIC_CHOICES, type Input, type ScoreReport } from '../../shared/api';
+import { isPercentMetric } from '../../shared/eval/metrics';
+import { withClient } from './client';
+import { choices, integer, list, printJson, printTable, withCommon, type CommonOptions } from './common';
 
 /**
  * `awb eval score`: predictions made elsewhere, scored the way the papers do. A client of

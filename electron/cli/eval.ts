@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { addEvalRunCommands } from './cli-eval-runs';
-import { addEvalScoreCommands } from './cli-eval-score';
-import { addEvalFailureCommands } from './cli-eval-failures';
+import { addEvalRunCommands } from './eval-runs';
+import { addEvalScoreCommands } from './eval-score';
+import { addEvalFailureCommands } from './eval-failures';
 
 /** `awb eval ...`: run QA methods against a release, score predictions, compare runs. */
 export function addEvalCommands(program: Command): void {

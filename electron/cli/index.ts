@@ -14,16 +14,16 @@ import {
   type ImportReport,
   type InstanceDetail,
   type RetrievalEvalReport,
-} from '../shared/api';
-import { AMBIGUITY_TYPES, IMPORT_FORMATS, INSTANCE_STATUSES } from '../shared/domain';
-import { addAnnotationCommands } from './cli-annotation';
-import { addEvalCommands } from './cli-eval';
-import { addTeamCommands } from './cli-team';
-import { CliError, withClient } from './cli-client';
-import { choices, databasePath, integer, list, number, printImportReport, printJson, printTable, version, withCommon, type CommonOptions } from './cli-common';
-import { addPipelineCommands } from './cli-pipeline';
-import { addReleaseCommands } from './cli-release';
-import { serve, type Serving } from './transport/serve';
+} from '../../shared/api';
+import { AMBIGUITY_TYPES, IMPORT_FORMATS, INSTANCE_STATUSES } from '../../shared/domain';
+import { addAnnotationCommands } from './annotation';
+import { addEvalCommands } from './eval';
+import { addTeamCommands } from './team';
+import { CliError, withClient } from './client';
+import { choices, databasePath, integer, list, number, printImportReport, printJson, printTable, version, withCommon, type CommonOptions } from './common';
+import { addPipelineCommands } from './pipeline';
+import { addReleaseCommands } from './release';
+import { serve, type Serving } from '../transport/serve';
 
 /**
  * `awb`: every operation reachable without a window. The CLI is the third client of the

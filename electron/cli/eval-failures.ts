@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import type { Correlation } from '../shared/eval/statistics';
-import type { FailurePage, Input, JudgeValidationReport } from '../shared/api';
-import { withClient } from './cli-client';
-import { integer, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
+import type { Correlation } from '../../shared/eval/statistics';
+import type { FailurePage, Input, JudgeValidationReport } from '../../shared/api';
+import { withClient } from './client';
+import { integer, printJson, printTable, withCommon, type CommonOptions } from './common';
 
 /**
  * `awb eval judge-validation`, `awb eval failures` and `awb eval tags export`: clients of the

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { agreementTable, statusTable, toCsv, toLatex, validityTable } from '../shared/agreement-report';
-import { JUDGMENT_FORMATS, type AgreementReport, type CampaignSelection } from '../shared/api';
-import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../shared/domain';
-import { CliError, withClient } from './cli-client';
-import { choices, integer, list, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
+import { agreementTable, statusTable, toCsv, toLatex, validityTable } from '../../shared/agreement-report';
+import { JUDGMENT_FORMATS, type AgreementReport, type CampaignSelection } from '../../shared/api';
+import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
+import { CliError, withClient } from './client';
+import { choices, integer, list, printJson, printTable, withCommon, type CommonOptions } from './common';
 
 /** `awb protocol|campaign|pack|judgments|agreement|disagreements|adjudicate`: human validation. */
 

@@ -1,4 +1,4 @@
-import type { EventMessage, Result, WindowApi } from '../shared/api';
+import type { EventMessage, Result, WindowApi } from '../../shared/api';
 
 /**
  * What the preload exposes to the page as `window.awb`, built from the few `ipcRenderer` methods

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { ACCOUNT_ROLES, type AccountRole, type SyncReport } from '../shared/api';
-import { CliError, withClient } from './cli-client';
-import { choices, integer, printJson, printTable, withCommon, type CommonOptions } from './cli-common';
+import { ACCOUNT_ROLES, type AccountRole, type SyncReport } from '../../shared/api';
+import { CliError, withClient } from './client';
+import { choices, integer, printJson, printTable, withCommon, type CommonOptions } from './common';
 
 /**
  * `awb team ...`: accounts, tokens and the audit trail of team mode, and sync with a shared

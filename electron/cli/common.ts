@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { ImportReport } from '../shared/api';
-import { appRoot, defaultDatabasePath } from './paths';
+import type { ImportReport } from '../../shared/api';
+import { appRoot, defaultDatabasePath } from '../services/paths';
 
 /** What every `awb` command shares: options, output, progress and argument parsing. */
 
