@@ -160,3 +160,30 @@ export async function startFakeOpenAI(options: { dimensions?: number } = {}): Pr
     });
   return fake;
 }
+
+/**
+ * Replies the test lets go of when it chooses: each held request stays in flight until then. A
+ * test that needs a call to be under way (to cancel it, kill the process or count what is in
+ * flight) holds it, instead of making the model slow and hoping the timing works out.
+ */
+export function heldReplies() {
+  const waiting: (() => void)[] = [];
+  return {
+    /** A promise of `reply` that settles when the test releases it. */
+    hold<T>(reply: T): Promise<T> {
+      return new Promise((resolve) => waiting.push(() => resolve(reply)));
+    },
+    /** How many requests are held now. */
+    get count(): number {
+      return waiting.length;
+    },
+    /** Lets the oldest held request answer. */
+    releaseOne(): void {
+      waiting.shift()?.();
+    },
+    /** Lets every held request answer (a request whose client went away answers no one). */
+    releaseAll(): void {
+      for (const release of waiting.splice(0)) release();
+    },
+  };
+}

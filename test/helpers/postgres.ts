@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { expect, vi } from 'vitest';
 
 /**
  * A throwaway PostgreSQL cluster for the team tests: `initdb` into a temporary folder and
@@ -107,6 +108,50 @@ export async function startCluster(): Promise<PgCluster> {
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
+    },
+  };
+}
+
+export interface TableLock {
+  /** Settles once another connection waits for the lock: the sync has reached the table. */
+  waited(): Promise<void>;
+  /** Lets the waiting connection go on (harmless if the cluster was stopped meanwhile). */
+  release(): Promise<void>;
+}
+
+/**
+ * Holds a lock on a store table from a connection of its own, so a sync that reaches the table
+ * waits there. The test then acts (kills the process, stops the cluster) at a known point of the
+ * sync instead of after a guessed delay. `SHARE` stops writers only; `ACCESS EXCLUSIVE` readers too.
+ */
+export async function lockTable(url: string, table: string, mode: 'SHARE' | 'ACCESS EXCLUSIVE'): Promise<TableLock> {
+  const pg = (await import('pg')).default;
+  const holder = new pg.Client({ connectionString: url });
+  // The cluster may be stopped under the lock: its connection then ends, and that is expected.
+  holder.on('error', () => undefined);
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query(`LOCK TABLE ${table} IN ${mode} MODE`);
+  const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  return {
+    async waited() {
+      const watcher = new pg.Client({ connectionString: url });
+      await watcher.connect();
+      try {
+        await vi.waitFor(
+          async () => {
+            const blocked = await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+            expect(blocked.rows[0]!.n).toBeGreaterThan(0);
+          },
+          { timeout: 60_000, interval: 10 },
+        );
+      } finally {
+        await watcher.end();
+      }
+    },
+    async release() {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end().catch(() => undefined);
     },
   };
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import type { WritableDB } from '../../db/sql';
 import { evalItemDetail } from '../../electron/services/evaluation/items';
@@ -15,7 +15,7 @@ import { EVAL_PROMPTS } from '../../shared/eval/methods/prompts';
 import { AWB, awbJsonAsync } from '../helpers/cli';
 import { CONDAMBIGQA, tempDir, writeFile } from '../helpers/db';
 import { brain, json, questionOf, schemaOf, userOf, type Body } from '../helpers/fake-eval';
-import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
+import { heldReplies, startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
 
 /**
  * Evaluation runs against a fake OpenAI-compatible server on 127.0.0.1 through the real `openai`
@@ -331,28 +331,28 @@ describe('comparison, kill and resume', () => {
   });
 
   it('resumes a run killed with kill -9 without repeating a completed call', async () => {
-    fake.chat = (body) => ({ ...brain(body as Body), delayMs: 250 });
+    // Each item takes two calls (answer, judge). Item 2's answer waits until item 1 is stored (the
+    // run writes finished items in batches), then answers; its judging call is held, so the kill
+    // lands with one item done and a call of the next completed.
+    const held = heldReplies();
+    const finished = () => (db.prepare("SELECT count(*) AS n FROM eval_items i JOIN eval_runs r ON r.id = i.run_id WHERE r.model LIKE '%gen-killed' AND i.status = 'done'").get() as { n: number }).n;
+    let seen = 0;
+    fake.chat = async (body) => {
+      if (++seen === 3) await vi.waitFor(() => expect(finished()).toBe(1), { timeout: 20_000, interval: 5 });
+      return seen <= 3 ? brain(body as Body) : held.hold(brain(body as Body));
+    };
     const config = configFile({ maxInFlight: 1 });
     const child = spawn(
       process.execPath,
       [AWB, 'eval', 'run', '--config', config, '--method', 'cot', '--model', 'fake/gen-killed', '--dataset', 'cond', '--concurrency', '1', '--judge', 'fake/judge-killed', '--db', dbFile, '--json'],
       { env: { ...process.env }, stdio: 'ignore' },
     );
-    // Kill once at least one item is finished and a call of the next has completed.
-    const deadline = Date.now() + 20_000;
-    let runId = 0;
-    for (;;) {
-      const row = db.prepare("SELECT r.id, (SELECT count(*) FROM eval_items i WHERE i.run_id = r.id AND i.status = 'done') AS done FROM eval_runs r ORDER BY r.id DESC LIMIT 1").get() as
-        { id: number; done: number } | undefined;
-      if (row && row.done >= 1 && chats().length >= 3) {
-        runId = row.id;
-        break;
-      }
-      if (Date.now() > deadline) throw new Error('the child never got going');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await vi.waitFor(() => expect(held.count).toBe(1), { timeout: 30_000, interval: 5 });
+    const runId = (db.prepare('SELECT id FROM eval_runs ORDER BY id DESC LIMIT 1').get() as { id: number }).id;
+    expect(finished()).toBe(1);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
+    held.releaseAll();
     const completed = new Set(
       (db.prepare("SELECT request FROM llm_calls WHERE run_id = ? AND status = 'ok'").all(runId) as { request: string }[]).map((r) =>
         JSON.stringify((JSON.parse(r.request) as { messages: unknown }).messages),
@@ -405,13 +405,17 @@ describe('readers, HyDE and cancelling', () => {
   it('cancels a run between items and resumes it to the end', async () => {
     const controller = new AbortController();
     let requests = 0;
-    // Cancelled while the second item is being judged: its answering call is complete, the item is not.
+    const held = heldReplies();
+    // Cancelled while the second item is being judged: its answering call is complete, the item is
+    // not. The judging call is held, so the cancel lands while it is in flight.
     fake.chat = (body) => {
-      if (++requests === 4) setTimeout(() => controller.abort(), 50);
-      return { ...brain(body as Body), delayMs: 100 };
+      if (++requests < 4) return brain(body as Body);
+      if (requests === 4) controller.abort();
+      return held.hold(brain(body as Body));
     };
     const id = createEvalRun(db, request({ method: 'cot', model: { endpoint: 'fake', model: 'gen-cancelled' }, concurrency: 1, judge: { endpoint: 'fake', model: 'judge-cancelled' }, noCache: true }));
     const cancelled = await executeEvalRun(db, id, { signal: controller.signal });
+    held.releaseAll();
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.done).toBe(1);
     expect(cancelled.error).toMatch(/resume the run/);

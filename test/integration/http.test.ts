@@ -45,11 +45,21 @@ async function post<T>(name: string, body: unknown, headers: Record<string, stri
   return { status: response.status, result: (await response.json()) as Result<T> };
 }
 
-/** Collects server-sent events until `done` says stop. */
-function events(done: (name: string, data: unknown) => boolean): Promise<{ name: string; data: unknown }[]> {
-  return new Promise((resolve, reject) => {
+/**
+ * Collects server-sent events until `done` says stop. `connected` settles when the stream's
+ * response arrives: the server subscribes before it answers, so no event sent after is missed.
+ */
+function events(done: (name: string, data: unknown) => boolean): { connected: Promise<void>; received: Promise<{ name: string; data: unknown }[]> } {
+  let connected!: () => void;
+  let failed!: (error: Error) => void;
+  const connection = new Promise<void>((resolve, reject) => {
+    connected = resolve;
+    failed = reject;
+  });
+  const received = new Promise<{ name: string; data: unknown }[]>((resolve, reject) => {
     const seen: { name: string; data: unknown }[] = [];
     const request = http.get(`${base}/api/events`, (response) => {
+      connected();
       let buffer = '';
       response.on('data', (chunk: Buffer) => {
         buffer += chunk.toString();
@@ -69,15 +79,18 @@ function events(done: (name: string, data: unknown) => boolean): Promise<{ name:
       });
     });
     request.on('error', (error) => {
-      if (!(error as NodeJS.ErrnoException).code?.includes('ECONNRESET')) reject(error);
+      if ((error as NodeJS.ErrnoException).code?.includes('ECONNRESET')) return;
+      failed(error);
+      reject(error);
     });
   });
+  return { connected: connection, received };
 }
 
 describe('the API over HTTP', () => {
   it('runs an import as a job, streaming progress and completion over server-sent events', async () => {
-    const received = events((name) => name === 'job:done');
-    await new Promise((r) => setTimeout(r, 100));
+    const { connected, received } = events((name) => name === 'job:done');
+    await connected;
     const started = await post<{ jobId: string }>('dataset:import', { path: MUSIQUE, format: 'musique', dataset: 'MuSiQue' });
     expect(started.status).toBe(200);
     expect(started.result.ok).toBe(true);

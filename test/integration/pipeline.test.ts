@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import type { WritableDB } from '../../db/sql';
 import { importFile } from '../../electron/services/import/import-file';
@@ -13,7 +13,7 @@ import { instanceDetail } from '../../electron/services/browse';
 import { PIPELINE_STAGES } from '../../shared/domain';
 import { AWB, awbJson, awbJsonAsync } from '../helpers/cli';
 import { ROOT, tempDir, writeFile } from '../helpers/db';
-import { startFakeOpenAI, type ChatReply, type FakeOpenAI } from '../helpers/fake-openai';
+import { heldReplies, startFakeOpenAI, type ChatReply, type FakeOpenAI } from '../helpers/fake-openai';
 import { pipelineBrain, schemaOf, SPRINGFIELD_RECORDS } from '../helpers/fake-pipeline';
 
 /**
@@ -335,20 +335,29 @@ describe('bad answers and bad endpoints', () => {
 });
 
 describe('limits and cancellation', () => {
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
   it("never has more requests in flight at an endpoint than its maxInFlight, however many items run at once", async () => {
     const { db } = await freshDb('in-flight.db');
     const brain = pipelineBrain({ ambiguous: (q) => q.includes('Springfield') });
+    const held = heldReplies();
     let inFlight = 0;
     let most = 0;
+    let answered = 0;
     fake.chat = async (body, index) => {
       most = Math.max(most, ++inFlight);
-      await sleep(25);
+      const reply = await held.hold(brain(body, index));
       inFlight--;
-      return brain(body, index);
+      answered++;
+      return reply;
     };
-    const run = await runPipeline(db, { config: config({ concurrency: 64 }, { maxInFlight: 3 }), stages: ['detect'] });
+    const running = runPipeline(db, { config: config({ concurrency: 64 }, { maxInFlight: 3 }), stages: ['detect'] });
+    // The 24 calls are all ready at once. Each is let go only when three are held, so a fourth
+    // let through by a broken cap would be held beside them and counted.
+    for (let released = 0; released < 24; released++) {
+      await vi.waitFor(() => expect(held.count).toBe(Math.min(3, 24 - released)), { timeout: 20_000, interval: 2 });
+      held.releaseOne();
+      await vi.waitFor(() => expect(answered).toBe(released + 1), { timeout: 20_000, interval: 2 });
+    }
+    const run = await running;
     expect(run.calls).toBe(24);
     expect(most).toBe(3);
     db.close();
@@ -358,13 +367,16 @@ describe('limits and cancellation', () => {
     const { db } = await freshDb('cancel.db');
     const brain = pipelineBrain({ ambiguous: (q) => q.includes('Springfield') });
     const controller = new AbortController();
+    const held = heldReplies();
     let seen = 0;
-    fake.chat = async (body, index) => {
-      if (++seen === 7) controller.abort();
-      await sleep(20);
-      return brain(body, index);
+    // The seventh call cancels the run while it is in flight; it and any call after it never answer.
+    fake.chat = (body, index) => {
+      if (++seen < 7) return brain(body, index);
+      if (seen === 7) controller.abort();
+      return held.hold(brain(body, index));
     };
     const cancelled = await runPipeline(db, { config: config({}, { maxInFlight: 2 }), stages: ['detect'], signal: controller.signal });
+    held.releaseAll();
     expect(cancelled.status).toBe('cancelled');
     const completed = (db.prepare("SELECT count(*) AS n FROM llm_calls WHERE status = 'ok'").get() as { n: number }).n;
     expect(completed).toBeGreaterThan(0);
@@ -393,18 +405,15 @@ describe('the CLI', () => {
     db.close();
     const configFile = writeFile(tmp.file('pipeline.json'), JSON.stringify(config({ concurrency: 2 }, { maxInFlight: 2 })));
     const brain = pipelineBrain({ ambiguous: (q) => q.includes('Springfield') });
-    fake.chat = (body, index) => ({ ...brain(body, index), delayMs: 40 });
+    const held = heldReplies();
+    let seen = 0;
+    // Ten calls answer; the eleventh is held, so the kill lands mid-run with a call in flight.
+    fake.chat = (body, index) => (++seen <= 10 ? brain(body, index) : held.hold(brain(body, index)));
     const child = spawn(process.execPath, [AWB, 'pipeline', 'run', '--config', configFile, '--db', file, '--json'], { cwd: ROOT, stdio: 'ignore', env: { ...process.env, AWB_TEST_KEY: 'k' } });
-    await new Promise<void>((resolve) => {
-      const timer = setInterval(() => {
-        if (chatRequests().length >= 10) {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 5);
-    });
+    await vi.waitFor(() => expect(held.count).toBeGreaterThan(0), { timeout: 30_000, interval: 5 });
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('exit', resolve));
+    held.releaseAll();
     const check = openDatabase(file);
     const completed = new Set((check.prepare("SELECT request_hash FROM llm_calls WHERE status = 'ok'").all() as { request_hash: string }[]).map((r) => r.request_hash));
     check.close();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCampaign } from '../../electron/services/annotation/campaigns';
 import { createHandlers, Workbench } from '../../electron/services';
 import { createHttpServer, listen } from '../../electron/transport/http';
@@ -294,8 +294,7 @@ describe('files going out', () => {
     expect((await records.text()).trim().split('\n').length).toBeGreaterThan(0);
     // The server removes its copy once the file is sent (just after the response ends).
     const downloads = path.join(tmp.dir, 'downloads');
-    for (let i = 0; i < 40 && fs.readdirSync(downloads).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(fs.readdirSync(downloads)).toEqual([]);
+    await vi.waitFor(() => expect(fs.readdirSync(downloads)).toEqual([]), { timeout: 10_000, interval: 10 });
 
     const smuggled = await download('judgment:export', { campaignId: open.id, format: 'csv', path: '/tmp/elsewhere.csv' }, as('maria'));
     expect(smuggled.status).toBe(403);

@@ -18,7 +18,7 @@ import { AwbRecord } from '../../shared/awb-format';
 import { richRecord } from '../helpers/release-fixture';
 import { AWB, awb, awbJson } from '../helpers/cli';
 import { ROOT, tempDir } from '../helpers/db';
-import { PG_PASSWORD, startCluster, type PgCluster } from '../helpers/postgres';
+import { lockTable, PG_PASSWORD, startCluster, type PgCluster } from '../helpers/postgres';
 import { fillInstances } from '../helpers/synthetic';
 
 /**
@@ -270,22 +270,18 @@ describe('bad input and interruptions', () => {
     bulkJudgments(alice.db, m.campaign.id, 'alice', N);
     alice.db.close();
 
+    // The store's judgment table is locked against writers: the push of 80,000 judgments starts
+    // and waits there, and the kill lands while it is under way.
+    const lock = await lockTable(url, 'awb_judgments', 'SHARE');
     const child = spawn(process.execPath, [AWB, 'team', 'sync', '--db', alice.file], { cwd: ROOT, env: { ...process.env, PGPASSWORD: PG_PASSWORD } });
     let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (stderr.includes('Syncing')) resolve();
-      });
-      child.once('exit', () => reject(new Error(`sync ended before it could be killed: ${stderr}`)));
-    });
-    // The push of 80,000 judgments is under way: kill it without warning.
-    await new Promise((r) => setTimeout(r, 900));
-    // Still running: the kill lands during the sync, not after it.
-    expect(child.exitCode).toBeNull();
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
+    await Promise.race([lock.waited(), exited.then(() => Promise.reject(new Error(`sync ended before it could be killed: ${stderr}`)))]);
+    expect(child.exitCode).toBeNull();
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
+    await lock.release();
 
     const partial = await storeCount(url);
     // The push is one transaction: all of it or none of it.
@@ -310,16 +306,16 @@ describe('bad input and interruptions', () => {
     configureSync(alice.db, { postgres: url, role: 'annotator', annotator: 'alice' });
     const N = 150_000;
     bulkJudgments(alice.db, m.campaign.id, 'alice', N);
-    let stopping: Promise<void> | undefined;
-    const failed = await runSync(alice.db, {
-      log: (line) => {
-        if (line.startsWith('Pushing') && !stopping) stopping = new Promise((r) => setTimeout(r, 150)).then(() => cluster.stop('immediate'));
-      },
-    }).then(
+    // The push waits on a lock the test holds; the cluster is stopped while it waits.
+    const lock = await lockTable(url, 'awb_judgments', 'SHARE');
+    const syncing = runSync(alice.db).then(
       () => null,
       (error: Error) => error,
     );
-    await stopping;
+    await lock.waited();
+    await cluster.stop('immediate');
+    const failed = await syncing;
+    await lock.release();
     expect(failed?.message).toMatch(/went away|Cannot reach/);
     expect(failed?.message).not.toContain(PG_PASSWORD);
     expect(syncStatus(alice.db).lastError).toMatch(/went away|Cannot reach/);
@@ -634,21 +630,17 @@ describe('a desktop that starts empty', () => {
     const killed = emptyDesktop('cut-killed');
     configureSync(killed.db, { postgres: cluster.bareUrl(url.split('/').at(-1)), role: 'annotator', annotator: 'alice' });
     killed.db.close();
+    // Reading the judgments (part of the pull: this desktop has nothing to push) waits on a lock.
+    const lock = await lockTable(url, 'awb_judgments', 'ACCESS EXCLUSIVE');
     const child = spawn(process.execPath, [AWB, 'team', 'sync', '--db', killed.file], { cwd: ROOT, env: { ...process.env, PGPASSWORD: PG_PASSWORD } });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (stderr.includes('Syncing')) resolve();
-      });
-      void exited.then(() => reject(new Error(`sync ended before it could be killed: ${stderr}`)));
-    });
-    await new Promise((r) => setTimeout(r, 150));
-    // Still running: the kill lands during the sync (it has nothing to push, so during the pull).
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    await Promise.race([lock.waited(), exited.then(() => Promise.reject(new Error(`sync ended before it could be killed: ${stderr}`)))]);
     expect(child.exitCode).toBeNull();
     child.kill('SIGKILL');
     await exited;
+    await lock.release();
     const reopened = open(killed.file);
     const state = nothing(reopened);
     if (state[0] === 0) expect(state).toEqual([0, 0, 0, 0, 0, 0]);
