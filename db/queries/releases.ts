@@ -75,18 +75,6 @@ export function campaignDatasetNames(db: ReadableDB, campaignId: number): string
   ).map((r) => r.name);
 }
 
-/** LLM calls made for the selected datasets' items, per stage and model. */
-export function releaseCalls(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number }[] {
-  const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
-  return all(
-    db,
-    sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost
-        FROM llm_calls c
-        WHERE c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
-        GROUP BY 1, 2 ORDER BY 1, 2`,
-  );
-}
-
 /** Prompt versions named by the provenance of those calls, per stage. */
 export function releasePromptVersions(db: ReadableDB, datasetIds: readonly number[]): { stage: string; prompt_version: string }[] {
   const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
@@ -222,4 +210,20 @@ export function releaseEntries(db: ReadableDB, releaseId: number): ({ key: strin
 /** One chunk of frozen records, compressed. */
 export function releaseChunk(db: ReadableDB, chunk: number): { records: number; content: Uint8Array } | undefined {
   return get(db, sql`SELECT records, content FROM release_chunks WHERE id = ${chunk}`);
+}
+
+// ---- what an evaluation reads of a release ----------------------------------------------------
+
+export function releaseSplitEntries(db: ReadableDB, releaseId: number, split: string | null): { key: string; split: string; ambiguity_type: string; instance_id: number | null; chunk: number; line: number }[] {
+  return all(
+    db,
+    sql`SELECT ri.key, ri.split, ri.ambiguity_type, ri.instance_id, ri.chunk, ri.line FROM release_instances ri
+        WHERE ri.release_id = ${releaseId} AND (${split} IS NULL OR ri.split = ${split}) ORDER BY ri.position, ri.key`,
+  );
+}
+
+export function findReleaseByName(db: ReadableDB, name: string, version: string | null): { id: number; name: string; version: string } | undefined {
+  return version
+    ? get(db, sql`SELECT id, name, version FROM releases WHERE name = ${name} AND version = ${version}`)
+    : get(db, sql`SELECT id, name, version FROM releases WHERE name = ${name} ORDER BY created_at DESC, id DESC LIMIT 1`);
 }

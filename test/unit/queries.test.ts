@@ -21,7 +21,8 @@ import { insertInterpretation, listInterpretations, type NewInterpretation } fro
 import { insertLongAnswer } from '../../db/queries/long-answers';
 import { contentHash, findPassageId, upsertPassage } from '../../db/queries/passages';
 import { bm25Passages, countPassageMatches } from '../../db/queries/passages-fts';
-import { dropInterpretation, refreshInstanceText } from '../../db/queries/pipeline';
+import { refreshInstanceText } from '../../db/queries/instances';
+import { dropInterpretation } from '../../db/queries/interpretations';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { getOrCreateProvenance } from '../../db/queries/provenance';
 import {

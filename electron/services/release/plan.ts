@@ -1,9 +1,9 @@
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { openConflicts } from '../../../db/queries/judgments';
+import { callsPerStage } from '../../../db/queries/llm-calls';
 import {
   campaignDatasetNames,
   findRelease,
-  releaseCalls,
   releaseCandidates,
   releasePromptVersions,
   releaseSources,
@@ -156,7 +156,7 @@ function campaignFacts(db: ReadableDB, campaignId: number, datasets: readonly st
 
 function funnelFacts(db: WritableDB, datasets: readonly string[], datasetIds: readonly number[]): FunnelSummary | null {
   const funnel = pipelineFunnel(db, [...datasets]);
-  const calls = releaseCalls(db, datasetIds);
+  const calls = callsPerStage(db, datasetIds);
   const reached = funnel.rows.slice(1).some((r) => r.total > 0);
   if (!reached && !calls.length) return null;
   const prompts = new Map<string, string[]>();

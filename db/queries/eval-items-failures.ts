@@ -1,8 +1,14 @@
-import { all, allRaw, get, iterate, run, sql, transaction, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+import type { FailureRow } from '../../shared/api';
+import { all, allRaw, get, sql, type ReadableDB, type SqlFragment } from '../sql';
+import { currentTagKeys } from './eval-item-tags';
+import { itemFields, type EvalItemRow, type ItemColumns } from './eval-items';
 
-/** Failure inspection (migration 0010): the failure table of a run, failure tags, instance review flags. */
-
-// ---- the failure table ----------------------------------------------------------------------------------
+/**
+ * The failure table: pages of one evaluation run's `eval_items`, filtered and sorted on the
+ * covering indexes of migrations 0010 and 0012. It only reads; eval-items.ts writes the table.
+ * A module apart from eval-items.ts because choosing and walking the indexes is one algorithm
+ * that fills a file of its own; test/unit/failure-plans.test.ts checks the plans it gets.
+ */
 
 export const FAILURE_SORTS = ['position', 'str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'latency_ms', 'cost_usd'] as const;
 export type FailureSort = (typeof FAILURE_SORTS)[number];
@@ -170,27 +176,8 @@ export function countFailures(db: ReadableDB, runId: number, filter: FailureFilt
   return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM eval_items a WHERE ${sql.join(conditions(runId, filter, 'position', false), sql` AND `)}`)!.n;
 }
 
-export interface FailureRowDb {
-  id: number;
-  run_id: number;
-  position: number;
-  key: string;
-  instance_id: number | null;
-  ambiguity_type: string;
-  question: string;
-  status: 'pending' | 'done' | 'failed';
-  long_answer: string | null;
-  str_em: number | null;
-  disambig_f1: number | null;
-  rouge_l: number | null;
-  judge_mean: number | null;
-  collapsed: number | null;
-  retrieval_miss: number | null;
-  latency_ms: number | null;
-  cost_usd: number;
-  error: string | null;
-  tags: string | null;
-}
+/** An item as the failure table reads it: its listed columns, the answer's first 300 characters, its current tag keys. */
+export type FailureRowDb = ItemColumns & Pick<EvalItemRow, 'run_id' | 'long_answer'> & { tags: string | null };
 
 /**
  * The rows of some items with their current tag keys, in the order of `ids`. Read as arrays and
@@ -200,19 +187,12 @@ export interface FailureRowDb {
 export function failureRows(db: ReadableDB, ids: readonly number[]): FailureRowDb[] {
   if (ids.length === 0) return [];
   type Raw = [number, number, number, string, number | null, string, string, FailureRowDb['status'], string | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null, number, string | null];
-  const list = sql.list([...ids]);
-  const tags = new Map(
-    allRaw<[number, string]>(
-      db,
-      sql`SELECT t.item_id, group_concat(f.key, ',') FROM eval_item_tags t JOIN failure_tags f ON f.id = t.tag_id
-          WHERE t.item_id IN ${list} AND t.removed_at IS NULL GROUP BY t.item_id`,
-    ),
-  );
+  const tags = currentTagKeys(db, ids);
   const rows = allRaw<Raw>(
     db,
     sql`SELECT a.id, a.run_id, a.position, a.key, a.instance_id, a.ambiguity_type, a.question, a.status, substr(a.long_answer, 1, 300),
                a.str_em, a.disambig_f1, a.rouge_l, a.judge_mean, a.collapsed, a.retrieval_miss, a.latency_ms, a.cost_usd, a.error
-        FROM eval_items a WHERE a.id IN ${list}`,
+        FROM eval_items a WHERE a.id IN ${sql.list([...ids])}`,
   );
   const byId = new Map(
     rows.map((r): [number, FailureRowDb] => [
@@ -261,168 +241,14 @@ export function neighbourItems(db: ReadableDB, runId: number, position: number):
   return { previous: previous?.id ?? null, next: next?.id ?? null };
 }
 
-// ---- tags ----------------------------------------------------------------------------------------------
+// ---- row mapper ----------------------------------------------------------------------------------
 
-export interface FailureTagRow {
-  id: number;
-  key: string;
-  label: string;
-  description: string;
-  built_in: number;
-  created_by: string;
-  created_at: string;
-}
-
-export function listFailureTags(db: ReadableDB): FailureTagRow[] {
-  return all<FailureTagRow>(db, sql`SELECT * FROM failure_tags ORDER BY built_in DESC, id`);
-}
-
-export function findFailureTag(db: ReadableDB, key: string): FailureTagRow | undefined {
-  return get<FailureTagRow>(db, sql`SELECT * FROM failure_tags WHERE key = ${key}`);
-}
-
-export function insertFailureTag(db: WritableDB, t: { key: string; label: string; description: string; who: string }): number {
-  return get<{ id: number }>(db, sql`INSERT INTO failure_tags (key, label, description, created_by) VALUES (${t.key}, ${t.label}, ${t.description}, ${t.who}) RETURNING id`)!.id;
-}
-
-export interface ItemTagRow {
-  id: number;
-  key: string;
-  label: string;
-  source: 'rule' | 'person';
-  who: string;
-  note: string;
-  created_at: string;
-  removed_by: string | null;
-  removed_at: string | null;
-}
-
-/** Every tag an item has had, current ones first, newest first. */
-export function itemTagHistory(db: ReadableDB, itemId: number): ItemTagRow[] {
-  return all<ItemTagRow>(
-    db,
-    sql`SELECT t.id, f.key, f.label, t.source, t.who, t.note, t.created_at, t.removed_by, t.removed_at
-        FROM eval_item_tags t JOIN failure_tags f ON f.id = t.tag_id WHERE t.item_id = ${itemId}
-        ORDER BY t.removed_at IS NOT NULL, t.id DESC`,
-  );
-}
-
-/** Tags an item; false when it already carries the tag. */
-export function addItemTag(db: WritableDB, itemId: number, tagId: number, source: 'rule' | 'person', who: string, note: string): boolean {
-  const result = run(
-    db,
-    sql`INSERT INTO eval_item_tags (item_id, tag_id, source, who, note) VALUES (${itemId}, ${tagId}, ${source}, ${who}, ${note})
-        ON CONFLICT (item_id, tag_id) WHERE removed_at IS NULL DO NOTHING`,
-  );
-  return result.changes > 0;
-}
-
-/** Takes a tag off an item, keeping the row with who took it off; false when it was not on. */
-export function removeItemTag(db: WritableDB, itemId: number, tagId: number, who: string): boolean {
-  const result = run(
-    db,
-    sql`UPDATE eval_item_tags SET removed_by = ${who}, removed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-        WHERE item_id = ${itemId} AND tag_id = ${tagId} AND removed_at IS NULL`,
-  );
-  return result.changes > 0;
-}
-
-/**
- * Rule tags for a whole run, in one statement per rule: items the rule matches that never had
- * the tag (a tag a person took off is not put back).
- */
-export function applyFlagRule(db: WritableDB, runId: number, tagId: number, column: 'collapsed' | 'retrieval_miss', who: string): number {
-  return run(
-    db,
-    sql`INSERT INTO eval_item_tags (item_id, tag_id, source, who)
-        SELECT a.id, ${tagId}, 'rule', ${who} FROM eval_items a
-        WHERE a.run_id = ${runId} AND a.${sql.id(column)} = 1
-          AND NOT EXISTS (SELECT 1 FROM eval_item_tags t WHERE t.item_id = a.id AND t.tag_id = ${tagId})`,
-  ).changes;
-}
-
-/** Items a text rule looks at: failed ones with their reason, and done ones with their answer. */
-export function* itemsForTextRules(db: ReadableDB, runId: number): Generator<{ id: number; status: string; error: string | null; long_answer: string | null }> {
-  yield* iterate(db, sql`SELECT id, status, error, substr(long_answer, 1, 400) AS long_answer FROM eval_items WHERE run_id = ${runId} AND status <> 'pending'`);
-}
-
-export function applyItemRule(db: WritableDB, itemIds: readonly number[], tagId: number, who: string, note: (id: number) => string): number {
-  return transaction(db, () => {
-    let added = 0;
-    for (const itemId of itemIds) {
-      added += run(
-        db,
-        sql`INSERT INTO eval_item_tags (item_id, tag_id, source, who, note)
-            SELECT ${itemId}, ${tagId}, 'rule', ${who}, ${note(itemId)}
-            WHERE NOT EXISTS (SELECT 1 FROM eval_item_tags t WHERE t.item_id = ${itemId} AND t.tag_id = ${tagId})`,
-      ).changes;
-    }
-    return added;
-  });
-}
-
-/** Current tags counted per tag × run (method, model) × ambiguity type. */
-export function tagCounts(db: ReadableDB, runIds: readonly number[]): { tag: string; label: string; run_id: number; method: string; model: string; ambiguity_type: string; n: number }[] {
-  const scope = runIds.length ? sql`AND a.run_id IN ${sql.list([...runIds])}` : sql.empty;
-  return all(
-    db,
-    sql`SELECT f.key AS tag, f.label, a.run_id, r.method, r.model, a.ambiguity_type, count(*) AS n
-        FROM eval_item_tags t JOIN failure_tags f ON f.id = t.tag_id JOIN eval_items a ON a.id = t.item_id JOIN eval_runs r ON r.id = a.run_id
-        WHERE t.removed_at IS NULL ${scope}
-        GROUP BY f.key, a.run_id, a.ambiguity_type ORDER BY f.id, a.run_id, a.ambiguity_type`,
-  );
-}
-
-/** Every tag row of a run (history included), for the CSV export. */
-export function runTagRows(db: ReadableDB, runId: number): { item_id: number; key: string; position: number; ambiguity_type: string; tag: string; source: string; who: string; note: string; created_at: string; removed_by: string | null; removed_at: string | null }[] {
-  return all(
-    db,
-    sql`SELECT a.id AS item_id, a.key, a.position, a.ambiguity_type, f.key AS tag, t.source, t.who, t.note, t.created_at, t.removed_by, t.removed_at
-        FROM eval_item_tags t JOIN eval_items a ON a.id = t.item_id JOIN failure_tags f ON f.id = t.tag_id
-        WHERE a.run_id = ${runId} ORDER BY a.position, t.id`,
-  );
-}
-
-// ---- instance review flags ---------------------------------------------------------------------------------
-
-export interface InstanceFlagRow {
-  id: number;
-  instance_id: number;
-  reason: string;
-  who: string;
-  eval_item_id: number | null;
-  created_at: string;
-  resolved_by: string | null;
-  resolved_at: string | null;
-}
-
-export function insertInstanceFlag(db: WritableDB, f: { instanceId: number; reason: string; who: string; evalItemId: number | null }): number {
-  return get<{ id: number }>(
-    db,
-    sql`INSERT INTO instance_flags (instance_id, reason, who, eval_item_id) VALUES (${f.instanceId}, ${f.reason}, ${f.who}, ${f.evalItemId}) RETURNING id`,
-  )!.id;
-}
-
-export function resolveInstanceFlags(db: WritableDB, instanceId: number, who: string): number {
-  return run(db, sql`UPDATE instance_flags SET resolved_by = ${who}, resolved_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE instance_id = ${instanceId} AND resolved_at IS NULL`).changes;
-}
-
-export function instanceFlags(db: ReadableDB, instanceId: number): InstanceFlagRow[] {
-  return all<InstanceFlagRow>(db, sql`SELECT * FROM instance_flags WHERE instance_id = ${instanceId} ORDER BY id DESC`);
-}
-
-/** Instances with a flag not yet resolved. */
-export function flaggedInstanceIds(db: ReadableDB): number[] {
-  return all<{ instance_id: number }>(db, sql`SELECT DISTINCT instance_id FROM instance_flags WHERE resolved_at IS NULL ORDER BY instance_id`).map((r) => r.instance_id);
-}
-
-// ---- judge validation ----------------------------------------------------------------------------------------
-
-/** A run's finished items that point at an instance, with their metrics (judge scores among them). */
-export function runItemsWithInstances(db: ReadableDB, runId: number): { id: number; instance_id: number; status: string; long_answer: string | null; metrics: string }[] {
-  return all(db, sql`SELECT id, instance_id, status, long_answer, metrics FROM eval_items WHERE run_id = ${runId} AND instance_id IS NOT NULL ORDER BY position`);
-}
-
-export function evalItemForInstance(db: ReadableDB, runId: number, instanceId: number): { id: number; long_answer: string | null; question: string } | undefined {
-  return get(db, sql`SELECT id, long_answer, question FROM eval_items WHERE run_id = ${runId} AND instance_id = ${instanceId} ORDER BY position LIMIT 1`);
+/** A row of the failure table, with the same item in the run it is compared with, if any. */
+export function rowToFailureRow(r: FailureRowDb, other: FailureRowDb | undefined): FailureRow {
+  return {
+    ...itemFields(r),
+    answer: r.long_answer,
+    tags: r.tags ? r.tags.split(',') : [],
+    other: other ? { id: other.id, status: other.status, strEm: other.str_em, disambigF1: other.disambig_f1, rougeL: other.rouge_l, judgeMean: other.judge_mean, error: other.error } : null,
+  };
 }
