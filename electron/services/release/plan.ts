@@ -1,5 +1,4 @@
 import { findDatasetByName } from '../../../db/queries/datasets';
-import { openConflicts } from '../../../db/queries/judgments';
 import { callsPerStage } from '../../../db/queries/llm-calls';
 import {
   campaignDatasetNames,
@@ -19,7 +18,7 @@ import { evaluateGate, type GateMeasures } from '../../../shared/release/gate';
 import { checkLicence, type LicenceCheck, type SourceLicence } from '../../../shared/release/licence';
 import { keyOf } from '../../../shared/release/schema';
 import { assignSplits, seededKeyHash, sourceSplitName } from '../../../shared/release/splits';
-import { agreementInput, campaignAgreement } from '../annotation/agreement';
+import { agreementInput, agreementOfInput } from '../annotation/agreement';
 import { pipelineFunnel } from '../pipeline/run';
 
 /**
@@ -79,7 +78,9 @@ interface CampaignFacts {
 }
 
 function campaignFacts(db: ReadableDB, campaignId: number, datasets: readonly string[]): CampaignFacts {
-  const report = campaignAgreement(db, campaignId, { resamples: 1000, seed: 1 });
+  // The judgments are read once: the same matrix gives the report and each instance's verdict.
+  const gathered = agreementInput(db, campaignId);
+  const report = agreementOfInput(db, campaignId, gathered, { resamples: 1000, seed: 1 });
   const judgedDatasets = campaignDatasetNames(db, campaignId);
   if (datasets.length) {
     const outside = judgedDatasets.filter((d) => !datasets.includes(d));
@@ -90,7 +91,7 @@ function campaignFacts(db: ReadableDB, campaignId: number, datasets: readonly st
       );
     }
   }
-  const { input } = agreementInput(db, campaignId);
+  const { input } = gathered;
   const yesno = input.criteria.filter((c) => c.scale.kind === 'yesno');
   const labelOf = (criterion: string, i: number) =>
     input.adjudications.get(criterion)?.get(input.items[i]!.id) ?? majorityLabel(input.ratings.get(criterion)?.[i] ?? []);
@@ -150,7 +151,7 @@ function campaignFacts(db: ReadableDB, campaignId: number, datasets: readonly st
     verdicts,
     judges,
     criteria: overall.map((r) => ({ id: r.criterion, fleissKappa: r.fleissKappa, ac1: r.gwetAc1, yesRate: r.yesRate })),
-    unresolved: openConflicts(db, campaignId).length + ties,
+    unresolved: report.conflicts + ties,
   };
 }
 
