@@ -86,7 +86,7 @@ const SAMPLE = 1000;
  * matching items and sort them (cheap when few do). The share of items matching is measured on
  * the run's first 1,000 items (positions follow the source's order, not any metric).
  */
-export function chooseFailurePlan(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, wanted: number): 'walk-index' | 'filter-then-sort' {
+export function chooseFailurePlan(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, wanted: number): FailurePlan {
   const list = conditions(runId, filter, sort);
   // Nothing to filter: walking the sort index reads exactly the page.
   if (list.length === 1) return 'walk-index';
@@ -124,6 +124,36 @@ export function chooseFailurePlan(db: ReadableDB, runId: number, filter: Failure
   return walkCost <= sortCost ? 'walk-index' : 'filter-then-sort';
 }
 
+export type FailurePlan = 'walk-index' | 'filter-then-sort';
+
+/**
+ * The statement for the ids of one page, in order. Under `walk-index` with a metric sort it
+ * gives the items that have a value for the metric; `valuelessPageQuery` continues past them.
+ */
+export function failurePageQuery(runId: number, filter: FailureFilter, sort: FailureSort, direction: 'asc' | 'desc', limit: number, offset: number, plan: FailurePlan): SqlFragment {
+  const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
+  if (plan === 'filter-then-sort') {
+    const list = conditions(runId, filter, sort, false);
+    const order = sort === 'position' ? sql`+a.position ${dir}` : sql`+a.${sql.id(sort)} IS NULL, +a.${sql.id(sort)} ${dir}, +a.position ${dir}`;
+    return sql`SELECT a.id FROM eval_items a WHERE ${sql.join(list, sql` AND `)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
+  }
+  const index = sql.id(walkIndex(sort, filter));
+  const list = conditions(runId, filter, sort);
+  if (sort === 'position') {
+    return sql`SELECT a.id FROM eval_items a INDEXED BY ${index} WHERE ${sql.join(list, sql` AND `)} ORDER BY a.position ${dir} LIMIT ${limit} OFFSET ${offset}`;
+  }
+  const column = sql`a.${sql.id(sort)}`;
+  return sql`SELECT a.id FROM eval_items a INDEXED BY ${index} WHERE ${sql.join([...list, sql`${column} IS NOT NULL`], sql` AND `)}
+             ORDER BY ${column} ${dir}, a.position ${dir} LIMIT ${limit} OFFSET ${offset}`;
+}
+
+/** Under `walk-index` with a metric sort: the items without a value for it, in position order. */
+export function valuelessPageQuery(runId: number, filter: FailureFilter, sort: FailureMetric, direction: 'asc' | 'desc', limit: number, offset: number): SqlFragment {
+  const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
+  const list = [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NULL`];
+  return sql`SELECT a.id FROM eval_items a INDEXED BY ${sql.id(walkIndex(sort, filter))} WHERE ${sql.join(list, sql` AND `)} ORDER BY a.position ${dir} LIMIT ${limit} OFFSET ${offset}`;
+}
+
 /**
  * The ids of one page, in order; items without a value for the sort metric come last in either
  * direction, then by position.
@@ -137,43 +167,28 @@ export function failurePageIds(
   limit: number,
   offset: number,
   /** Tests: one plan or the other, to check that both give the same page. */
-  plan: 'walk-index' | 'filter-then-sort' = chooseFailurePlan(db, runId, filter, sort, offset + limit),
+  plan: FailurePlan = chooseFailurePlan(db, runId, filter, sort, offset + limit),
 ): number[] {
-  const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
-  if (plan === 'filter-then-sort') {
-    const list = conditions(runId, filter, sort, false);
-    const order = sort === 'position' ? sql`+a.position ${dir}` : sql`+a.${sql.id(sort)} IS NULL, +a.${sql.id(sort)} ${dir}, +a.position ${dir}`;
-    return all<{ id: number }>(db, sql`SELECT a.id FROM eval_items a WHERE ${sql.join(list, sql` AND `)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`).map((r) => r.id);
-  }
-  const index = sql.id(walkIndex(sort, filter));
-  const list = conditions(runId, filter, sort);
-  if (sort === 'position') {
-    return all<{ id: number }>(db, sql`SELECT a.id FROM eval_items a INDEXED BY ${index} WHERE ${sql.join(list, sql` AND `)} ORDER BY a.position ${dir} LIMIT ${limit} OFFSET ${offset}`).map((r) => r.id);
-  }
-  const column = sql`a.${sql.id(sort)}`;
-  const valued = all<{ id: number }>(
-    db,
-    sql`SELECT a.id FROM eval_items a INDEXED BY ${index} WHERE ${sql.join([...list, sql`${column} IS NOT NULL`], sql` AND `)}
-        ORDER BY ${column} ${dir}, a.position ${dir} LIMIT ${limit} OFFSET ${offset}`,
-  ).map((r) => r.id);
-  if (valued.length === limit) return valued;
+  const ids = (query: SqlFragment) => all<{ id: number }>(db, query).map((r) => r.id);
+  const page = ids(failurePageQuery(runId, filter, sort, direction, limit, offset, plan));
+  if (plan === 'filter-then-sort' || sort === 'position' || page.length === limit) return page;
   // The page runs past the items with a value: continue with those without one.
-  const before = valued.length > 0 ? 0 : Math.max(0, offset - countWhere(db, [...list, sql`${column} IS NOT NULL`], index));
-  const rest = all<{ id: number }>(
-    db,
-    sql`SELECT a.id FROM eval_items a INDEXED BY ${index} WHERE ${sql.join([...list, sql`${column} IS NULL`], sql` AND `)}
-        ORDER BY a.position ${dir} LIMIT ${limit - valued.length} OFFSET ${before}`,
-  ).map((r) => r.id);
-  return [...valued, ...rest];
+  const before = page.length > 0 ? 0 : Math.max(0, offset - countWhere(db, [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NOT NULL`], sql.id(walkIndex(sort, filter))));
+  return [...page, ...ids(valuelessPageQuery(runId, filter, sort, direction, limit - page.length, before))];
 }
 
 function countWhere(db: ReadableDB, list: SqlFragment[], index: SqlFragment): number {
   return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM eval_items a INDEXED BY ${index} WHERE ${sql.join(list, sql` AND `)}`)!.n;
 }
 
+/** The statement that counts the items matching a filter (on whichever index SQLite finds narrowest for it). */
+export function countFailuresQuery(runId: number, filter: FailureFilter): SqlFragment {
+  return sql`SELECT count(*) AS n FROM eval_items a WHERE ${sql.join(conditions(runId, filter, 'position', false), sql` AND `)}`;
+}
+
 /** Items matching a filter, counted on whichever index SQLite finds narrowest for it. */
 export function countFailures(db: ReadableDB, runId: number, filter: FailureFilter): number {
-  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM eval_items a WHERE ${sql.join(conditions(runId, filter, 'position', false), sql` AND `)}`)!.n;
+  return get<{ n: number }>(db, countFailuresQuery(runId, filter))!.n;
 }
 
 /** An item as the failure table reads it: its listed columns, the answer's first 300 characters, its current tag keys. */
