@@ -35,7 +35,9 @@ export function writeSites(root: string, dbDir = path.join(root, 'db')): WriteSi
       const verb = match[1]!.split(/\s+/)[0]!.toUpperCase();
       const target = match[2]!;
       if (verb === 'UPDATE' && target.toUpperCase() === 'SET') continue;
-      const table = target === '${' ? '<dynamic>' : target.replaceAll('"', '');
+      // A name built at run time: `vec_${id}` is listed as `vec_*`, a whole `${fragment}` as `<dynamic>`.
+      const built = text.startsWith('${', match.index + match[0].length);
+      const table = target === '${' ? '<dynamic>' : `${target.replaceAll('"', '')}${built ? '*' : ''}`;
       const line = text.slice(0, match.index).split('\n').length;
       sites.push({ table, module: path.relative(root, file), line, verb });
     }
