@@ -89,3 +89,12 @@ export function campaignInstancePositions(db: ReadableDB, campaignId: number): {
         ORDER BY 1`,
   );
 }
+
+/** The datasets of a campaign's instances. */
+export function campaignDatasetNames(db: ReadableDB, campaignId: number): string[] {
+  return all<{ name: string }>(
+    db,
+    sql`SELECT DISTINCT d.name FROM campaign_items c JOIN instances i ON i.id = c.instance_id JOIN datasets d ON d.id = i.dataset_id
+        WHERE c.campaign_id = ${campaignId} ORDER BY d.name`,
+  ).map((r) => r.name);
+}

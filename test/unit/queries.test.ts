@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { campaignProgress } from '../../db/queries/assignments';
 import { findBaseQuestionId, insertBaseQuestion, listBaseQuestions } from '../../db/queries/base-questions';
 import { campaignInstances } from '../../db/queries/campaigns';
-import { releaseCandidatesQuery } from '../../db/queries/releases';
+import { releaseCandidatesQuery } from '../../db/queries/instances-selection';
 import { insertDataset } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
 import {

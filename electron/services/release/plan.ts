@@ -1,13 +1,9 @@
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { callsPerStage } from '../../../db/queries/llm-calls';
-import {
-  campaignDatasetNames,
-  findRelease,
-  releaseCandidates,
-  releasePromptVersions,
-  releaseSources,
-  type ReleaseFilter,
-} from '../../../db/queries/releases';
+import { campaignDatasetNames } from '../../../db/queries/campaigns';
+import { releaseCandidates, releaseSources, type ReleaseFilter } from '../../../db/queries/instances-selection';
+import { promptVersionsPerStage } from '../../../db/queries/provenance';
+import { findRelease } from '../../../db/queries/releases';
 import type { ReadableDB, WritableDB } from '../../../db/sql';
 import { schemaVersion } from '../../../db/migrate';
 import { majorityLabel } from '../../../shared/agreement';
@@ -161,7 +157,7 @@ function funnelFacts(db: WritableDB, datasets: readonly string[], datasetIds: re
   const reached = funnel.rows.slice(1).some((r) => r.total > 0);
   if (!reached && !calls.length) return null;
   const prompts = new Map<string, string[]>();
-  for (const p of releasePromptVersions(db, datasetIds)) prompts.set(p.stage, [...(prompts.get(p.stage) ?? []), p.prompt_version]);
+  for (const p of promptVersionsPerStage(db, datasetIds)) prompts.set(p.stage, [...(prompts.get(p.stage) ?? []), p.prompt_version]);
   return {
     types: funnel.types,
     rows: reached ? funnel.rows : [],
