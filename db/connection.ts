@@ -3,13 +3,15 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { migrate } from './migrate';
-import type { WritableDB } from './sql';
+import type { ReadableDB, WritableDB } from './sql';
 
 export interface OpenOptions {
   /** Called once with the SQLite and sqlite-vec versions (and the schema migration, if any). */
   log?: (message: string) => void;
   /** Skip migrations (for tools that inspect a database without changing it). */
   migrate?: boolean;
+  /** Called with the text of every statement the connection runs (tests count reads with it). */
+  trace?: (statement: string) => void;
 }
 
 export interface EngineVersions {
@@ -41,18 +43,17 @@ export function engineVersions(db: Database.Database): EngineVersions {
   return { sqlite: row.sqlite, sqliteVec: row.vec, fts5 };
 }
 
-/**
- * Opens (creating if needed) a workbench database: loads sqlite-vec first and fails fast when it
- * cannot, checks FTS5, sets WAL and foreign keys, then brings the schema up to date.
- */
-export function openDatabase(file: string, options: OpenOptions = {}): WritableDB {
-  const inMemory = file === ':memory:';
-  if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+/** A better-sqlite3 connection with sqlite-vec loaded and FTS5 checked; closed again if either fails. */
+function connect(file: string, options: OpenOptions & { readonly?: boolean }): Database.Database {
   let db: Database.Database;
   try {
     // AWB_SQLITE_BINDING: a better-sqlite3 build for Electron's ABI (see scripts/start.mjs).
     const nativeBinding = process.env.AWB_SQLITE_BINDING;
-    db = new Database(file, nativeBinding ? { nativeBinding } : {});
+    db = new Database(file, {
+      ...(nativeBinding ? { nativeBinding } : {}),
+      ...(options.readonly ? { readonly: true, fileMustExist: true } : {}),
+      ...(options.trace ? { verbose: (statement: unknown) => options.trace!(String(statement)) } : {}),
+    });
   } catch (error) {
     throw new DatabaseOpenError(`Cannot open the database at ${file}: ${(error as Error).message}`, { cause: error });
   }
@@ -70,17 +71,37 @@ export function openDatabase(file: string, options: OpenOptions = {}): WritableD
     }
     const versions = engineVersions(db);
     if (!versions.fts5) throw new DatabaseOpenError('This SQLite build lacks FTS5, which full-text search needs.');
-    options.log?.(`SQLite ${versions.sqlite}, sqlite-vec ${versions.sqliteVec}, FTS5 on: ${file}`);
+    options.log?.(`SQLite ${versions.sqlite}, sqlite-vec ${versions.sqliteVec}, FTS5 on: ${file}${options.readonly ? ' (read-only)' : ''}`);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
 
+/** The pragmas every connection takes, reading or writing: wait on a busy lock, sort in memory, a 64 MB page cache. */
+function readPragmas(db: Database.Database): void {
+  db.pragma('busy_timeout = 5000');
+  db.pragma('temp_store = MEMORY');
+  db.pragma('cache_size = -65536');
+}
+
+/**
+ * Opens (creating if needed) a workbench database: loads sqlite-vec first and fails fast when it
+ * cannot, checks FTS5, sets WAL and foreign keys, then brings the schema up to date.
+ */
+export function openDatabase(file: string, options: OpenOptions = {}): WritableDB {
+  const inMemory = file === ':memory:';
+  if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = connect(file, options);
+  try {
     if (!inMemory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal') throw new DatabaseOpenError(`Could not switch ${file} to WAL mode (got ${String(mode)}).`);
     }
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('temp_store = MEMORY');
-    db.pragma('cache_size = -65536');
+    readPragmas(db);
     if (options.migrate !== false) {
       const { from, to } = migrate(db);
       if (from !== to) options.log?.(`Schema migrated from version ${from} to ${to}.`);
@@ -90,4 +111,25 @@ export function openDatabase(file: string, options: OpenOptions = {}): WritableD
     throw error;
   }
   return db as WritableDB;
+}
+
+/**
+ * A second connection to a database that `openDatabase` has opened (and migrated), which can only
+ * read: SQLite refuses any write on it (SQLITE_READONLY), whatever the code asks. In WAL mode its
+ * reads neither wait for the writer nor see a write before it commits, and each statement sees
+ * every write committed before it began. The type says so too: it is a `ReadableDB`, so no write
+ * function of db/queries accepts it.
+ */
+export function openReadOnlyDatabase(file: string, options: Pick<OpenOptions, 'log' | 'trace'> = {}): ReadableDB {
+  if (file === ':memory:') throw new DatabaseOpenError('An in-memory database has no second connection to read it from.');
+  const db = connect(file, { ...options, readonly: true });
+  try {
+    const mode = db.pragma('journal_mode', { simple: true });
+    if (mode !== 'wal') throw new DatabaseOpenError(`${file} is not in WAL mode (got ${String(mode)}): open it for writing first.`);
+    readPragmas(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db as ReadableDB;
 }

@@ -1,4 +1,5 @@
-import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import type { AccountView } from '../../shared/api';
+import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
 
 /** Team mode: accounts, their tokens and sign-in sessions (only hashes of secrets are stored). */
 
@@ -70,13 +71,24 @@ export function findToken(db: ReadableDB, id: number): TokenRow | undefined {
   return get<TokenRow>(db, sql`SELECT * FROM account_tokens WHERE id = ${id}`);
 }
 
-export function accountTokens(db: ReadableDB, accountId: number): TokenRow[] {
-  return all<TokenRow>(db, sql`SELECT * FROM account_tokens WHERE account_id = ${accountId} ORDER BY id`);
+/** An account's tokens as its view lists them (never their hashes). */
+export function accountTokens(db: ReadableDB, accountId: number): AccountView['tokens'] {
+  return all<TokenRow>(db, sql`SELECT * FROM account_tokens WHERE account_id = ${accountId} ORDER BY id`).map((t) => ({
+    id: t.id,
+    label: t.label,
+    createdAt: t.created_at,
+    expiresAt: t.expires_at,
+    revokedAt: t.revoked_at,
+    lastUsedAt: t.last_used_at,
+  }));
 }
 
+/** Revokes a token and ends the sessions it opened, together. */
 export function revokeToken(db: WritableDB, id: number, at: string): void {
-  run(db, sql`UPDATE account_tokens SET revoked_at = coalesce(revoked_at, ${at}) WHERE id = ${id}`);
-  run(db, sql`DELETE FROM account_sessions WHERE token_id = ${id}`);
+  transaction(db, () => {
+    run(db, sql`UPDATE account_tokens SET revoked_at = coalesce(revoked_at, ${at}) WHERE id = ${id}`);
+    run(db, sql`DELETE FROM account_sessions WHERE token_id = ${id}`);
+  });
 }
 
 export function touchToken(db: WritableDB, id: number, at: string): void {

@@ -91,3 +91,12 @@ export function campaignProgress(db: ReadableDB, campaignId: number, required: r
         WHERE s.campaign_id = ${campaignId} GROUP BY a.name ORDER BY a.name`,
   );
 }
+
+/** Adds an assignment the store holds; returns its id (an existing one is kept). */
+export function ensureAssignment(db: WritableDB, campaignId: number, annotatorId: number, instanceId: number, position: number): { id: number; created: boolean } {
+  const existing = findAssignment(db, campaignId, annotatorId, instanceId);
+  if (existing) return { id: existing.id, created: false };
+  const taken = get(db, sql`SELECT 1 AS x FROM assignments WHERE campaign_id = ${campaignId} AND annotator_id = ${annotatorId} AND position = ${position}`) !== undefined;
+  const free = taken ? nextPosition(db, campaignId, annotatorId) : position;
+  return { id: insertAssignment(db, campaignId, instanceId, annotatorId, free), created: true };
+}

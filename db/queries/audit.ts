@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../../shared/api';
 import { all, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 /** The audit trail: who called which write operation, when, with what (paths and secrets left out). */
@@ -20,9 +21,14 @@ export function insertAudit(db: WritableDB, entry: Omit<AuditRow, 'id'>): void {
   );
 }
 
-export function auditPage(db: ReadableDB, filter: { account?: string | undefined; offset: number; limit: number }): AuditRow[] {
+function rowToAuditEntry(row: AuditRow): AuditEntry {
+  return { id: row.id, at: row.at, account: row.account, role: row.role, operation: row.operation, summary: JSON.parse(row.summary) as Record<string, unknown>, ok: row.ok === 1 };
+}
+
+/** The trail newest first, of one account or of all. */
+export function auditPage(db: ReadableDB, filter: { account?: string | undefined; offset: number; limit: number }): AuditEntry[] {
   const where = filter.account === undefined ? sql.empty : sql`WHERE account = ${filter.account}`;
-  return all<AuditRow>(db, sql`SELECT * FROM audit_log ${where} ORDER BY id DESC LIMIT ${filter.limit} OFFSET ${filter.offset}`);
+  return all<AuditRow>(db, sql`SELECT * FROM audit_log ${where} ORDER BY id DESC LIMIT ${filter.limit} OFFSET ${filter.offset}`).map(rowToAuditEntry);
 }
 
 export function auditCounts(db: ReadableDB): { account: string; writes: number; last_at: string }[] {

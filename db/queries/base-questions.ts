@@ -203,3 +203,37 @@ export function baseQuestionsWithoutInstances(db: ReadableDB, datasetIds: readon
         WHERE NOT EXISTS (SELECT 1 FROM instances i WHERE i.base_question_id = b.id) ${scope} ORDER BY b.id`,
   );
 }
+
+// ---- the pipeline's view -----------------------------------------------------------------------
+
+const detected = sql`EXISTS (SELECT 1 FROM pipeline_items p WHERE p.stage = 'detect' AND p.item = 'bq:' || b.id AND p.status = 'done')`;
+
+/** Every base question of the given datasets (all when none), with what `--limit` orders them by. */
+export function subsetCandidates(db: ReadableDB, datasetIds: readonly number[]): { id: number; dataset: string; sourceId: string }[] {
+  const scope = datasetIds.length ? sql`WHERE b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return all(db, sql`SELECT b.id, d.name AS dataset, b.source_id AS sourceId FROM base_questions b JOIN datasets d ON d.id = b.dataset_id ${scope}`);
+}
+
+type QuestionToDetect = { id: number; dataset_id: number; question: string; hops: number | null };
+
+/** Base questions detection has not finished, of the given datasets (all when none), or of the chosen ones (in their order). */
+export function questionsToDetect(db: ReadableDB, datasetIds: readonly number[], limit: number, chosen: readonly number[] | null = null): QuestionToDetect[] {
+  if (chosen) {
+    if (chosen.length === 0) return [];
+    const rows = all<QuestionToDetect>(
+      db,
+      sql`SELECT b.id, b.dataset_id, b.question, b.hops FROM base_questions b
+          WHERE b.id IN (SELECT value FROM json_each(${JSON.stringify(chosen)})) AND NOT ${detected}`,
+    );
+    const order = new Map(chosen.map((id, i) => [id, i]));
+    return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  }
+  const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return all(db, sql`SELECT b.id, b.dataset_id, b.question, b.hops FROM base_questions b WHERE NOT ${detected} ${scope} ORDER BY b.id LIMIT ${limit}`);
+}
+
+/** Base questions detection has finished, of the given datasets (all when none): the funnel's first step. */
+export function detectedQuestionCount(db: ReadableDB, datasetIds: readonly number[]): number {
+  const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM base_questions b WHERE ${detected} ${scope}`)!.n;
+}

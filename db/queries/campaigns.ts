@@ -77,3 +77,24 @@ export function campaignInstances(db: ReadableDB, campaignId: number): CampaignI
         WHERE c.campaign_id = ${campaignId}`,
   );
 }
+
+/** A campaign's instances: its items (with their position) and any other instance assigned in it. */
+export function campaignInstancePositions(db: ReadableDB, campaignId: number): { instance_id: number; position: number | null }[] {
+  return all(
+    db,
+    sql`SELECT instance_id, position FROM campaign_items WHERE campaign_id = ${campaignId}
+        UNION
+        SELECT DISTINCT instance_id, NULL FROM assignments
+        WHERE campaign_id = ${campaignId} AND instance_id NOT IN (SELECT instance_id FROM campaign_items WHERE campaign_id = ${campaignId})
+        ORDER BY 1`,
+  );
+}
+
+/** The datasets of a campaign's instances. */
+export function campaignDatasetNames(db: ReadableDB, campaignId: number): string[] {
+  return all<{ name: string }>(
+    db,
+    sql`SELECT DISTINCT d.name FROM campaign_items c JOIN instances i ON i.id = c.instance_id JOIN datasets d ON d.id = i.dataset_id
+        WHERE c.campaign_id = ${campaignId} ORDER BY d.name`,
+  ).map((r) => r.name);
+}

@@ -167,6 +167,12 @@ export function vectorRevision(db: ReadableDB, modelId: number, corpusId: number
   return `${row.n}:${row.revision}`;
 }
 
+/** A value that changes whenever any model's vectors for the corpus (or any corpus) change. */
+export function vectorRevisionTotal(db: ReadableDB, corpusId: number | null): number {
+  const scope = corpusId === null ? sql.empty : sql`WHERE corpus_id = ${corpusId}`;
+  return get<{ r: number }>(db, sql`SELECT coalesce(sum(revision), 0) AS r FROM vector_counts ${scope}`)!.r;
+}
+
 /** Vectors a model holds for a corpus (or for all corpora), from the trigger-kept counts. */
 export function countEmbeddings(db: ReadableDB, modelId: number, corpusId: number | null): number {
   const scope = corpusId === null ? sql.empty : sql`AND corpus_id = ${corpusId}`;

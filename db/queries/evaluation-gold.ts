@@ -5,6 +5,9 @@ import { all, sql, type ReadableDB } from '../sql';
  * The gold side of scoring, read in bulk for one dataset: its ready instances with their base
  * question's source id, their active interpretations' short answers and aliases, their reference
  * long answers, and the fragments of the frozen evidence list the interpretations cite.
+ *
+ * One module across tables because the four reads make one gold snapshot, each scoped to the same
+ * ready instances of the dataset; it only reads (each table's writer is its own module).
  */
 
 export interface GoldInstanceRow {

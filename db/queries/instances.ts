@@ -310,3 +310,110 @@ export function countInstancesBy(db: ReadableDB, column: 'ambiguity_type' | 'sta
   );
   return Object.fromEntries(rows.map((r) => [r.value, r.n]));
 }
+
+// ---- the pipeline's view -----------------------------------------------------------------------
+
+const now = sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+
+export function setInstanceStage(db: WritableDB, id: number, stage: string): void {
+  run(db, sql`UPDATE instances SET stage = ${stage}, updated_at = ${now} WHERE id = ${id}`);
+}
+
+export function removeInstance(db: WritableDB, id: number, stage: string, reason: string): void {
+  run(db, sql`UPDATE instances SET status = 'removed', stage = ${stage}, removed_stage = ${stage}, removed_reason = ${reason}, updated_at = ${now} WHERE id = ${id}`);
+}
+
+export function readyInstance(db: WritableDB, id: number): void {
+  run(db, sql`UPDATE instances SET status = 'ready', stage = 'filter', updated_at = ${now} WHERE id = ${id}`);
+}
+
+/** Recounts the active interpretations of an instance and rewrites its search row. */
+export function refreshInstanceText(db: WritableDB, instanceId: number): void {
+  run(
+    db,
+    sql`UPDATE instances SET interpretation_count = (SELECT count(*) FROM interpretations WHERE instance_id = ${instanceId} AND status = 'active')
+        WHERE id = ${instanceId}`,
+  );
+  writeInstanceSearchRow(db, instanceId);
+}
+
+type WaitingInstance = { id: number; base_question_id: number; ambiguity_type: AmbiguityType; question: string };
+
+/** Instances waiting for a stage: still building, the previous stage done, this one not. */
+export function instancesAt(db: ReadableDB, previous: string, stage: string, datasetIds: readonly number[], limit: number, chosen: readonly number[] | null = null): WaitingInstance[] {
+  if (chosen?.length === 0) return [];
+  const scope = datasetIds.length ? sql`AND i.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  // The subset travels as one JSON parameter: any size, no limit on bound variables.
+  const subset = chosen ? sql`AND i.base_question_id IN (SELECT value FROM json_each(${JSON.stringify(chosen)}))` : sql.empty;
+  const rows = all<WaitingInstance>(
+    db,
+    sql`SELECT i.id, i.base_question_id, i.ambiguity_type, b.question FROM instances i JOIN base_questions b ON b.id = i.base_question_id
+        WHERE i.status = 'building' AND i.stage = ${previous} ${scope} ${subset}
+          AND NOT EXISTS (SELECT 1 FROM pipeline_items p WHERE p.stage = ${stage} AND p.item = 'inst:' || i.id AND p.status = 'done')
+        ORDER BY i.id ${chosen ? sql.empty : sql`LIMIT ${limit}`}`,
+  );
+  if (!chosen) return rows;
+  // In the subset's order: its questions, then each question's instances by type order of creation.
+  const order = new Map(chosen.map((id, i) => [id, i]));
+  return rows.sort((a, b) => order.get(a.base_question_id)! - order.get(b.base_question_id)! || a.id - b.id);
+}
+
+/** Instances of detected questions counted per type, stage and status, with mean hops and words: the funnel's later steps. */
+export function instanceFunnelRows(
+  db: ReadableDB,
+  datasetIds: readonly number[],
+): { ambiguity_type: string; stage: string; status: string; removed_stage: string | null; n: number; hops: number | null; words: number | null }[] {
+  const scope = datasetIds.length ? sql`AND i.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return all(
+    db,
+    sql`SELECT i.ambiguity_type, i.stage, i.status, i.removed_stage, count(*) AS n,
+               avg(b.hops) AS hops, avg(length(trim(b.question)) - length(replace(trim(b.question), ' ', '')) + 1) AS words
+        FROM instances i JOIN base_questions b ON b.id = i.base_question_id
+        WHERE i.ambiguity_type <> 'unspecified'
+          AND EXISTS (SELECT 1 FROM detection_votes v WHERE v.base_question_id = i.base_question_id) ${scope}
+        GROUP BY i.ambiguity_type, i.stage, i.status, i.removed_stage`,
+  );
+}
+
+/** The instances of a dataset an evaluation can use: not removed, with at least one active interpretation. */
+export function datasetInstanceIds(db: ReadableDB, datasetId: number): { id: number; source_id: string; ambiguity_type: string }[] {
+  return all(
+    db,
+    sql`SELECT i.id, b.source_id, i.ambiguity_type FROM instances i JOIN base_questions b ON b.id = i.base_question_id
+        WHERE i.dataset_id = ${datasetId} AND i.status <> 'removed'
+          AND EXISTS (SELECT 1 FROM interpretations p WHERE p.instance_id = i.id AND p.status = 'active')
+        ORDER BY b.source_id, i.ambiguity_type`,
+  );
+}
+
+// ---- for sync with the shared store ----------------------------------------------------------
+
+export function instanceExists(db: ReadableDB, id: number): boolean {
+  return get(db, sql`SELECT 1 AS x FROM instances WHERE id = ${id}`) !== undefined;
+}
+
+/** The parts of an instance's stable key (dataset / base question source id / ambiguity type). */
+export interface InstanceKeyParts {
+  id: number;
+  dataset: string;
+  source_id: string;
+  ambiguity_type: string;
+}
+
+export function instanceKeyParts(db: ReadableDB, ids: readonly number[]): InstanceKeyParts[] {
+  if (ids.length === 0) return [];
+  return all<InstanceKeyParts>(
+    db,
+    sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type
+        FROM instances i JOIN base_questions b ON b.id = i.base_question_id JOIN datasets d ON d.id = b.dataset_id
+        WHERE i.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+  );
+}
+
+export function findInstanceByKeyParts(db: ReadableDB, dataset: string, sourceId: string, type: string): number | undefined {
+  return get<{ id: number }>(
+    db,
+    sql`SELECT i.id FROM datasets d JOIN base_questions b ON b.dataset_id = d.id JOIN instances i ON i.base_question_id = b.id
+        WHERE d.name = ${dataset} AND b.source_id = ${sourceId} AND i.ambiguity_type = ${type}`,
+  )?.id;
+}

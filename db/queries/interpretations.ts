@@ -105,3 +105,21 @@ export function listInterpretationCitations(
         WHERE i.instance_id = ${instanceId} ORDER BY c.interpretation_id, c.position`,
   );
 }
+
+// ---- under construction (the pipeline) ---------------------------------------------------------
+
+export function setShortAnswer(
+  db: WritableDB,
+  interpretationId: number,
+  a: { text: string; passageId: number; start: number; end: number; provenanceId: number | null; extra?: Record<string, unknown> },
+): void {
+  run(
+    db,
+    sql`UPDATE interpretations SET short_answer = ${a.text}, answer_passage_id = ${a.passageId}, answer_start = ${a.start}, answer_end = ${a.end},
+          answer_provenance_id = ${a.provenanceId}, extra = json_patch(extra, ${JSON.stringify(a.extra ?? {})}) WHERE id = ${interpretationId}`,
+  );
+}
+
+export function dropInterpretation(db: WritableDB, interpretationId: number, reason: string): void {
+  run(db, sql`UPDATE interpretations SET status = 'dropped', dropped_reason = ${reason} WHERE id = ${interpretationId}`);
+}

@@ -129,3 +129,53 @@ export function clearItemConflicts(db: WritableDB, campaignId: number, instanceI
           AND assignment_id IN (SELECT id FROM assignments WHERE campaign_id = ${campaignId} AND instance_id = ${instanceId})`,
   );
 }
+
+// ---- for sync with the shared store ----------------------------------------------------------
+
+export interface OutgoingJudgment {
+  id: number;
+  uid: string;
+  annotator: string;
+  instance_id: number;
+  criterion: string;
+  value: string | null;
+  comment: string;
+  source: string;
+  item_ms: number | null;
+  created_at: string;
+  prior_uid: string | null;
+}
+
+/** A campaign's judgments written after `afterId`, each with the one it followed on its criterion. */
+export function judgmentsAfter(db: ReadableDB, campaignId: number, afterId: number): OutgoingJudgment[] {
+  return all<OutgoingJudgment>(
+    db,
+    sql`SELECT j.id, j.uid, a.name AS annotator, s.instance_id, j.criterion, j.value, j.comment, j.source, j.item_ms, j.created_at,
+               (SELECT k.uid FROM judgments k WHERE k.assignment_id = j.assignment_id AND k.criterion = j.criterion AND k.id < j.id
+                ORDER BY k.id DESC LIMIT 1) AS prior_uid
+        FROM judgments j JOIN assignments s ON s.id = j.assignment_id JOIN annotators a ON a.id = s.annotator_id
+        WHERE s.campaign_id = ${campaignId} AND j.id > ${afterId}
+        ORDER BY j.id`,
+  );
+}
+
+/** Just the ids and uids of a campaign's judgments after `afterId`. */
+export function judgmentUidsAfter(db: ReadableDB, campaignId: number, afterId: number): { id: number; uid: string }[] {
+  return all(
+    db,
+    sql`SELECT j.id, j.uid FROM judgments j JOIN assignments s ON s.id = j.assignment_id
+        WHERE s.campaign_id = ${campaignId} AND j.id > ${afterId} ORDER BY j.id`,
+  );
+}
+
+export function countJudgmentsAfter(db: ReadableDB, campaignId: number, afterId: number): number {
+  return get<{ n: number }>(
+    db,
+    sql`SELECT count(*) AS n FROM judgments j JOIN assignments s ON s.id = j.assignment_id WHERE s.campaign_id = ${campaignId} AND j.id > ${afterId}`,
+  )!.n;
+}
+
+/** The latest judgment of one criterion of an assignment: its uid and value. */
+export function latestJudgment(db: ReadableDB, assignmentId: number, criterion: string): { uid: string; value: string | null } | undefined {
+  return get(db, sql`SELECT uid, value FROM judgments WHERE assignment_id = ${assignmentId} AND criterion = ${criterion} ORDER BY id DESC LIMIT 1`);
+}

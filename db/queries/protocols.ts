@@ -27,17 +27,26 @@ function rowToProtocol(row: ProtocolRow): Protocol {
   };
 }
 
+type NewProtocolRow = Pick<ProtocolDocument, 'key' | 'name' | 'description' | 'guidelines'> & { version: number; criteria: unknown; builtIn: boolean };
+
+function insertProtocolRow(db: WritableDB, p: NewProtocolRow): ProtocolRow {
+  return get<ProtocolRow>(
+    db,
+    sql`INSERT INTO protocols (key, version, name, description, guidelines, criteria, built_in)
+        VALUES (${p.key}, ${p.version}, ${p.name}, ${p.description}, ${p.guidelines}, ${JSON.stringify(p.criteria)}, ${p.builtIn})
+        RETURNING *`,
+  )!;
+}
+
 /** Saves a protocol as the next version of its key (versions are never changed once saved). */
 export function insertProtocolVersion(db: WritableDB, document: ProtocolDocument, builtIn = false): Protocol {
   const version = (get<{ v: number | null }>(db, sql`SELECT max(version) AS v FROM protocols WHERE key = ${document.key}`)?.v ?? 0) + 1;
-  const row = get<ProtocolRow>(
-    db,
-    sql`INSERT INTO protocols (key, version, name, description, guidelines, criteria, built_in)
-        VALUES (${document.key}, ${version}, ${document.name}, ${document.description}, ${document.guidelines},
-                ${JSON.stringify(document.criteria)}, ${builtIn})
-        RETURNING *`,
-  )!;
-  return rowToProtocol(row);
+  return rowToProtocol(insertProtocolRow(db, { ...document, version, builtIn }));
+}
+
+/** A protocol version received from the shared store, under the version number it has there. */
+export function insertProtocolAt(db: WritableDB, p: NewProtocolRow): number {
+  return insertProtocolRow(db, p).id;
 }
 
 export function getProtocol(db: ReadableDB, id: number): Protocol | undefined {

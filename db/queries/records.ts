@@ -18,6 +18,11 @@ import type { ProvenanceRow } from './provenance';
  *
  * The ids travel as one JSON array (`json_each`), so the statement text is the same for every
  * batch size and there is no limit on the number of ids.
+ *
+ * Why one module across tables, when every other module holds one table's queries: these reads
+ * are one algorithm (a record's rows, batch by batch, in the single-record order), and split by
+ * table they could drift from each other and from the record assembled from them. It only reads;
+ * each table's writer is its own module.
  */
 
 function ids(values: readonly number[]): SqlFragment {

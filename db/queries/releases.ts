@@ -1,104 +1,11 @@
-import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
-import { all, get, iterateRaw, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
-
-// ---- the selection ----------------------------------------------------------------------------------
-
-export interface ReleaseFilter {
-  datasetIds: readonly number[];
-  types: readonly AmbiguityType[];
-  statuses: readonly InstanceStatus[];
-}
+import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 /**
- * One selected instance, as an array (a million of them are read to plan a release): id, dataset
- * name, source id, ambiguity type, status, hops, interpretations, question, and the base
- * question's `extra.split` when its source had one.
+ * The `releases` table (migration 0007) and the two that exist only as part of a release: its
+ * frozen records, compressed in chunks (`release_chunks`, 0011), and its entries with their
+ * split and place in a chunk (`release_instances`). Their only writer; a release is written in
+ * one transaction, committed once its files are in place.
  */
-export type CandidateRow = [
-  id: number,
-  dataset: string,
-  sourceId: string,
-  ambiguityType: AmbiguityType,
-  status: InstanceStatus,
-  hops: number | null,
-  interpretations: number,
-  question: string,
-  sourceSplit: string | null,
-];
-
-function candidateWhere(filter: ReleaseFilter) {
-  const conditions = [sql`1 = 1`];
-  if (filter.datasetIds.length) conditions.push(sql`i.dataset_id IN ${sql.list([...filter.datasetIds])}`);
-  if (filter.types.length) conditions.push(sql`i.ambiguity_type IN ${sql.list([...filter.types])}`);
-  if (filter.statuses.length) conditions.push(sql`i.status IN ${sql.list([...filter.statuses])}`);
-  return sql.join(conditions, sql` AND `);
-}
-
-/**
- * The instances a release selects, in the order of their stable key (dataset name, source id,
- * ambiguity type: binary collation, so the order is the same on every machine). Joined from the
- * datasets down (CROSS JOIN fixes that order in SQLite, with or without statistics), so that the
- * unique indexes on (dataset, source id) and (base question, type) give the key order without
- * sorting a million rows.
- */
-export function releaseCandidates(db: ReadableDB, filter: ReleaseFilter): Generator<CandidateRow> {
-  return iterateRaw<CandidateRow>(db, releaseCandidatesQuery(filter));
-}
-
-export function releaseCandidatesQuery(filter: ReleaseFilter): SqlFragment {
-  return sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type, i.status, b.hops,
-               i.interpretation_count AS interpretations, b.question,
-               CASE WHEN json_type(b.extra, '$.split') = 'text' THEN json_extract(b.extra, '$.split') END AS source_split
-        FROM datasets d
-        CROSS JOIN base_questions b ON b.dataset_id = d.id
-        CROSS JOIN instances i ON i.base_question_id = b.id AND i.dataset_id = d.id
-        WHERE ${candidateWhere(filter)}
-        ORDER BY d.name, b.source_id, i.ambiguity_type`;
-}
-
-/** The datasets (name, licence, attribution, url) of the selected instances. */
-export function releaseSources(db: ReadableDB, filter: ReleaseFilter): { name: string; licence: string; attribution: string; url: string }[] {
-  return all(
-    db,
-    sql`SELECT d.name, d.licence, d.attribution, d.url FROM datasets d
-        WHERE EXISTS (SELECT 1 FROM instances i WHERE i.dataset_id = d.id AND ${candidateWhere(filter)})
-        ORDER BY d.name`,
-  );
-}
-
-/** The datasets of a campaign's instances. */
-export function campaignDatasetNames(db: ReadableDB, campaignId: number): string[] {
-  return all<{ name: string }>(
-    db,
-    sql`SELECT DISTINCT d.name FROM campaign_items c JOIN instances i ON i.id = c.instance_id JOIN datasets d ON d.id = i.dataset_id
-        WHERE c.campaign_id = ${campaignId} ORDER BY d.name`,
-  ).map((r) => r.name);
-}
-
-/** LLM calls made for the selected datasets' items, per stage and model. */
-export function releaseCalls(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number }[] {
-  const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
-  return all(
-    db,
-    sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost
-        FROM llm_calls c
-        WHERE c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
-        GROUP BY 1, 2 ORDER BY 1, 2`,
-  );
-}
-
-/** Prompt versions named by the provenance of those calls, per stage. */
-export function releasePromptVersions(db: ReadableDB, datasetIds: readonly number[]): { stage: string; prompt_version: string }[] {
-  const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
-  return all(
-    db,
-    sql`SELECT DISTINCT coalesce(c.stage, '') AS stage, p.prompt_version
-        FROM provenance p JOIN llm_calls c ON c.id = p.call_id
-        WHERE p.prompt_version IS NOT NULL
-          AND c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
-        ORDER BY 1, 2`,
-  );
-}
 
 // ---- writing a release (one transaction, committed only once the files are in place) --------------
 
@@ -222,4 +129,20 @@ export function releaseEntries(db: ReadableDB, releaseId: number): ({ key: strin
 /** One chunk of frozen records, compressed. */
 export function releaseChunk(db: ReadableDB, chunk: number): { records: number; content: Uint8Array } | undefined {
   return get(db, sql`SELECT records, content FROM release_chunks WHERE id = ${chunk}`);
+}
+
+// ---- what an evaluation reads of a release ----------------------------------------------------
+
+export function releaseSplitEntries(db: ReadableDB, releaseId: number, split: string | null): { key: string; split: string; ambiguity_type: string; instance_id: number | null; chunk: number; line: number }[] {
+  return all(
+    db,
+    sql`SELECT ri.key, ri.split, ri.ambiguity_type, ri.instance_id, ri.chunk, ri.line FROM release_instances ri
+        WHERE ri.release_id = ${releaseId} AND (${split} IS NULL OR ri.split = ${split}) ORDER BY ri.position, ri.key`,
+  );
+}
+
+export function findReleaseByName(db: ReadableDB, name: string, version: string | null): { id: number; name: string; version: string } | undefined {
+  return version
+    ? get(db, sql`SELECT id, name, version FROM releases WHERE name = ${name} AND version = ${version}`)
+    : get(db, sql`SELECT id, name, version FROM releases WHERE name = ${name} ORDER BY created_at DESC, id DESC LIMIT 1`);
 }

@@ -3,6 +3,10 @@ import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
 import { get, sql, type ReadableDB } from '../sql';
 import { countInstancesBy } from './instances';
 
+/**
+ * The counts the home screen shows, across tables in one statement (each a count of its own
+ * table, kept in one place so the numbers come from one snapshot). It only reads.
+ */
 export function getStats(db: ReadableDB): Stats {
   const counts = get<Omit<Stats, 'instancesByType' | 'instancesByStatus'>>(
     db,

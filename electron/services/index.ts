@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { engineVersions, openDatabase } from '../../db/connection';
+import { engineVersions, openDatabase, openReadOnlyDatabase } from '../../db/connection';
 import { schemaVersion } from '../../db/migrate';
 import { getStats } from '../../db/queries/stats';
-import type { WritableDB } from '../../db/sql';
+import type { ReadableDB, WritableDB } from '../../db/sql';
 import { AppError, type AppInfo, type Attribution, type Handlers } from '../../shared/api';
 import { IMPORT_FORMAT_NAMES } from '../../shared/domain';
 import {
@@ -47,6 +47,12 @@ export interface ServiceOptions {
 /** Everything the handlers share: the database, events and the job runner. */
 export class Workbench {
   readonly db: WritableDB;
+  /**
+   * A read-only connection for the operations that only read (browsing, counts, export): in WAL
+   * mode they see every committed write and never an open transaction's, and SQLite refuses a
+   * write on it. An in-memory database has one connection, so it reads from `db`.
+   */
+  readonly reader: ReadableDB;
   readonly events = new EventBus();
   readonly jobs = new JobRunner(this.events);
   /**
@@ -57,6 +63,7 @@ export class Workbench {
 
   constructor(readonly options: ServiceOptions) {
     this.db = openDatabase(options.databasePath, options.log ? { log: options.log } : {});
+    this.reader = options.databasePath === ':memory:' ? this.db : openReadOnlyDatabase(options.databasePath);
   }
 
   /**
@@ -71,6 +78,7 @@ export class Workbench {
   }
 
   close(): void {
+    if (this.reader !== this.db) this.reader.close();
     this.db.close();
   }
 }
@@ -91,6 +99,7 @@ export function createHandlers(workbench: Workbench): Handlers {
 
 function serviceHandlers(workbench: Workbench): Handlers {
   const db = workbench.db;
+  const reader = workbench.reader;
   return {
     'app:info': () => {
       const versions = engineVersions(db);
@@ -106,8 +115,8 @@ function serviceHandlers(workbench: Workbench): Handlers {
         pack: workbench.options.pack ?? null,
       };
     },
-    'stats:get': () => getStats(db),
-    'dataset:list': () => listDatasetSummaries(db),
+    'stats:get': () => getStats(reader),
+    'dataset:list': () => listDatasetSummaries(reader),
     'dataset:seed-demo': async () => {
       const reports = await seedDemoOnce(db);
       if (reports.length) workbench.events.emit('data:changed', { reason: 'seed-demo' });
@@ -115,17 +124,17 @@ function serviceHandlers(workbench: Workbench): Handlers {
     },
     'dataset:attributions': () => {
       const bundled = bundledAttributions();
-      const imported: Attribution[] = listDatasetSummaries(db)
+      const imported: Attribution[] = listDatasetSummaries(reader)
         .filter((d) => !bundled.some((b) => b.name === d.name))
         .map((d) => ({ name: d.name, licence: d.licence, attribution: d.attribution, url: d.url, bundled: false }));
       return [...bundled, ...imported];
     },
-    'instance:list': (query) => instancePage(db, query),
-    'instance:facets': (filter) => instanceFacets(db, filter),
-    'instance:get': ({ id }) => instanceDetail(db, id),
-    'base-question:list': (query) => baseQuestionPage(db, query),
-    'base-question:facets': (filter) => baseQuestionFacetsView(db, filter),
-    'base-question:get': ({ id }) => baseQuestionDetail(db, id),
+    'instance:list': (query) => instancePage(reader, query),
+    'instance:facets': (filter) => instanceFacets(reader, filter),
+    'instance:get': ({ id }) => instanceDetail(reader, id),
+    'base-question:list': (query) => baseQuestionPage(reader, query),
+    'base-question:facets': (filter) => baseQuestionFacetsView(reader, filter),
+    'base-question:get': ({ id }) => baseQuestionDetail(reader, id),
     'dataset:import': (request) => {
       const file = path.resolve(request.path);
       const job = workbench.jobs.start('import', `Import ${path.basename(file)} as ${IMPORT_FORMAT_NAMES[request.format]}`, 'bytes', async (control) => {
@@ -150,7 +159,7 @@ function serviceHandlers(workbench: Workbench): Handlers {
     'dataset:export': (request) => {
       const file = path.resolve(request.path);
       const job = workbench.jobs.start('export', `Export to ${path.basename(file)}`, 'records', (control) =>
-        exportJsonl(db, {
+        exportJsonl(reader, {
           file,
           datasets: request.datasets,
           signal: control.signal,
@@ -179,7 +188,7 @@ function serviceHandlers(workbench: Workbench): Handlers {
       });
       return { jobId: job.id };
     },
-    'corpus:list': () => listCorpusSummaries(db),
+    'corpus:list': () => listCorpusSummaries(reader),
     'corpus:import': (request) => {
       const file = path.resolve(request.path);
       const job = workbench.jobs.start('corpus-import', `Import passages from ${path.basename(file)}`, 'records', async (control) => {

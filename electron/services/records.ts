@@ -32,7 +32,8 @@ import {
   type LongAnswerDbRow,
 } from '../../db/queries/long-answers';
 import { getPassages, upsertPassage, type PassageWithCorpus } from '../../db/queries/passages';
-import { callIdForHash, detectionVotes, saveDetectionVote } from '../../db/queries/pipeline';
+import { detectionVotes, saveDetectionVote } from '../../db/queries/detection-votes';
+import { callIdForHash } from '../../db/queries/llm-calls';
 import { getOrCreateProvenance, getProvenance, type ProvenanceRow } from '../../db/queries/provenance';
 import {
   baseQuestionsByIds,

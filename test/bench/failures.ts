@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { openDatabase } from '../../db/connection';
-import { insertEvalRun, setEvalRunStatus } from '../../db/queries/evaluation';
-import { countFailures, failurePageIds, failureRows, FAILURE_SORTS, type FailureFilter } from '../../db/queries/failures';
+import { insertEvalRun, setEvalRunStatus } from '../../db/queries/eval-runs';
+import { countFailures, failurePageIds, failureRows, FAILURE_SORTS, type FailureFilter } from '../../db/queries/eval-items-failures';
 import { listInstances } from '../../db/queries/instances';
 import type { WritableDB } from '../../db/sql';
 import { InstanceQuery, type InstanceFilter } from '../../shared/api';

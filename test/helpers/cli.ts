@@ -33,25 +33,30 @@ export function awbJson<T>(args: string[], env: Record<string, string> = {}): { 
 }
 
 /**
- * `awb ... --json` without blocking this process: for commands that talk to a server the test
- * itself runs (a synchronous spawn would stall that server).
+ * `awb ...` without blocking this process: for tests that also run a server in it. A synchronous
+ * spawn stalls that server, and one stalled past its keep-alive timeout closes the connection
+ * the next request is already sending on (ECONNRESET).
  */
-export function awbJsonAsync<T>(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; json: T; stderr: string }> {
+export function awbAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [AWB, ...args, '--json'], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [AWB, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (status) => {
-      try {
-        resolve({ status, json: JSON.parse(stdout) as T, stderr });
-      } catch {
-        reject(new Error(`awb ${args.join(' ')} did not print JSON (exit ${status}):\n${stdout}\n${stderr}`));
-      }
-    });
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** `awb ... --json` without blocking this process (see `awbAsync`). */
+export async function awbJsonAsync<T>(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; json: T; stderr: string }> {
+  const { status, stdout, stderr } = await awbAsync([...args, '--json'], env);
+  try {
+    return { status, json: JSON.parse(stdout) as T, stderr };
+  } catch {
+    throw new Error(`awb ${args.join(' ')} did not print JSON (exit ${status}):\n${stdout}\n${stderr}`);
+  }
 }
 
 /** Starts `awb serve --port 0` and resolves with its URL once it listens. */

@@ -1,5 +1,6 @@
-import { insertEvalItems, insertEvalRun, refreshEvalRunCounts, saveItemDone, saveItemFailed, setEvalRunStatus, type ItemResult } from '../../db/queries/evaluation';
-import { recordCall } from '../../db/queries/pipeline';
+import { insertEvalItems, saveItemDone, saveItemFailed, type ItemResult } from '../../db/queries/eval-items';
+import { insertEvalRun, refreshEvalRunCounts, setEvalRunStatus } from '../../db/queries/eval-runs';
+import { recordCall } from '../../db/queries/llm-calls';
 import type { WritableDB } from '../../db/sql';
 import type { EvalGold, GoldInterpretation, RetrievedPassage, TraceStep } from '../../shared/eval/types';
 

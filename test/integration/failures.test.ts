@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAssignment } from '../../db/queries/assignments';
-import { countFailures, failurePageIds, FAILURE_SORTS, type FailureFilter } from '../../db/queries/failures';
+import { countFailures, failurePageIds, FAILURE_SORTS, type FailureFilter } from '../../db/queries/eval-items-failures';
 import { findAnnotatorId } from '../../db/queries/annotators';
 import { insertJudgment } from '../../db/queries/judgments';
 import { createHandlers, Workbench } from '../../electron/services';

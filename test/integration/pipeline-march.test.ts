@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
-import { getRun, insertRun, markAbandonedRuns, recordCall } from '../../db/queries/pipeline';
+import { recordCall } from '../../db/queries/llm-calls';
+import { getRun, insertRun, markAbandonedRuns } from '../../db/queries/runs';
 import type { WritableDB } from '../../db/sql';
 import { exportJsonl } from '../../electron/services/export';
 import { importFile } from '../../electron/services/import/import-file';
@@ -343,7 +344,7 @@ describe('the audit trail (item 6)', () => {
 
   it("keeps the calls and cost of a run whose process died in that run's summary", () => {
     const db = openDatabase(':memory:');
-    const runId = insertRun(db, {});
+    const runId = insertRun(db, 'pipeline', {});
     for (const n of [1, 2]) {
       recordCall(db, {
         hash: `h${n}`, runId, endpoint: 'http://x/v1', model: 'fake/gen', stage: 'detect', item: 'bq:1', request: { messages: [] }, response: '{}',
@@ -351,10 +352,9 @@ describe('the audit trail (item 6)', () => {
       });
     }
     markAbandonedRuns(db);
-    const summary = JSON.parse(getRun(db, runId)!.summary) as { calls: number; costUsd: number; promptTokens: number; error: string };
-    expect(summary).toMatchObject({ calls: 2, costUsd: 0.5, promptTokens: 200 });
+    const summary = getRun(db, runId)!;
+    expect(summary).toMatchObject({ calls: 2, costUsd: 0.5, promptTokens: 200, status: 'failed' });
     expect(summary.error).toMatch(/stopped before it finished/);
-    expect(getRun(db, runId)!.status).toBe('failed');
     db.close();
   });
 

@@ -9,11 +9,11 @@ import { createCampaign } from '../../electron/services/annotation/campaigns';
 import { DatabaseJudging } from '../../electron/services/annotation/judging';
 import { importFile } from '../../electron/services/import/import-file';
 import { createHandlers, Workbench } from '../../electron/services';
-import { createRelease } from '../../electron/services/release/create';
+import { createRelease, previewRelease } from '../../electron/services/release/create';
 import { EncoderPool } from '../../electron/services/release/encoder-pool';
 import type { FileSink } from '../../electron/services/release/files';
 import { FrozenRecords } from '../../electron/services/release/frozen';
-import { AppError, dispatch, ReleaseCreateRequest, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
+import { AppError, dispatch, ReleaseCreateRequest, ReleaseDraft, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
 import { recordToRow } from '../../shared/release/schema';
 import { readParquetIndependently } from '../helpers/arrow-ffi';
@@ -403,6 +403,21 @@ describe('gate and licences', () => {
     expect(value.card).toContain('# Preview 0.1.0');
     expect(value.problems).toEqual([]);
     expect(releaseCount()).toBe(n);
+  });
+
+  it('reads the campaign\'s judgments once for a preview (every statement on them runs once)', () => {
+    const statements: string[] = [];
+    const traced = openDatabase(dbFile, { trace: (statement) => statements.push(statement) });
+    try {
+      const draft = ReleaseDraft.parse({ name: 'Once', version: '0.1.0', selection: { datasets: ['synthetic A'], campaignId } });
+      expect(previewRelease(traced, draft, 'test').total).toBeGreaterThan(0);
+    } finally {
+      traced.close();
+    }
+    const judgmentReads = statements.filter((statement) => /\bFROM judgments\b/.test(statement));
+    // The whole matrix: the latest judgment of every assignment and criterion of the campaign.
+    expect(judgmentReads.filter((statement) => /s\.campaign_id = /.test(statement) && /max\(id\)/.test(statement))).toHaveLength(1);
+    expect(judgmentReads).toEqual([...new Set(judgmentReads)]);
   });
 });
 

@@ -6,7 +6,7 @@ import { createCampaign } from '../../electron/services/annotation/campaigns';
 import { createHandlers, Workbench } from '../../electron/services';
 import { createHttpServer, listen } from '../../electron/transport/http';
 import { dispatch, type AccountView, type AuditEntry, type CampaignSummary, type CampaignView, type IssuedToken, type Result } from '../../shared/api';
-import { awb } from '../helpers/cli';
+import { awbAsync } from '../helpers/cli';
 import { tempDir, writeFile } from '../helpers/db';
 import { fillInstances } from '../helpers/synthetic';
 
@@ -175,8 +175,8 @@ describe('who may come in', () => {
     }
   });
 
-  it('awb serve --host 0.0.0.0 on a database without accounts refuses to start, with a clear message', () => {
-    const result = awb(['serve', '--host', '0.0.0.0', '--port', '0', '--db', tmp.file('cli-empty.db')]);
+  it('awb serve --host 0.0.0.0 on a database without accounts refuses to start, with a clear message', async () => {
+    const result = await awbAsync(['serve', '--host', '0.0.0.0', '--port', '0', '--db', tmp.file('cli-empty.db')]);
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0: any address other than loopback needs team mode/);
   }, 60_000);

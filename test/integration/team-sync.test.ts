@@ -171,7 +171,7 @@ describe('two desktops judging one campaign offline', () => {
       // The maintainer's audit trail names who made what came in.
       for (const name of ['alice', 'bob'] as const) {
         const pulls = auditPage(m.db, { account: name, offset: 0, limit: 10 }).filter((r) => r.operation === 'sync:pull');
-        expect(pulls.reduce((n, r) => n + (JSON.parse(r.summary) as { judgments: number }).judgments, 0)).toBe(made[name]);
+        expect(pulls.reduce((n, r) => n + Number(r.summary.judgments), 0)).toBe(made[name]);
       }
     }, 60_000);
   }

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { campaignProgress } from '../../db/queries/assignments';
 import { findBaseQuestionId, insertBaseQuestion, listBaseQuestions } from '../../db/queries/base-questions';
 import { campaignInstances } from '../../db/queries/campaigns';
-import { releaseCandidatesQuery } from '../../db/queries/releases';
+import { releaseCandidatesQuery } from '../../db/queries/instances-selection';
 import { insertDataset } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
 import {
@@ -21,7 +21,8 @@ import { insertInterpretation, listInterpretations, type NewInterpretation } fro
 import { insertLongAnswer } from '../../db/queries/long-answers';
 import { contentHash, findPassageId, upsertPassage } from '../../db/queries/passages';
 import { bm25Passages, countPassageMatches } from '../../db/queries/passages-fts';
-import { dropInterpretation, refreshInstanceText } from '../../db/queries/pipeline';
+import { refreshInstanceText } from '../../db/queries/instances';
+import { dropInterpretation } from '../../db/queries/interpretations';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { getOrCreateProvenance } from '../../db/queries/provenance';
 import {

@@ -38,9 +38,21 @@ export function agreementInput(db: ReadableDB, campaignId: number): { input: Agr
   };
 }
 
-export function campaignAgreement(db: ReadableDB, campaignId: number, options: { resamples?: number; seed?: number } = {}): AgreementReport {
+type AgreementOptions = { resamples?: number; seed?: number };
+
+export function campaignAgreement(db: ReadableDB, campaignId: number, options: AgreementOptions = {}): AgreementReport {
   const started = performance.now();
-  const { input, protocolName, campaignName } = agreementInput(db, campaignId);
+  return agreementOfInput(db, campaignId, agreementInput(db, campaignId), options, started);
+}
+
+/** The report on judgments gathered already (a release plan gathers them once for the report and its verdicts). */
+export function agreementOfInput(
+  db: ReadableDB,
+  campaignId: number,
+  { input, protocolName, campaignName }: ReturnType<typeof agreementInput>,
+  options: AgreementOptions = {},
+  started = performance.now(),
+): AgreementReport {
   const report = agreementReport(input, { resamples: options.resamples ?? 1000, seed: options.seed ?? 1 }, { id: campaignId, name: campaignName, protocol: protocolName });
   return {
     ...report,

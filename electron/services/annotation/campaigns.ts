@@ -5,7 +5,7 @@ import { addCampaignAnnotator, addCampaignItem, campaignItems, getCampaign, inse
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { instanceIdsMatching, instanceTypesByIds } from '../../../db/queries/instances';
 import { getProtocol } from '../../../db/queries/protocols';
-import { flaggedInstanceIds } from '../../../db/queries/failures';
+import { flaggedInstanceIds } from '../../../db/queries/instance-flags';
 import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { seededRandom } from '../../../shared/agreement';
 import { AppError, type CampaignSelection, type CampaignSummary, type CampaignView, type InstanceFilter } from '../../../shared/api';

@@ -1,4 +1,4 @@
-import { evalItemForInstance } from '../../../db/queries/failures';
+import { evalItemForInstance } from '../../../db/queries/eval-items';
 import type { ReadableDB } from '../../../db/sql';
 import type { JudgingItem } from '../../../shared/api';
 

@@ -1,9 +1,10 @@
-import { countEvalItems, getEvalRun, listEvalItems, type ItemFilter } from '../../../db/queries/evaluation';
+import { countEvalItems, listEvalItems, rowToEvalItemRowView, type ItemFilter } from '../../../db/queries/eval-items';
+import { getEvalRun } from '../../../db/queries/eval-runs';
 import type { WritableDB } from '../../../db/sql';
 import { AppError, type Handlers } from '../../../shared/api';
 import { EVAL_METHODS, METHOD_INFO } from '../../../shared/eval/methods';
 import type { JobRunner } from '../jobs';
-import { evalItemDetail, rowView } from './items';
+import { evalItemDetail } from './items';
 import { evalPromptHistory, listEvalPrompts, saveEvalPrompt } from './prompts';
 import { compareEvalRuns, createEvalRun, evalRunSummaries, evalRunSummary, evalTables, executeEvalRun, readEndpoints } from './run';
 
@@ -57,7 +58,7 @@ export function evaluationHandlers(db: WritableDB, jobs: JobRunner, writer: () =
     'evaluation:items': ({ run, sort, direction, offset, limit, ...filter }) => {
       if (!getEvalRun(db, run)) throw new AppError('not_found', `No evaluation run ${run}`);
       const f: ItemFilter = filter;
-      return { total: countEvalItems(db, run, f), rows: listEvalItems(db, run, f, sort, direction, limit, offset).map(rowView) };
+      return { total: countEvalItems(db, run, f), rows: listEvalItems(db, run, f, sort, direction, limit, offset).map(rowToEvalItemRowView) };
     },
     'evaluation:item': ({ id }) => evalItemDetail(db, id),
     'evaluation:compare': ({ a, b, threshold, resamples }) => compareEvalRuns(db, a, b, threshold, resamples),

@@ -11,11 +11,6 @@ import type { ItemRun } from './context';
 
 export type ReaderChoice = { kind: 'llm'; model: ModelRef } | { kind: 'http'; url: string };
 
-export function describeReader(reader: ReaderChoice | undefined): string | null {
-  if (!reader) return null;
-  return reader.kind === 'llm' ? `llm ${reader.model.endpoint}/${reader.model.model}` : `http ${reader.url}`;
-}
-
 async function httpReader(url: string, question: string, context: string, signal: AbortSignal | undefined): Promise<string> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, context }), ...(signal ? { signal } : {}) });
   if (!response.ok) throw new Error(`the reader at ${url} answered ${response.status}`);

@@ -1,4 +1,4 @@
-import { insertPrompt, latestPrompts, promptVersions } from '../../../db/queries/pipeline';
+import { insertPrompt, latestPrompts, promptVersions } from '../../../db/queries/prompt-templates';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type EvalPromptTemplate } from '../../../shared/api';
 import { EVAL_PROMPT_NAMES, EVAL_PROMPTS, evalPlaceholders, isEvalPromptName, type EvalPromptName } from '../../../shared/eval/methods/prompts';

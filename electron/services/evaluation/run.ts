@@ -1,28 +1,11 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import {
-  getEvalItem,
-  getEvalRun,
-  insertEvalItems,
-  insertEvalRun,
-  itemIdsToRun,
-  listEvalRuns,
-  markAbandonedEvalRuns,
-  pairedItems,
-  refreshEvalRunTotals,
-  saveEvalRunSummary,
-  saveItemDone,
-  saveItemFailed,
-  setEvalRunStatus,
-  itemUsage,
-  runHasCalls,
-  addEvalRunCounts,
-  doneItems,
-  type EvalRunRow,
-} from '../../../db/queries/evaluation';
+import { doneItems, getEvalItem, insertEvalItems, itemIdsToRun, pairedItems, saveItemDone, saveItemFailed } from '../../../db/queries/eval-items';
+import { addEvalRunCounts, getEvalRun, insertEvalRun, listEvalRuns, markAbandonedEvalRuns, refreshEvalRunTotals, rowToEvalRunSummary, saveEvalRunSummary, setEvalRunStatus } from '../../../db/queries/eval-runs';
+import { itemUsage, runHasCalls } from '../../../db/queries/llm-calls';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type EvalComparison, type EvalProgress, type EvalRunSummary, type EvalStartRequest, type EvalTableRow } from '../../../shared/api';
-import { METHOD_INFO, type EvalMethod } from '../../../shared/eval/methods';
+import { METHOD_INFO } from '../../../shared/eval/methods';
 import { aggregateByGroup, aggregateMetrics, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
 import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/statistics';
 import type { EvalGold } from '../../../shared/eval/types';
@@ -30,7 +13,7 @@ import { DETECTABLE_TYPES, Endpoint, Price, withBaseUrlOverride, type ModelRef, 
 import { LlmClient } from '../pipeline/llm';
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { ItemFailure, ItemRun, usableMode, type RunEnv } from './context';
-import { describeReader, scoreOutput, type ReaderChoice } from './item-metrics';
+import { scoreOutput, type ReaderChoice } from './item-metrics';
 import { runMethod } from './methods';
 import { currentEvalPrompts } from './prompts';
 import { loadSource } from './sources';
@@ -332,51 +315,14 @@ function aggregates(db: WritableDB, runId: number): { metrics: Record<string, Me
   return { metrics: aggregateMetrics(items, { metrics: names, resamples }), byType: aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples }), usage: summarizeUsage(usage) };
 }
 
-export function summaryOfRow(row: EvalRunRow): EvalRunSummary {
-  const options = JSON.parse(row.options) as StoredOptions;
-  const stored = JSON.parse(row.summary) as { metrics?: Record<string, MetricSummary>; byType?: Record<string, Record<string, MetricSummary>>; usage?: UsageSummary | null; notes?: string[] };
-  const method = row.method as EvalMethod;
-  return {
-    id: row.id,
-    method,
-    methodLabel: METHOD_INFO[method]?.label ?? row.method,
-    model: row.model,
-    sourceKind: row.source_kind,
-    source: row.source,
-    split: row.split,
-    corpus: row.corpus,
-    retrievalMode: row.retrieval_mode,
-    k: row.k,
-    status: row.status,
-    total: row.total,
-    done: row.done,
-    failed: row.failed,
-    calls: row.calls,
-    cachedCalls: row.cached_calls,
-    promptTokens: row.prompt_tokens,
-    completionTokens: row.completion_tokens,
-    costUsd: row.cost_usd,
-    error: row.error,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-    metrics: stored.metrics ?? {},
-    byType: stored.byType ?? {},
-    usage: stored.usage ?? null,
-    reader: describeReader(options.reader as ReaderChoice | undefined),
-    judge: options.judge ? `${options.judge.endpoint}/${options.judge.model}` : null,
-    promptVersions: JSON.parse(row.prompt_versions) as Record<string, string>,
-    notes: stored.notes ?? [],
-  };
-}
-
 export function evalRunSummary(db: WritableDB, id: number): EvalRunSummary {
   const row = getEvalRun(db, id);
   if (!row) throw new AppError('not_found', `No evaluation run ${id}`);
-  return summaryOfRow(row);
+  return rowToEvalRunSummary(row);
 }
 
 export function evalRunSummaries(db: WritableDB, limit: number): EvalRunSummary[] {
-  return listEvalRuns(db, limit).map(summaryOfRow);
+  return listEvalRuns(db, limit).map(rowToEvalRunSummary);
 }
 
 const COMPARED = ['str_em', 'disambig_f1', 'rouge_l', 'token_f1', 'd_f1', 'judge_mean', 'citation_precision'];

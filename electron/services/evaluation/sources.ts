@@ -1,6 +1,7 @@
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { FrozenRecords } from '../release/frozen';
-import { datasetInstanceIds, findReleaseByName, releaseSplitEntries } from '../../../db/queries/evaluation';
+import { datasetInstanceIds } from '../../../db/queries/instances';
+import { findReleaseByName, releaseSplitEntries } from '../../../db/queries/releases';
 import type { ReadableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import type { AwbRecord } from '../../../shared/awb-format';

@@ -1,41 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { getEvalItem, getEvalRun } from '../../../db/queries/evaluation';
-import {
-  addItemTag,
-  applyFlagRule,
-  applyItemRule,
-  countFailures,
-  failurePageIds,
-  failureRows,
-  findFailureTag,
-  insertFailureTag,
-  insertInstanceFlag,
-  instanceFlags,
-  itemsByKey,
-  itemsForTextRules,
-  itemTagHistory,
-  listFailureTags,
-  neighbourItems,
-  removeItemTag,
-  resolveInstanceFlags,
-  runTagRows,
-  tagCounts,
-  type FailureFilter,
-  type FailureRowDb,
-  type FailureTagRow,
-  type InstanceFlagRow,
-  type ItemTagRow,
-} from '../../../db/queries/failures';
+import { addItemTag, applyFlagRule, applyItemRule, itemTagHistory, removeItemTag, rowToItemTagView, runTagRows, tagCounts } from '../../../db/queries/eval-item-tags';
+import { getEvalItem, itemsForTextRules } from '../../../db/queries/eval-items';
+import { countFailures, failurePageIds, failureRows, itemsByKey, neighbourItems, rowToFailureRow, type FailureFilter, type FailureRowDb } from '../../../db/queries/eval-items-failures';
+import { getEvalRun, rowToFailureRunInfo } from '../../../db/queries/eval-runs';
+import { findFailureTag, insertFailureTag, listFailureTags, rowToFailureTagView, type FailureTagRow } from '../../../db/queries/failure-tags';
+import { insertInstanceFlag, instanceFlags, resolveInstanceFlags, rowToInstanceFlagView } from '../../../db/queries/instance-flags';
 import { getInstance } from '../../../db/queries/instances';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { toCsv } from '../../../shared/agreement-report';
-import { AppError, type CallContext, type FailureOperation, type FailureRow, type FailureTagView, type Handlers, type InstanceFlagView, type ItemTagView } from '../../../shared/api';
+import { AppError, type CallContext, type FailureOperation, type FailureTagView, type Handlers } from '../../../shared/api';
 import { answerCoverage, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
 import type { EventBus } from '../events';
 import { evalItemDetail } from '../evaluation/items';
-import { finishedRun, judgeValidation, runInfo, startJudgeCampaign } from './judge-validation';
-
+import { finishedRun, judgeValidation, startJudgeCampaign } from './judge-validation';
 
 /** The rules behind the tags the app suggests, in words. */
 const RULES: Record<string, string> = {
@@ -44,43 +22,7 @@ const RULES: Record<string, string> = {
   'refusal-or-format-error': 'the item failed because an output could not be read, or the answer declines to answer',
 };
 
-const bool = (v: number | null) => (v === null ? null : v === 1);
-
-function tagView(t: FailureTagRow): FailureTagView {
-  return { key: t.key, label: t.label, description: t.description, builtIn: t.built_in === 1, rule: RULES[t.key] ?? null, createdBy: t.created_by };
-}
-
-function itemTagView(t: ItemTagRow): ItemTagView {
-  return { key: t.key, label: t.label, source: t.source, who: t.who, note: t.note, createdAt: t.created_at, removedBy: t.removed_by, removedAt: t.removed_at };
-}
-
-function flagView(f: InstanceFlagRow): InstanceFlagView {
-  return { id: f.id, instanceId: f.instance_id, reason: f.reason, who: f.who, evalItemId: f.eval_item_id, createdAt: f.created_at, resolvedBy: f.resolved_by, resolvedAt: f.resolved_at };
-}
-
-function rowView(r: FailureRowDb, other: FailureRowDb | undefined): FailureRow {
-  return {
-    id: r.id,
-    position: r.position,
-    key: r.key,
-    instanceId: r.instance_id,
-    ambiguityType: r.ambiguity_type,
-    question: r.question,
-    status: r.status,
-    answer: r.long_answer,
-    strEm: r.str_em,
-    disambigF1: r.disambig_f1,
-    rougeL: r.rouge_l,
-    judgeMean: r.judge_mean,
-    collapsed: bool(r.collapsed),
-    retrievalMiss: bool(r.retrieval_miss),
-    latencyMs: r.latency_ms,
-    costUsd: r.cost_usd,
-    error: r.error,
-    tags: r.tags ? r.tags.split(',') : [],
-    other: other ? { id: other.id, status: other.status, strEm: other.str_em, disambigF1: other.disambig_f1, rougeL: other.rouge_l, judgeMean: other.judge_mean, error: other.error } : null,
-  };
-}
+const tagView = (t: FailureTagRow): FailureTagView => rowToFailureTagView(t, RULES[t.key] ?? null);
 
 /** Who acts: the signed-in account in team mode, else the name given. */
 function actor(who: string, context: CallContext | undefined): string {
@@ -137,10 +79,10 @@ export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers
       const rows = failureRows(db, failurePageIds(db, run, filter, sort, direction, limit, offset));
       const others = versus ? new Map(itemsByKey(db, versus.run, rows.map((r) => r.key)).map((o) => [o.key, o])) : new Map<string, FailureRowDb>();
       return {
-        run: runInfo(row),
-        versus: versusRow ? runInfo(versusRow) : null,
+        run: rowToFailureRunInfo(row),
+        versus: versusRow ? rowToFailureRunInfo(versusRow) : null,
         total: count ? countFailures(db, run, filter) : null,
-        rows: rows.map((r) => rowView(r, others.get(r.key))),
+        rows: rows.map((r) => rowToFailureRow(r, others.get(r.key))),
       };
     },
     'failure:item': ({ id }) => {
@@ -149,11 +91,11 @@ export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers
       const { previous, next } = neighbourItems(db, item.runId, item.position);
       return {
         item,
-        run: runInfo(run),
+        run: rowToFailureRunInfo(run),
         coverage: answerCoverage(item.longAnswer, item.gold.interpretations),
         retrieval: retrievalOverlap(item.gold.interpretations, item.retrieved, item.interpretations),
-        tags: itemTagHistory(db, id).map(itemTagView),
-        flags: item.instanceId !== null ? instanceFlags(db, item.instanceId).map(flagView) : [],
+        tags: itemTagHistory(db, id).map(rowToItemTagView),
+        flags: item.instanceId !== null ? instanceFlags(db, item.instanceId).map(rowToInstanceFlagView) : [],
         previous,
         next,
       };
@@ -169,13 +111,13 @@ export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers
       requireItem(db, item);
       addItemTag(db, item, requireTag(db, tag).id, 'person', actor(who, context), note);
       changed('failure-tags');
-      return itemTagHistory(db, item).map(itemTagView);
+      return itemTagHistory(db, item).map(rowToItemTagView);
     },
     'failure-tag:remove': ({ item, tag, who }, context) => {
       requireItem(db, item);
       if (!removeItemTag(db, item, requireTag(db, tag).id, actor(who, context))) throw new AppError('not_found', `Item ${item} does not carry the tag "${tag}".`);
       changed('failure-tags');
-      return itemTagHistory(db, item).map(itemTagView);
+      return itemTagHistory(db, item).map(rowToItemTagView);
     },
     'failure-tag:suggest': ({ run }) => {
       const added = suggestTags(db, run);
@@ -202,9 +144,9 @@ export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers
       }
       const id = insertInstanceFlag(db, { instanceId: instance, reason, who: actor(who, context), evalItemId: item ?? null });
       changed('instance-flags');
-      return flagView(instanceFlags(db, instance).find((f) => f.id === id)!);
+      return rowToInstanceFlagView(instanceFlags(db, instance).find((f) => f.id === id)!);
     },
-    'instance-flag:list': ({ instance }) => instanceFlags(db, instance).map(flagView),
+    'instance-flag:list': ({ instance }) => instanceFlags(db, instance).map(rowToInstanceFlagView),
     'instance-flag:resolve': ({ instance, who }, context) => {
       const resolved = resolveInstanceFlags(db, instance, actor(who, context));
       if (resolved) changed('instance-flags');

@@ -1,11 +1,11 @@
 import { campaignItems, getCampaign } from '../../../db/queries/campaigns';
-import { getEvalRun, type EvalRunRow } from '../../../db/queries/evaluation';
-import { runItemsWithInstances } from '../../../db/queries/failures';
+import { getEvalRun, rowToFailureRunInfo, type EvalRunRow } from '../../../db/queries/eval-runs';
+import { runItemsWithInstances } from '../../../db/queries/eval-items';
 import { campaignCurrentJudgments } from '../../../db/queries/judgments';
 import { getProtocol } from '../../../db/queries/protocols';
 import type { WritableDB } from '../../../db/sql';
 import { seededRandom } from '../../../shared/agreement';
-import { AppError, JUDGE_CRITERIA, type CampaignView, type FailureRunInfo, type JudgeValidationReport, type JudgeValidationRow } from '../../../shared/api';
+import { AppError, JUDGE_CRITERIA, type CampaignView, type JudgeValidationReport, type JudgeValidationRow } from '../../../shared/api';
 import { mean } from '../../../shared/eval/metrics';
 import { judgeAgreement } from '../../../shared/eval/statistics';
 import { createCampaign } from '../annotation/campaigns';
@@ -20,10 +20,6 @@ import { createCampaign } from '../annotation/campaigns';
 
 export const JUDGE_PROTOCOL = 'long-answer-quality';
 const SCALE = { min: 0, max: 5 };
-
-export function runInfo(row: EvalRunRow): FailureRunInfo {
-  return { id: row.id, method: row.method, model: row.model, status: row.status, total: row.total, done: row.done, failed: row.failed };
-}
 
 export function finishedRun(db: WritableDB, runId: number): EvalRunRow {
   const run = getEvalRun(db, runId);
@@ -155,7 +151,7 @@ export function judgeValidation(db: WritableDB, runId: number, campaignId: numbe
     };
   });
   return {
-    run: runInfo(run),
+    run: rowToFailureRunInfo(run),
     campaign: { id: campaignId, name: campaign.name, protocol: `${protocol.name} v${protocol.version}` },
     items: instances.length,
     rated,

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { deletePrice, failedItems, lastRunConfig, listPrices, setPrice } from '../../../db/queries/pipeline';
+import { deletePrice, listPrices, setPrice } from '../../../db/queries/model-prices';
+import { failedItems } from '../../../db/queries/pipeline-items';
+import { lastRunConfig } from '../../../db/queries/runs';
 import type { WritableDB } from '../../../db/sql';
 import type { Handlers } from '../../../shared/api';
 import { PIPELINE_STAGES } from '../../../shared/domain';

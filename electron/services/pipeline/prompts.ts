@@ -1,4 +1,4 @@
-import { insertPrompt, latestPrompts, promptVersions } from '../../../db/queries/pipeline';
+import { insertPrompt, latestPrompts, promptVersions } from '../../../db/queries/prompt-templates';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { PROMPT_NAMES, SYNTACTIC_PHENOMENA, type PromptName, type PromptTemplate } from '../../../shared/pipeline';

@@ -3,10 +3,11 @@ import pLimit from 'p-limit';
 import { findCorpusByName, listCorpora } from '../../../db/queries/corpora';
 import { countEmbeddings, listModels } from '../../../db/queries/embeddings';
 import { findDatasetByName } from '../../../db/queries/datasets';
-import { getInstance } from '../../../db/queries/instances';
-import { finishRun, getRun, insertRun, instancesAt, listRuns, markAbandonedRuns, markItem, questionsToDetect, saveRunSummary, stageStatusCounts, subsetCandidates, type RunRow } from '../../../db/queries/pipeline';
-import { funnelCounts } from '../../../db/queries/pipeline';
-import { callsForItems, itemStages } from '../../../db/queries/pipeline';
+import { getInstance, instanceFunnelRows, instancesAt } from '../../../db/queries/instances';
+import { detectedQuestionCount, questionsToDetect, subsetCandidates } from '../../../db/queries/base-questions';
+import { callsForItems } from '../../../db/queries/llm-calls';
+import { itemStages, markItem, stageStatusCounts } from '../../../db/queries/pipeline-items';
+import { finishRun, getRun, insertRun, listRuns, markAbandonedRuns, saveRunSummary } from '../../../db/queries/runs';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
@@ -83,28 +84,6 @@ const PREVIOUS: Record<PipelineStage, string> = {
   filter: 'collide',
 };
 
-/** Reads the summary a run stored, or builds an empty one. */
-function summaryOf(row: RunRow): RunSummary {
-  const stored = JSON.parse(row.summary) as Partial<RunSummary>;
-  return {
-    id: row.id,
-    status: row.status,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    stages: stored.stages ?? [],
-    calls: stored.calls ?? 0,
-    cachedCalls: stored.cachedCalls ?? 0,
-    promptTokens: stored.promptTokens ?? 0,
-    completionTokens: stored.completionTokens ?? 0,
-    costUsd: stored.costUsd ?? 0,
-    error: stored.error ?? null,
-    retrieval: stored.retrieval ?? null,
-    rerank: stored.rerank ?? null,
-    log: stored.log ?? [],
-    config: JSON.parse(row.config) as unknown,
-  };
-}
-
 export async function runPipeline(db: WritableDB, options: RunOptions): Promise<RunSummary> {
   const config = parseConfig(options.config);
   const chosen = options.stages?.length ? PIPELINE_STAGES.filter((s) => options.stages!.includes(s)) : [...PIPELINE_STAGES];
@@ -120,7 +99,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     corpusId = corpus.id;
   }
   markAbandonedRuns(db);
-  const runId = insertRun(db, { ...config, stages: chosen, limit: options.limit ?? null, datasets: options.datasets ?? [], noCache: options.noCache ?? [] });
+  const runId = insertRun(db, 'pipeline', { ...config, stages: chosen, limit: options.limit ?? null, datasets: options.datasets ?? [], noCache: options.noCache ?? [] });
   const llm = new LlmClient(db, config, { runId, ...(options.signal ? { signal: options.signal } : {}), noCache: new Set(options.noCache ?? []), ...(options.keys ? { keys: options.keys } : {}) });
   const retriever = options.retriever ?? new EmbeddedRetriever(db);
   const work = retrievalWork(db, retriever, { custom: options.retriever !== undefined });
@@ -226,7 +205,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     await work.close();
   }
   finishRun(db, runId, status, { ...summary(), error });
-  return summaryOf(getRun(db, runId)!);
+  return getRun(db, runId)!;
 }
 
 /**
@@ -290,7 +269,7 @@ function runStage(ctx: StageContext, stage: PipelineStage, item: QuestionItem | 
 }
 
 export function pipelineRuns(db: WritableDB, limit = 50): RunSummary[] {
-  return listRuns(db, limit).map(summaryOf);
+  return listRuns(db, limit);
 }
 
 export function pipelineStatus(db: WritableDB): { stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] } {
@@ -321,7 +300,8 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
     if (!row) throw new AppError('not_found', `No dataset named "${name}"`);
     return row.id;
   });
-  const { questions, instances } = funnelCounts(db, datasetIds);
+  const questions = detectedQuestionCount(db, datasetIds);
+  const instances = instanceFunnelRows(db, datasetIds);
   const types = [...new Set(instances.map((r) => r.ambiguity_type))].sort();
   const rows = FUNNEL_STEPS.map(({ step, reached }) => {
     const counts: Record<string, number> = Object.fromEntries(types.map((t) => [t, 0]));
@@ -352,7 +332,7 @@ export function itemTrace(db: WritableDB, item: string): ItemTrace {
   }
   return {
     item,
-    stages: itemStages(db, keys).map((s) => ({ stage: s.stage, status: s.status, reason: s.reason, rawOutput: s.raw_output })),
+    stages: itemStages(db, keys),
     calls: callsForItems(db, keys),
   };
 }

@@ -1,25 +1,14 @@
 import { createHash } from 'node:crypto';
 import { listEvidence, insertEvidence } from '../../../db/queries/evidence';
-import { findInstanceId, insertInstance } from '../../../db/queries/instances';
 import { insertInterpretation, insertSubQuestion, listInterpretations, listSubQuestions, type InterpretationDbRow } from '../../../db/queries/interpretations';
 import { insertLongAnswer, insertLongAnswerCitation, listLongAnswers } from '../../../db/queries/long-answers';
 import { getPassages } from '../../../db/queries/passages';
-import {
-  cachedRetrieval,
-  corpusStateKey,
-  detectionVotes,
-  storeRetrieval,
-  type RetrievalKind,
-  dropInterpretation,
-  markItem,
-  readyInstance,
-  refreshInstanceText,
-  removeInstance,
-  saveDetectionVote,
-  setInstanceStage,
-  setShortAnswer,
-  upsertFilterVote,
-} from '../../../db/queries/pipeline';
+import { detectionVotes, saveDetectionVote } from '../../../db/queries/detection-votes';
+import { upsertFilterVote } from '../../../db/queries/filter-votes';
+import { findInstanceId, insertInstance, readyInstance, refreshInstanceText, removeInstance, setInstanceStage } from '../../../db/queries/instances';
+import { dropInterpretation, setShortAnswer } from '../../../db/queries/interpretations';
+import { markItem } from '../../../db/queries/pipeline-items';
+import { cachedRetrieval, corpusStateKey, storeRetrieval, type RetrievalKind } from '../../../db/queries/retrieval-cache';
 import { getOrCreateProvenance } from '../../../db/queries/provenance';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';

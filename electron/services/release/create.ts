@@ -1,16 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  beginReleaseWrite,
-  commitReleaseWrite,
-  finishRelease,
-  insertRelease,
-  insertReleaseChunk,
-  insertReleaseInstances,
-  rollbackReleaseWrite,
-  type ReleaseInstanceRow,
-} from '../../../db/queries/releases';
+import { beginReleaseWrite, commitReleaseWrite, finishRelease, insertRelease, insertReleaseChunk, insertReleaseInstances, rollbackReleaseWrite, type ReleaseInstanceRow } from '../../../db/queries/releases';
 import type { WritableDB } from '../../../db/sql';
 import { AppError, type ReleaseCreateRequest, type ReleaseDraft, type ReleaseFile, type ReleasePreview, type ReleaseSummary } from '../../../shared/api';
 import { AWB_FORMAT } from '../../../shared/awb-format';

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../../../db/connection';
+import { openReadOnlyDatabase } from '../../../db/connection';
 import { AppError } from '../../../shared/api';
 import { RELEASE_COLUMNS } from '../../../shared/release/schema';
 import { Shredder } from '../../../shared/release/shred';
@@ -7,13 +7,13 @@ import { encodeTask, transferList, type EncodeTask } from './encode';
 import type { EncoderReply } from './encoder-pool';
 
 /**
- * A release encoder (see encode.ts): its own connection to the database file, encoding tasks as
- * they come. The release's transaction on the main connection holds the write lock, so what
- * this connection reads is what the release planned.
+ * A release encoder (see encode.ts): its own read-only connection to the database file, encoding
+ * tasks as they come. The release's transaction on the main connection holds the write lock, so
+ * what this connection reads is what the release planned.
  */
 
 const port = parentPort!;
-const db = openDatabase((workerData as { file: string }).file, { migrate: false });
+const db = openReadOnlyDatabase((workerData as { file: string }).file);
 const shredder = new Shredder(RELEASE_COLUMNS);
 
 port.on('message', (task: EncodeTask) => {

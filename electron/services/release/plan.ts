@@ -1,14 +1,9 @@
 import { findDatasetByName } from '../../../db/queries/datasets';
-import { openConflicts } from '../../../db/queries/judgments';
-import {
-  campaignDatasetNames,
-  findRelease,
-  releaseCalls,
-  releaseCandidates,
-  releasePromptVersions,
-  releaseSources,
-  type ReleaseFilter,
-} from '../../../db/queries/releases';
+import { callsPerStage } from '../../../db/queries/llm-calls';
+import { campaignDatasetNames } from '../../../db/queries/campaigns';
+import { releaseCandidates, releaseSources, type ReleaseFilter } from '../../../db/queries/instances-selection';
+import { promptVersionsPerStage } from '../../../db/queries/provenance';
+import { findRelease } from '../../../db/queries/releases';
 import type { ReadableDB, WritableDB } from '../../../db/sql';
 import { schemaVersion } from '../../../db/migrate';
 import { majorityLabel } from '../../../shared/agreement';
@@ -19,7 +14,7 @@ import { evaluateGate, type GateMeasures } from '../../../shared/release/gate';
 import { checkLicence, type LicenceCheck, type SourceLicence } from '../../../shared/release/licence';
 import { keyOf } from '../../../shared/release/schema';
 import { assignSplits, seededKeyHash, sourceSplitName } from '../../../shared/release/splits';
-import { agreementInput, campaignAgreement } from '../annotation/agreement';
+import { agreementInput, agreementOfInput } from '../annotation/agreement';
 import { pipelineFunnel } from '../pipeline/run';
 
 /**
@@ -79,7 +74,9 @@ interface CampaignFacts {
 }
 
 function campaignFacts(db: ReadableDB, campaignId: number, datasets: readonly string[]): CampaignFacts {
-  const report = campaignAgreement(db, campaignId, { resamples: 1000, seed: 1 });
+  // The judgments are read once: the same matrix gives the report and each instance's verdict.
+  const gathered = agreementInput(db, campaignId);
+  const report = agreementOfInput(db, campaignId, gathered, { resamples: 1000, seed: 1 });
   const judgedDatasets = campaignDatasetNames(db, campaignId);
   if (datasets.length) {
     const outside = judgedDatasets.filter((d) => !datasets.includes(d));
@@ -90,7 +87,7 @@ function campaignFacts(db: ReadableDB, campaignId: number, datasets: readonly st
       );
     }
   }
-  const { input } = agreementInput(db, campaignId);
+  const { input } = gathered;
   const yesno = input.criteria.filter((c) => c.scale.kind === 'yesno');
   const labelOf = (criterion: string, i: number) =>
     input.adjudications.get(criterion)?.get(input.items[i]!.id) ?? majorityLabel(input.ratings.get(criterion)?.[i] ?? []);
@@ -150,17 +147,17 @@ function campaignFacts(db: ReadableDB, campaignId: number, datasets: readonly st
     verdicts,
     judges,
     criteria: overall.map((r) => ({ id: r.criterion, fleissKappa: r.fleissKappa, ac1: r.gwetAc1, yesRate: r.yesRate })),
-    unresolved: openConflicts(db, campaignId).length + ties,
+    unresolved: report.conflicts + ties,
   };
 }
 
 function funnelFacts(db: WritableDB, datasets: readonly string[], datasetIds: readonly number[]): FunnelSummary | null {
   const funnel = pipelineFunnel(db, [...datasets]);
-  const calls = releaseCalls(db, datasetIds);
+  const calls = callsPerStage(db, datasetIds);
   const reached = funnel.rows.slice(1).some((r) => r.total > 0);
   if (!reached && !calls.length) return null;
   const prompts = new Map<string, string[]>();
-  for (const p of releasePromptVersions(db, datasetIds)) prompts.set(p.stage, [...(prompts.get(p.stage) ?? []), p.prompt_version]);
+  for (const p of promptVersionsPerStage(db, datasetIds)) prompts.set(p.stage, [...(prompts.get(p.stage) ?? []), p.prompt_version]);
   return {
     types: funnel.types,
     rows: reached ? funnel.rows : [],

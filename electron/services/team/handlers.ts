@@ -42,7 +42,7 @@ function accountView(db: WritableDB, row: AccountRow, counts: Map<string, { writ
     disabled: row.disabled === 1,
     hasPassword: row.password_hash !== null,
     createdAt: row.created_at,
-    tokens: accountTokens(db, row.id).map((t) => ({ id: t.id, label: t.label, createdAt: t.created_at, expiresAt: t.expires_at, revokedAt: t.revoked_at, lastUsedAt: t.last_used_at })),
+    tokens: accountTokens(db, row.id),
     writes: done?.writes ?? 0,
     lastWriteAt: done?.last_at ?? null,
   };
@@ -111,15 +111,7 @@ export function teamHandlers(db: WritableDB, events: EventBus, log?: (line: stri
       return { ok: true };
     },
     'account:audit': ({ name, offset, limit }) =>
-      auditPage(db, { account: name, offset, limit }).map((row) => ({
-        id: row.id,
-        at: row.at,
-        account: row.account,
-        role: row.role,
-        operation: row.operation,
-        summary: JSON.parse(row.summary) as Record<string, unknown>,
-        ok: row.ok === 1,
-      })),
+      auditPage(db, { account: name, offset, limit }),
     'sync:configure': (request) => configureSync(db, request),
     'sync:run': async ({ postgres }) => {
       const report = await runSync(db, { postgres, ...(log ? { log } : {}) });

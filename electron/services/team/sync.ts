@@ -18,21 +18,11 @@ import { insertAudit } from '../../../db/queries/audit';
 import { campaignAssignments } from '../../../db/queries/assignments';
 import { addCampaignAnnotator, listCampaigns, type CampaignRow } from '../../../db/queries/campaigns';
 import { insertJudgment, judgmentExists, type JudgmentSource } from '../../../db/queries/judgments';
-import {
-  campaignSyncMarks,
-  countJudgmentsAfter,
-  ensureAssignment,
-  getTeamSync,
-  instanceExists,
-  judgmentsAfter,
-  judgmentUidsAfter,
-  latestJudgment,
-  recordSyncOutcome,
-  saveTeamSync,
-  setPulledThrough,
-  setPushedThrough,
-  type TeamSyncRow,
-} from '../../../db/queries/team-sync';
+import { ensureAssignment } from '../../../db/queries/assignments';
+import { instanceExists } from '../../../db/queries/instances';
+import { countJudgmentsAfter, judgmentsAfter, judgmentUidsAfter, latestJudgment } from '../../../db/queries/judgments';
+import { campaignSyncMarks, setPulledThrough, setPushedThrough } from '../../../db/queries/team-campaign-sync';
+import { getTeamSync, recordSyncOutcome, saveTeamSync, type TeamSyncRow } from '../../../db/queries/team-sync';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type SyncReport, type TeamStatus } from '../../../shared/api';
 import {

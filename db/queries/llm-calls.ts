@@ -1,0 +1,186 @@
+import type { CallTrace } from '../../shared/pipeline';
+import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+
+/**
+ * The `llm_calls` table: the content-addressed cache of model calls and their audit log (request,
+ * response, tokens, latency, cost), for the pipeline and evaluation alike. The only writer of the
+ * table, and the one place a stored call becomes a `CallTrace`.
+ */
+
+export interface CachedCall {
+  id: number;
+  response: string;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cost_usd: number | null;
+}
+
+/** A completed, valid call with this request hash. */
+export function cachedCall(db: ReadableDB, hash: string): CachedCall | undefined {
+  return get<CachedCall>(db, sql`SELECT id, response, prompt_tokens, completion_tokens, cost_usd FROM llm_calls WHERE request_hash = ${hash} AND status = 'ok'`);
+}
+
+export interface NewCall {
+  hash: string;
+  runId: number | null;
+  endpoint: string;
+  model: string;
+  stage: string;
+  item: string;
+  request: unknown;
+  response: string | null;
+  status: 'ok' | 'error';
+  error: string | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  latencyMs: number | null;
+  costUsd: number | null;
+}
+
+/** Records a call; a failed call with the same request is replaced (the last attempt is kept). */
+export function recordCall(db: WritableDB, c: NewCall): number {
+  return get<{ id: number }>(
+    db,
+    sql`INSERT INTO llm_calls (request_hash, run_id, endpoint, model, stage, item, request, response, status, error,
+                               prompt_tokens, completion_tokens, latency_ms, cost_usd)
+        VALUES (${c.hash}, ${c.runId}, ${c.endpoint}, ${c.model}, ${c.stage}, ${c.item}, ${JSON.stringify(c.request)}, ${c.response},
+                ${c.status}, ${c.error}, ${c.promptTokens}, ${c.completionTokens}, ${c.latencyMs}, ${c.costUsd})
+        ON CONFLICT (request_hash) DO UPDATE SET run_id = excluded.run_id, response = excluded.response, status = excluded.status,
+          error = excluded.error, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
+          latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd, item = excluded.item, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+        RETURNING id`,
+  )!.id;
+}
+
+/** Marks a cached call as used for another item too (traces find it under the latest). */
+export function tagCall(db: WritableDB, id: number, item: string): void {
+  run(db, sql`UPDATE llm_calls SET item = ${item} WHERE id = ${id} AND (item IS NULL OR item <> ${item})`);
+}
+
+/**
+ * The call a record's provenance names by hash: the stored one, or, when this database has never
+ * seen it (a pipeline export imported elsewhere), a placeholder row that keeps the reference. The
+ * placeholder is marked as an error, so it never answers from the cache, and a real call with the
+ * same request replaces it.
+ */
+export function callIdForHash(db: WritableDB, hash: string, model: string | null): number {
+  const found = get<{ id: number }>(db, sql`SELECT id FROM llm_calls WHERE request_hash = ${hash}`);
+  if (found) return found.id;
+  return get<{ id: number }>(
+    db,
+    sql`INSERT INTO llm_calls (request_hash, endpoint, model, request, status, error)
+        VALUES (${hash}, 'imported', ${model ?? 'unknown'}, '{}', 'error', 'imported: the call itself is not in this database, only its reference')
+        RETURNING id`,
+  )!.id;
+}
+
+// ---- spending ------------------------------------------------------------------------------------
+
+/** What the calls recorded under a run add up to (calls sent; cached answers are not recorded per run). */
+export function runCallTotals(db: ReadableDB, runId: number): { calls: number; failedCalls: number; promptTokens: number; completionTokens: number; costUsd: number } {
+  return get(
+    db,
+    sql`SELECT count(*) AS calls, coalesce(sum(status = 'error'), 0) AS failedCalls, coalesce(sum(prompt_tokens), 0) AS promptTokens,
+               coalesce(sum(completion_tokens), 0) AS completionTokens, coalesce(sum(cost_usd), 0) AS costUsd
+        FROM llm_calls WHERE run_id = ${runId}`,
+  )!;
+}
+
+/** Whether any call was recorded under the run (it has had a session before). */
+export function runHasCalls(db: ReadableDB, id: number): boolean {
+  return get(db, sql`SELECT 1 AS x FROM llm_calls WHERE run_id = ${id} LIMIT 1`) !== undefined;
+}
+
+/** Every call recorded or last used for an item (repair attempts included). */
+export function itemCallIds(db: ReadableDB, tag: string): number[] {
+  return all<{ id: number }>(db, sql`SELECT id FROM llm_calls WHERE item = ${tag}`).map((r) => r.id);
+}
+
+/**
+ * What an item's method spent, as each call recorded it when made (a cached call counts what it
+ * cost then): the calls it got back, and any others recorded for it (a repaired answer's first
+ * attempt), leaving out the evaluation's own reader and judge calls.
+ */
+export function itemUsage(db: ReadableDB, tag: string, ids: readonly number[]): { calls: number; promptTokens: number; completionTokens: number; costUsd: number; latencyMs: number } {
+  return get(
+    db,
+    sql`SELECT count(*) AS calls, coalesce(sum(prompt_tokens), 0) AS promptTokens, coalesce(sum(completion_tokens), 0) AS completionTokens,
+               coalesce(sum(cost_usd), 0) AS costUsd, coalesce(sum(latency_ms), 0) AS latencyMs
+        FROM llm_calls WHERE id IN ${sql.list([...new Set(ids)])} OR (item = ${tag} AND coalesce(stage, '') NOT IN ('eval.eval_reader', 'eval.eval_judge'))`,
+  )!;
+}
+
+/** LLM calls made for the given datasets' items (all datasets when none), per stage and model. */
+export function callsPerStage(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number }[] {
+  const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return all(
+    db,
+    sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost
+        FROM llm_calls c
+        WHERE c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+}
+
+// ---- traces --------------------------------------------------------------------------------------
+
+/** A stored call: the trace's own fields, and the rest as stored (snake case, the request as JSON). */
+type CallRow = Pick<CallTrace, 'id' | 'stage' | 'endpoint' | 'model' | 'status' | 'error' | 'response'> & {
+  request: string;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  latency_ms: number | null;
+  cost_usd: number | null;
+  created_at: string;
+};
+
+/**
+ * A stored call as a trace shows it. Queue time is not part of the request sent, so it is kept
+ * beside it in the stored request under `awb_queue_ms` (the request hash is computed before,
+ * from what was sent).
+ */
+export function rowToCallTrace(c: CallRow): CallTrace {
+  const request = JSON.parse(c.request) as { messages?: { role: string; content: string }[]; awb_queue_ms?: unknown };
+  return {
+    id: c.id,
+    stage: c.stage,
+    endpoint: c.endpoint,
+    model: c.model,
+    status: c.status,
+    error: c.error,
+    messages: request.messages ?? [],
+    response: c.response,
+    promptTokens: c.prompt_tokens,
+    completionTokens: c.completion_tokens,
+    latencyMs: c.latency_ms,
+    queueMs: typeof request.awb_queue_ms === 'number' ? request.awb_queue_ms : null,
+    costUsd: c.cost_usd,
+    createdAt: c.created_at,
+  };
+}
+
+/** The calls behind a trace, with prompt, raw output, tokens, latency and cost. */
+export function callsById(db: ReadableDB, ids: readonly number[]): CallTrace[] {
+  if (ids.length === 0) return [];
+  return all<CallRow>(db, sql`SELECT * FROM llm_calls WHERE id IN ${sql.list([...new Set(ids)])} ORDER BY id`).map(rowToCallTrace);
+}
+
+/**
+ * The calls of some items: those recorded or last used for them, and those their stored fields
+ * cite (a cached call shared by several items is recorded under the latest; the others find it
+ * through the provenance of what it produced for them).
+ */
+export function callsForItems(db: ReadableDB, items: readonly string[]): CallTrace[] {
+  if (items.length === 0) return [];
+  const ids = (prefix: string) => items.filter((i) => i.startsWith(prefix)).map((i) => Number(i.slice(prefix.length)));
+  const questions = sql.list(ids('bq:').length ? ids('bq:') : [-1]);
+  const instances = sql.list(ids('inst:').length ? ids('inst:') : [-1]);
+  const cited = sql`SELECT call_id FROM provenance WHERE call_id IS NOT NULL AND id IN (
+      SELECT provenance_id FROM detection_votes WHERE base_question_id IN ${questions}
+      UNION SELECT question_provenance_id FROM interpretations WHERE instance_id IN ${instances}
+      UNION SELECT answer_provenance_id FROM interpretations WHERE instance_id IN ${instances}
+      UNION SELECT s.provenance_id FROM sub_questions s JOIN interpretations i ON i.id = s.interpretation_id WHERE i.instance_id IN ${instances}
+      UNION SELECT provenance_id FROM long_answers WHERE instance_id IN ${instances}
+      UNION SELECT provenance_id FROM filter_votes WHERE instance_id IN ${instances})`;
+  return all<CallRow>(db, sql`SELECT * FROM llm_calls WHERE item IN ${sql.list([...items])} OR id IN (${cited}) ORDER BY id`).map(rowToCallTrace);
+}

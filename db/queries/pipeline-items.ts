@@ -1,0 +1,41 @@
+import type { ItemTrace } from '../../shared/pipeline';
+import { all, run, sql, type ReadableDB, type WritableDB } from '../sql';
+
+/**
+ * The `pipeline_items` table: where each item (`bq:<id>`, `inst:<id>`) stands in each pipeline
+ * stage, done or failed with the reason and the raw output. Its only writer.
+ */
+
+export function markItem(db: WritableDB, stage: string, item: string, status: 'done' | 'failed', runId: number | null, reason: string | null = null, raw: string | null = null): void {
+  run(
+    db,
+    sql`INSERT INTO pipeline_items (stage, item, status, reason, raw_output, run_id) VALUES (${stage}, ${item}, ${status}, ${reason}, ${raw}, ${runId})
+        ON CONFLICT (stage, item) DO UPDATE SET status = excluded.status, reason = excluded.reason, raw_output = excluded.raw_output,
+          run_id = excluded.run_id, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+  );
+}
+
+/** Where some items stand in each stage, as a trace shows it. */
+export function itemStages(db: ReadableDB, items: readonly string[]): ItemTrace['stages'] {
+  if (items.length === 0) return [];
+  return all<{ stage: string; status: string; reason: string | null; raw_output: string | null }>(
+    db,
+    sql`SELECT stage, status, reason, raw_output FROM pipeline_items WHERE item IN ${sql.list([...items])} ORDER BY updated_at`,
+  ).map((s) => ({ stage: s.stage, status: s.status, reason: s.reason, rawOutput: s.raw_output }));
+}
+
+export function stageStatusCounts(db: ReadableDB): { stage: string; status: string; n: number }[] {
+  return all(db, sql`SELECT stage, status, count(*) AS n FROM pipeline_items GROUP BY stage, status`);
+}
+
+/** Items that failed a stage, with the question they concern. */
+export function failedItems(db: ReadableDB, stage: string | null, limit: number): { item: string; stage: string; reason: string | null; question: string }[] {
+  const scope = stage ? sql`AND p.stage = ${stage}` : sql.empty;
+  return all(
+    db,
+    sql`SELECT p.item, p.stage, p.reason,
+               coalesce((SELECT b.question FROM base_questions b WHERE 'bq:' || b.id = p.item),
+                        (SELECT b.question FROM instances i JOIN base_questions b ON b.id = i.base_question_id WHERE 'inst:' || i.id = p.item), '') AS question
+        FROM pipeline_items p WHERE p.status = 'failed' ${scope} ORDER BY p.updated_at DESC LIMIT ${limit}`,
+  );
+}
