@@ -42,6 +42,15 @@ export function engineVersions(db: Database.Database): EngineVersions {
 }
 
 /**
+ * Where a native file inside the app's asar archive really is: SQLite opens extensions by path,
+ * and a packaged app keeps them unpacked beside the archive, while the sqlite-vec package
+ * resolves the path inside it (sqlite-vec issue #194). Outside a packaged app, the path itself.
+ */
+export function outsideAsar(file: string): string {
+  return file.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+}
+
+/**
  * Opens (creating if needed) a workbench database: loads sqlite-vec first and fails fast when it
  * cannot, checks FTS5, sets WAL and foreign keys, then brings the schema up to date.
  */
@@ -58,9 +67,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): WritableD
   }
   try {
     try {
-      // In a packaged app the extension is unpacked beside the asar archive, while its package
-      // resolves the path inside it (sqlite-vec issue #194): load it from the unpacked copy.
-      db.loadExtension(sqliteVec.getLoadablePath().replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2'));
+      db.loadExtension(outsideAsar(sqliteVec.getLoadablePath()));
     } catch (error) {
       throw new DatabaseOpenError(
         `The sqlite-vec extension could not be loaded (${(error as Error).message}). ` +
