@@ -104,7 +104,7 @@ function binariesFor(user: string | null, found: PgBinaries): string {
   };
   if (reachable(found.bin)) return found.bin;
   const install = path.dirname(found.bin);
-  const copy = path.join(os.tmpdir(), `awb-pg-${crypto.createHash('sha256').update(install).digest('hex').slice(0, 12)}`);
+  const copy = path.join(os.tmpdir(), `awb-pg-bin-${crypto.createHash('sha256').update(install).digest('hex').slice(0, 12)}`);
   if (!fs.existsSync(path.join(copy, 'bin', 'initdb'))) {
     const partial = `${copy}.${process.pid}`;
     fs.cpSync(install, partial, { recursive: true, verbatimSymlinks: true });
