@@ -49,4 +49,10 @@ const result = spawnSync(process.execPath, [builder, '--config', 'electron-build
   cwd: root,
   stdio: 'inherit',
 });
+if (result.status !== 0 && !electronDist) {
+  process.stderr.write(
+    `\nnpm run dist: electron-builder failed. If it could not download Electron ${electronVersion} (no network, a proxy), download ` +
+      `electron-v${electronVersion}-${target.platform}-${target.arch}.zip elsewhere, unzip it, and run again with AWB_ELECTRON_DIST set to that folder.\n`,
+  );
+}
 process.exit(result.status ?? 1);
