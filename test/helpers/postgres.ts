@@ -147,26 +147,25 @@ function makeDataParent(parentDir: string, user: string | null): string {
   return dir;
 }
 
-export async function startCluster(options: ClusterOptions = {}): Promise<PgCluster> {
-  const found = options.binaries ?? postgresForRun();
-  const user = clusterUser();
-  const bin = binariesFor(user, found);
-  const parentDir = options.parentDir ?? os.tmpdir();
-  if (options.port !== undefined && !(await portIsFree(options.port))) {
-    throw new Error(`Port ${options.port} on 127.0.0.1 is taken by another program, so PostgreSQL cannot listen there. Stop that program, or leave the port out to take a free one.`);
-  }
-  const dir = makeDataParent(parentDir, user);
+/** Runs one of the PostgreSQL programs, as the cluster's user. */
+type Runner = (program: string, args: string[]) => Promise<unknown>;
+
+function runnerFor(bin: string, user: string | null, cwd: string): Runner {
+  return (program, args) => {
+    const [cmd, full] = user ? ['runuser', ['-u', user, '--', path.join(bin, program), ...args]] : [path.join(bin, program), args];
+    return run(cmd, full, { cwd });
+  };
+}
+
+/** `initdb` into dir/data with the test password; on failure removes dir and says why. */
+async function initialise(runProgram: Runner, dir: string, found: PgBinaries, user: string | null): Promise<string> {
   const data = path.join(dir, 'data');
-  const log = path.join(dir, 'log');
   const pwfile = path.join(dir, 'pw');
   fs.writeFileSync(pwfile, `${PG_PASSWORD}\n`);
   if (user) execFileSync('chown', [`${user}:`, pwfile]);
-  const exec = async (file: string, args: string[]) => {
-    const [cmd, full] = user ? ['runuser', ['-u', user, '--', path.join(bin, file), ...args]] : [path.join(bin, file), args];
-    return run(cmd, full, { cwd: dir });
-  };
   try {
-    await exec('initdb', ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-sync']);
+    await runProgram('initdb', ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-sync']);
+    return data;
   } catch (error) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(
@@ -175,40 +174,50 @@ export async function startCluster(options: ClusterOptions = {}): Promise<PgClus
       { cause: error },
     );
   }
+}
 
-  let port = options.port ?? (await freePort());
-  const startOn = async (onPort: number) => {
-    const settings = `-p ${onPort} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60${process.platform === 'win32' ? '' : ` -k ${dir}`}`;
-    await exec('pg_ctl', ['-D', data, '-o', settings, '-l', log, '-w', '-t', '60', 'start']);
-  };
-  const start = async () => {
-    // A free port can be taken between choosing and binding it: then choose again (twice).
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await startOn(port);
-        return;
-      } catch (error) {
-        const tail = logTail(log);
-        const portTaken = /could not bind|Address already in use/i.test(tail);
-        if (portTaken && options.port === undefined && attempt < 2) {
-          port = await freePort();
-          continue;
-        }
-        throw new Error(
-          `PostgreSQL (${found.label}) did not start on 127.0.0.1:${port} with its data in ${data}. The server log ends:\n${tail}\n` +
-            (portTaken ? `Port ${port} is taken: stop the program using it, or leave the port out.` : 'Check that the data folder is writable and the binaries run on this machine.'),
-          { cause: error },
-        );
+/**
+ * Starts the server on 127.0.0.1. A free port can be taken between choosing and binding it: then
+ * it chooses again (twice); a fixed port is never changed. Returns the port it listens on.
+ */
+async function startServer(runProgram: Runner, dir: string, data: string, found: PgBinaries, port: number, fixed: boolean): Promise<number> {
+  const log = path.join(dir, 'log');
+  for (let attempt = 0; ; attempt++) {
+    const settings = `-p ${port} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60${process.platform === 'win32' ? '' : ` -k ${dir}`}`;
+    try {
+      await runProgram('pg_ctl', ['-D', data, '-o', settings, '-l', log, '-w', '-t', '60', 'start']);
+      return port;
+    } catch (error) {
+      const tail = logTail(log);
+      const portTaken = /could not bind|Address already in use/i.test(tail);
+      if (portTaken && !fixed && attempt < 2) {
+        port = await freePort();
+        continue;
       }
+      throw new Error(
+        `PostgreSQL (${found.label}) did not start on 127.0.0.1:${port} with its data in ${data}. The server log ends:\n${tail}\n` +
+          (portTaken ? `Port ${port} is taken: stop the program using it, or leave the port out.` : 'Check that the data folder is writable and the binaries run on this machine.'),
+        { cause: error },
+      );
     }
-  };
-  await start();
+  }
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<PgCluster> {
+  const found = options.binaries ?? postgresForRun();
+  const user = clusterUser();
+  const bin = binariesFor(user, found);
+  if (options.port !== undefined && !(await portIsFree(options.port))) {
+    throw new Error(`Port ${options.port} on 127.0.0.1 is taken by another program, so PostgreSQL cannot listen there. Stop that program, or leave the port out to take a free one.`);
+  }
+  const dir = makeDataParent(options.parentDir ?? os.tmpdir(), user);
+  const runProgram = runnerFor(bin, user, dir);
+  const data = await initialise(runProgram, dir, found, user);
+  const port = await startServer(runProgram, dir, data, found, options.port ?? (await freePort()), options.port !== undefined);
   const url = (database = 'postgres') => `postgres://postgres:${PG_PASSWORD}@127.0.0.1:${port}/${database}`;
   let running = true;
   return {
-    get port() {
-      return port;
-    },
+    port,
     url,
     bareUrl: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     async createDatabase(name) {
@@ -220,17 +229,17 @@ export async function startCluster(options: ClusterOptions = {}): Promise<PgClus
     },
     async stop(mode = 'fast') {
       if (!running) return;
-      await exec('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+      await runProgram('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
       running = false;
     },
     async start() {
       if (running) return;
-      await startOn(port);
+      await startServer(runProgram, dir, data, found, port, true);
       running = true;
     },
     async destroy() {
       try {
-        if (running) await exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        if (running) await runProgram('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
