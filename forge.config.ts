@@ -4,10 +4,12 @@ import { MakerDeb } from '@electron-forge/maker-deb';
 import { MakerZIP } from '@electron-forge/maker-zip';
 
 /**
- * Packaging. `npm run make` builds the renderer (Vite) and the main/preload/worker bundles
- * (esbuild) first, then Forge packages them. Electron is an optional dependency (so `npm ci`
- * works where its binary cannot be downloaded); Forge looks for it among devDependencies, so
- * the readPackageJson hook shows it there.
+ * Development packaging with Electron Forge: `npm run package` / `npm run make` build the
+ * renderer (Vite) and the main/preload/worker bundles (esbuild) first, then Forge packages them
+ * (a zip, a deb) to try the packaged app locally. The installers users get are electron-builder's
+ * (`npm run dist`, electron-builder.config.ts; docs/packaging.md says which tool does what).
+ * Electron is an optional dependency (so `npm ci` works where its binary cannot be downloaded);
+ * Forge looks for it among devDependencies, so the readPackageJson hook shows it there.
  */
 const config: ForgeConfig = {
   packagerConfig: {

@@ -43,6 +43,15 @@ export function engineVersions(db: Database.Database): EngineVersions {
   return { sqlite: row.sqlite, sqliteVec: row.vec, fts5 };
 }
 
+/**
+ * Where a native file inside the app's asar archive really is: SQLite opens extensions by path,
+ * and a packaged app keeps them unpacked beside the archive, while the sqlite-vec package
+ * resolves the path inside it (sqlite-vec issue #194). Outside a packaged app, the path itself.
+ */
+export function outsideAsar(file: string): string {
+  return file.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+}
+
 /** A better-sqlite3 connection with sqlite-vec loaded and FTS5 checked; closed again if either fails. */
 function connect(file: string, options: OpenOptions & { readonly?: boolean }): Database.Database {
   let db: Database.Database;
@@ -59,9 +68,7 @@ function connect(file: string, options: OpenOptions & { readonly?: boolean }): D
   }
   try {
     try {
-      // In a packaged app the extension is unpacked beside the asar archive, while its package
-      // resolves the path inside it (sqlite-vec issue #194): load it from the unpacked copy.
-      db.loadExtension(sqliteVec.getLoadablePath().replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2'));
+      db.loadExtension(outsideAsar(sqliteVec.getLoadablePath()));
     } catch (error) {
       throw new DatabaseOpenError(
         `The sqlite-vec extension could not be loaded (${(error as Error).message}). ` +

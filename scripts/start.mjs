@@ -5,7 +5,6 @@
 // for its first page).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -43,34 +42,16 @@ function electronBinary() {
   }
 }
 
-/**
- * better-sqlite3 in node_modules is built for Node (the CLI and the tests use it). Electron needs
- * a build for its own ABI: make one once, in a scratch copy, and point the app at it, so the
- * Node build stays intact.
- */
-function electronSqliteBinding() {
-  const version = require('electron/package.json').version;
-  const target = path.join(root, 'dist', 'native', `electron-${version}`, 'better_sqlite3.node');
-  if (fs.existsSync(target)) return target;
-  console.log(`Building better-sqlite3 for Electron ${version} (once)…`);
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-native-'));
-  fs.cpSync(path.join(root, 'node_modules', 'better-sqlite3'), path.join(scratch, 'node_modules', 'better-sqlite3'), { recursive: true });
-  fs.writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0', dependencies: { 'better-sqlite3': '*' } }));
-  run(process.execPath, [require.resolve('@electron/rebuild/lib/cli.js'), '--version', version, '--module-dir', scratch, '--only', 'better-sqlite3', '--force']);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  fs.copyFileSync(path.join(scratch, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'), target);
-  fs.rmSync(scratch, { recursive: true, force: true });
-  return target;
-}
-
 const electron = electronBinary();
 if (electron) {
   await buildRendererIfStale();
+  // better-sqlite3 built for Electron's ABI, once, beside the Node build (electron-native.ts).
+  const { electronSqliteBinding } = await import('./electron-native.ts');
   run(process.execPath, [path.join(root, 'scripts', 'build-electron.mjs')]);
   const child = spawn(electron, ['.', ...args], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, AWB_SQLITE_BINDING: electronSqliteBinding() },
+    env: { ...process.env, AWB_SQLITE_BINDING: electronSqliteBinding(root) },
   });
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {

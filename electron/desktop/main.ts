@@ -83,6 +83,8 @@ function createWindow(): BrowserWindow {
     minWidth: 960,
     minHeight: 600,
     title: APP_NAME,
+    // Windows and macOS take the icon from the executable; Linux window managers from here.
+    icon: path.join(app.getAppPath(), 'resources', 'icons', 'icon.png'),
     show: false,
     webPreferences: webPreferences(path.join(__dirname, 'preload.cjs')),
   });

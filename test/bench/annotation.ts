@@ -102,7 +102,7 @@ export async function benchAnnotation(ctx: BenchContext): Promise<Measurement[]>
   const out: Measurement[] = [];
 
   // Agreement statistics.
-  const items = ctx.quick ? 10_000 : 100_000;
+  const items = ctx.quick ? 1_000 : 100_000;
   const input = agreementInput(items, 3);
   agreementReport(agreementInput(2_000, 4), { resamples: 1000, seed: 1 }, { id: 0, name: 'warm-up', protocol: '' });
   const runs: number[] = [];
@@ -122,7 +122,7 @@ export async function benchAnnotation(ctx: BenchContext): Promise<Measurement[]>
   });
 
   // A 10,000-item pack, over instances with interpretations, answers and evidence.
-  const count = ctx.quick ? 1_000 : 10_000;
+  const count = ctx.quick ? 200 : 10_000;
   const dbFile = path.join(ctx.dir, 'annotation.db');
   const db = openDatabase(dbFile);
   const source = path.join(ctx.dir, 'asqa-bench.json');

@@ -55,7 +55,7 @@ async function startFake(ctx: BenchContext): Promise<{ url: string; stop: () => 
 }
 
 export async function benchEvaluationRunner(ctx: BenchContext): Promise<Measurement[]> {
-  const count = ctx.quick ? 1_000 : 10_000;
+  const count = ctx.quick ? 200 : 10_000;
   const fake = await startFake(ctx);
   try {
     const db = openDatabase(path.join(ctx.dir, 'evaluation-runner.db'));

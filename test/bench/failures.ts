@@ -57,7 +57,7 @@ function time(fn: () => void): number {
 }
 
 function benchPages(ctx: BenchContext): Measurement[] {
-  const size = ctx.quick ? 10_000 : 100_000;
+  const size = ctx.quick ? 2_000 : 100_000;
   const label = `${size / 1000}k`;
   const db = openDatabase(path.join(ctx.dir, `failures-${label}.db`));
   const started = performance.now();

@@ -13,13 +13,13 @@ import { percentile, type BenchContext, type Measurement } from './harness';
 export async function benchFoundation(ctx: BenchContext): Promise<Measurement[]> {
   const results: Measurement[] = [];
   results.push(...(await benchImport(ctx)));
-  for (const size of ctx.quick ? [20_000] : [100_000, 1_000_000]) results.push(...benchPageQuery(ctx, size));
+  for (const size of ctx.quick ? [5_000] : [100_000, 1_000_000]) results.push(...benchPageQuery(ctx, size));
   results.push(...(await benchDetail(ctx)));
   return results;
 }
 
 async function benchImport(ctx: BenchContext): Promise<Measurement[]> {
-  const records = ctx.quick ? 2000 : 20_000;
+  const records = ctx.quick ? 200 : 20_000;
   const file = path.join(ctx.dir, 'musique-synthetic.jsonl');
   const random = rng(11);
   const out = fs.openSync(file, 'w');

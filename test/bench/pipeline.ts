@@ -37,7 +37,7 @@ async function startFake(ctx: BenchContext): Promise<{ url: string; stop: () => 
 }
 
 export async function benchPipeline(ctx: BenchContext): Promise<Measurement[]> {
-  const questions = ctx.quick ? 1_000 : 10_000;
+  const questions = ctx.quick ? 100 : 10_000;
   const fake = await startFake(ctx);
   try {
     const db = openDatabase(path.join(ctx.dir, 'pipeline.db'));

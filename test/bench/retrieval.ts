@@ -78,7 +78,7 @@ export function syntheticQuestions(size: number, count: number): string[] {
 }
 
 export async function benchRetrieval(ctx: BenchContext): Promise<Measurement[]> {
-  const size = ctx.quick ? 50_000 : 1_000_000;
+  const size = ctx.quick ? 5_000 : 1_000_000;
   const label = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
   const file = path.join(ctx.dir, 'corpus.jsonl');
   const generated = performance.now();

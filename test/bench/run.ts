@@ -14,8 +14,9 @@ import { formatValue, machine, verdict, type BenchContext, type Measurement } fr
 
 /**
  * `npm run bench`: measures the speed targets of the issues on this machine and prints them,
- * with the machine. `--quick` runs small sizes (to check the bench itself); `--only NAME[,NAME]` runs
- * one suite. Results also go to bench-results/latest.json.
+ * with the machine. `--quick` runs every suite at small sizes (about a tenth; it checks that the
+ * bench itself works, in a couple of minutes, and measures nothing worth quoting); `--only
+ * NAME[,NAME]` runs some suites. Results also go to bench-results/latest.json.
  */
 
 const suites: Record<string, (ctx: BenchContext) => Promise<Measurement[]>> = {

@@ -156,7 +156,7 @@ async function judgingLoad(ctx: BenchContext): Promise<Measurement[]> {
 }
 
 async function syncVolume(ctx: BenchContext): Promise<Measurement[]> {
-  const N = ctx.quick ? 10_000 : 100_000;
+  const N = ctx.quick ? 2_000 : 100_000;
   const cluster = await startCluster();
   process.env.PGPASSWORD = PG_PASSWORD;
   try {
