@@ -3,13 +3,15 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { migrate } from './migrate';
-import type { WritableDB } from './sql';
+import { withBusyTimeout, type WritableDB } from './sql';
 
 export interface OpenOptions {
   /** Called once with the SQLite and sqlite-vec versions (and the schema migration, if any). */
   log?: (message: string) => void;
   /** Skip migrations (for tools that inspect a database without changing it). */
   migrate?: boolean;
+  /** How long a statement waits for another connection's write lock before failing (default 5 s). */
+  busyTimeoutMs?: number;
 }
 
 export interface EngineVersions {
@@ -25,9 +27,17 @@ export class DatabaseOpenError extends Error {
   }
 }
 
-/** Lets SQLite refresh its planner statistics where a large write changed them (cheap when nothing did). */
+/**
+ * Lets SQLite refresh its planner statistics where a large write changed them (cheap when nothing
+ * did). It runs after a commit, so it is best-effort: when another writer holds the lock it is
+ * left for the next time rather than waited for, and it never fails the write before it.
+ */
 export function optimize(db: WritableDB): void {
-  db.pragma('optimize');
+  try {
+    withBusyTimeout(db, 0, () => db.pragma('optimize'));
+  } catch {
+    // Statistics are refreshed by the next large write instead.
+  }
 }
 
 export function engineVersions(db: Database.Database): EngineVersions {
@@ -78,7 +88,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): WritableD
     }
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${Math.max(0, Math.round(options.busyTimeoutMs ?? 5000))}`);
     db.pragma('temp_store = MEMORY');
     db.pragma('cache_size = -65536');
     if (options.migrate !== false) {

@@ -102,18 +102,6 @@ export function releasePromptVersions(db: ReadableDB, datasetIds: readonly numbe
 
 // ---- writing a release (one transaction, committed only once the files are in place) --------------
 
-export function beginReleaseWrite(db: WritableDB): void {
-  db.exec('BEGIN IMMEDIATE');
-}
-
-export function commitReleaseWrite(db: WritableDB): void {
-  db.exec('COMMIT');
-}
-
-export function rollbackReleaseWrite(db: WritableDB): void {
-  if (db.inTransaction) db.exec('ROLLBACK');
-}
-
 export interface NewRelease {
   name: string;
   version: string;
