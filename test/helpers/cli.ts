@@ -32,6 +32,19 @@ export function awbJson<T>(args: string[], env: Record<string, string> = {}): { 
   return { status: result.status, json, stderr: result.stderr };
 }
 
+/** `awb ...` without blocking this process (whose own servers keep answering meanwhile). */
+export function awbAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [AWB, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /**
  * `awb ... --json` without blocking this process: for commands that talk to a server the test
  * itself runs (a synchronous spawn would stall that server).
