@@ -263,9 +263,9 @@ function LongAnswer({ answer, interpretations, index, count, shared, blind }: { 
         <OwnProvenance provenance={answer.provenance} shared={shared} />
       </div>
       <div className="long-answer-text">
-        <Highlight text={answer.text} marks={marks} />
+        <Highlight text={answer.text} marks={blind ? [] : marks} />
       </div>
-      {/* Blind review: whether every short answer appears is the judges' call (the long_answer criterion), not shown to them. */}
+      {/* Blind review: whether every short answer appears is the judges' call (the long_answer criterion): neither marked nor checked. */}
       {blind ? null : <div className="checks" data-testid="long-answer-checks">
         {missing.length === 0 && withAnswers > 0 ? (
           <span className="flag-ok">{withAnswers === 1 ? '✓ the short answer appears in it' : `✓ all ${withAnswers} short answers appear in it`}</span>

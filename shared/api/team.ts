@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { op, serverReach } from './core';
 
+/** Team mode: accounts, roles, sessions, the audit trail and sync with a shared PostgreSQL store. */
+
 /** A PostgreSQL address: the server connects to it with the password of its own environment. */
 const postgresUrl = serverReach(z.string().min(1).max(2000));
-
-/** Team mode: accounts, roles, sessions, the audit trail and sync with a shared PostgreSQL store. */
 
 export const ACCOUNT_ROLES = ['maintainer', 'annotator', 'viewer'] as const;
 export type AccountRole = (typeof ACCOUNT_ROLES)[number];

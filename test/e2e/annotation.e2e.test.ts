@@ -179,6 +179,7 @@ describe('judging', () => {
     await side.getByTestId('long-answer').first().waitFor();
     expect(await side.getByTestId('long-answer-checks').count()).toBe(0);
     expect(await side.locator('.flag-ok, .flag-bad, .flag-warn').count()).toBe(0);
+    expect(await side.getByTestId('long-answer').locator('mark, .cite-dot').count()).toBe(0);
     await ui.screenshot('22-blind-judging');
     const id = /#(\d+)/.exec(await side.getByTestId('instance-id').innerText())![1];
     await ui.goto(`/instances/${id}`);

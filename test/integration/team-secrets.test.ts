@@ -122,6 +122,20 @@ describe('what a maintainer over the network may not choose', () => {
     }
   });
 
+  it('refuses a config sent as an uploaded file, whose endpoints the gate would not see', async () => {
+    const upload = await fetch(`${base}/api/upload?name=config.json`, { method: 'POST', headers: { authorization: `Bearer ${maria}` }, body: JSON.stringify(pipelineConfig(evil)) });
+    const uploaded = (await upload.json()) as Result<{ upload: string }>;
+    if (!uploaded.ok) throw new Error(uploaded.error.message);
+    for (const [name, input] of [
+      ['pipeline:start', { configPath: uploaded.value.upload, stages: ['detect'], limit: 1 }],
+      ['evaluation:start', { method: 'naive-rag', model: { endpoint: 'evil', model: 'm' }, configPath: uploaded.value.upload, dataset: 'MuSiQue', limit: 1 }],
+    ] as const) {
+      const refused = await post(name, input);
+      expect(refused.status, name).toBe(403);
+      expect(!refused.result.ok && refused.result.error.message, name).toMatch(/"configPath" names a file on the server/);
+    }
+  });
+
   it('sent nothing, and no secret, to the address a caller chose', () => {
     expect(trapped).toEqual([]);
   });

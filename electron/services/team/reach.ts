@@ -26,9 +26,18 @@ const UPLOAD_INPUTS: Readonly<Record<string, readonly string[]>> = {
   'judgment:import': ['path'],
   'pack:import': ['path'],
   'retrieval:evaluate': ['questions'],
-  'pipeline:start': ['configPath'],
   'evaluation:score': ['predictions'],
+};
+
+/**
+ * Where the owner (never a network caller) may also give an uploaded file: a config file (over the
+ * network a config comes inline, where its endpoints are checked; a file's would not be), and a
+ * pack opened in the browser, judged where it was uploaded.
+ */
+const OWNER_UPLOAD_INPUTS: Readonly<Record<string, readonly string[]>> = {
+  'pipeline:start': ['configPath'],
   'evaluation:start': ['configPath'],
+  'evaluation:resume': ['configPath'],
 };
 
 /** The top-level fields of an operation that may hold an uploaded file (an `upload:` reference). */
@@ -36,12 +45,9 @@ export function uploadFields(name: string): readonly string[] {
   return UPLOAD_INPUTS[name] ?? [];
 }
 
-/**
- * Fields where the owner (never a network caller, for whom they stay server paths) may give an
- * uploaded file: a pack opened in the browser is judged where it was uploaded.
- */
+/** The fields where the owner may give an uploaded file (see OWNER_UPLOAD_INPUTS). */
 export function ownerUploadFields(name: string): readonly string[] {
-  return name.startsWith('judging:') ? [...uploadFields(name), 'session.pack'] : uploadFields(name);
+  return [...uploadFields(name), ...(OWNER_UPLOAD_INPUTS[name] ?? []), ...(name.startsWith('judging:') ? ['session.pack'] : [])];
 }
 
 /** The last part of each field an operation marks, read from its schema once. */
