@@ -98,7 +98,7 @@ const SEAMS = {
   pipeline: ['retrieval'],
   annotation: [],
   release: ['pipeline', 'annotation'],
-  evaluation: ['retrieval', 'release', 'pipeline'],
+  evaluation: ['retrieval', 'release', 'pipeline', 'import'],
   failures: ['evaluation', 'annotation'],
   team: ['annotation'],
 };
@@ -182,8 +182,8 @@ const importsRule = {
 
 // ---- all SQL lives in db/ -------------------------------------------------------------------
 
-/** What electron/ may take from db/sql.ts: transactions and the handle types, never a way to run SQL. */
-const SQL_MODULE_ALLOWED = new Set(['transaction', 'beginWrite', 'commit', 'rollback']);
+/** What electron/ may take from db/sql.ts: transactions, the write lock's error and wait, and the handle types, never a way to run SQL. */
+const SQL_MODULE_ALLOWED = new Set(['transaction', 'beginWrite', 'commit', 'rollback', 'DatabaseBusyError', 'isBusy', 'lockWaitMs', 'onLockWait']);
 const isText = (node) => node?.type === 'TemplateLiteral' || (node?.type === 'Literal' && typeof node.value === 'string');
 
 const sqlRule = {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { migrate } from './migrate';
-import type { ReadableDB, WritableDB } from './sql';
+import { withBusyTimeout, type ReadableDB, type WritableDB } from './sql';
 
 export interface OpenOptions {
   /** Called once with the SQLite and sqlite-vec versions (and the schema migration, if any). */
@@ -12,6 +12,8 @@ export interface OpenOptions {
   migrate?: boolean;
   /** Called with the text of every statement the connection runs (tests count reads with it). */
   trace?: (statement: string) => void;
+  /** How long a statement waits for another connection's write lock before failing (default 5 s). */
+  busyTimeoutMs?: number;
 }
 
 export interface EngineVersions {
@@ -27,9 +29,17 @@ export class DatabaseOpenError extends Error {
   }
 }
 
-/** Lets SQLite refresh its planner statistics where a large write changed them (cheap when nothing did). */
+/**
+ * Lets SQLite refresh its planner statistics where a large write changed them (cheap when nothing
+ * did). It runs after a commit, so it is best-effort: when another writer holds the lock it is
+ * left for the next time rather than waited for, and it never fails the write before it.
+ */
 export function optimize(db: WritableDB): void {
-  db.pragma('optimize');
+  try {
+    withBusyTimeout(db, 0, () => db.pragma('optimize'));
+  } catch {
+    // Statistics are refreshed by the next large write instead.
+  }
 }
 
 export function engineVersions(db: Database.Database): EngineVersions {
@@ -87,8 +97,8 @@ function connect(file: string, options: OpenOptions & { readonly?: boolean }): D
 }
 
 /** The pragmas every connection takes, reading or writing: wait on a busy lock, sort in memory, a 64 MB page cache. */
-function readPragmas(db: Database.Database): void {
-  db.pragma('busy_timeout = 5000');
+function readPragmas(db: Database.Database, busyTimeoutMs = 5000): void {
+  db.pragma(`busy_timeout = ${Math.max(0, Math.round(busyTimeoutMs))}`);
   db.pragma('temp_store = MEMORY');
   db.pragma('cache_size = -65536');
 }
@@ -108,7 +118,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): WritableD
     }
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
-    readPragmas(db);
+    readPragmas(db, options.busyTimeoutMs);
     if (options.migrate !== false) {
       const { from, to } = migrate(db);
       if (from !== to) options.log?.(`Schema migrated from version ${from} to ${to}.`);

@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { AppError } from '../shared/api/core';
 
 /**
  * The one way SQL is written in this project: a tagged template that keeps values out of the
@@ -159,21 +160,121 @@ export function pluck<Value>(db: ReadableDB, query: SqlFragment): Value | undefi
   return Object.values(row)[0] as Value;
 }
 
-/** Runs `fn` in a transaction (nested calls become savepoints). */
-export function transaction<T>(db: WritableDB, fn: () => T): T {
-  return db.transaction(fn)();
+// ---- writes and the write lock ----------------------------------------------------------------
+//
+// SQLite lets one connection write at a time. Every write transaction here takes the write lock
+// at its start (BEGIN IMMEDIATE), so a writer that meets another one waits for the lock at once,
+// under the busy handler, instead of failing half-way when it first writes. A wait that runs out
+// becomes DatabaseBusyError, a refusal that says nothing was written; work after a COMMIT (planner
+// statistics, say) is best-effort and never turns a committed write into a reported failure.
+
+/** SQLite's "the database is locked" family: another connection holds the lock. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/** A write refused because another one held the lock for longer than this one would wait. */
+export class DatabaseBusyError extends AppError {
+  constructor(what = 'nothing was written') {
+    super('conflict', `The database is busy with another write (an import, a release or a run, perhaps in another process) and stayed so for longer than this one waits; ${what}. Try again when it finishes.`);
+    this.name = 'DatabaseBusyError';
+  }
 }
 
 /**
- * A write transaction held open by hand, for work that awaits between its writes (imports that
- * stream a file), which `transaction` cannot span. End it with `commit` or `rollback`.
+ * How long a writer that may wait (an import, a release) waits for the lock: AWB_LOCK_WAIT_MS, or
+ * ten minutes. Writes that cannot wait without holding up others wait the connection's busy timeout.
  */
-export function beginWrite(db: WritableDB): void {
-  db.exec('BEGIN IMMEDIATE');
+export function lockWaitMs(): number {
+  const configured = Number(process.env.AWB_LOCK_WAIT_MS);
+  return Number.isFinite(configured) && configured >= 0 ? configured : 10 * 60_000;
 }
 
-export function commit(db: WritableDB): void {
+/** Runs `fn` with the connection's busy timeout set to `ms`, then puts the old one back. */
+export function withBusyTimeout<T>(db: ReadableDB, ms: number, fn: () => T): T {
+  const before = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma(`busy_timeout = ${Math.max(0, Math.round(ms))}`);
+  try {
+    return fn();
+  } finally {
+    db.pragma(`busy_timeout = ${before}`);
+  }
+}
+
+/**
+ * Runs `fn` in a write transaction (nested calls become savepoints). The lock is taken at the
+ * start; when another writer keeps it past the busy timeout, nothing runs and DatabaseBusyError
+ * says so.
+ */
+export function transaction<T>(db: WritableDB, fn: () => T): T {
+  if (db.inTransaction) return db.transaction(fn)();
+  try {
+    return db.transaction(fn).immediate();
+  } catch (error) {
+    if (isBusy(error)) throw new DatabaseBusyError();
+    throw error;
+  }
+}
+
+const lockWaitListeners = new Set<() => void>();
+
+/**
+ * Hears each time a writer of this process starts waiting for another's lock (the CLI says so on
+ * stderr, so that a script or a person knows why nothing moves). Returns the unsubscribe.
+ */
+export function onLockWait(listener: () => void): () => void {
+  lockWaitListeners.add(listener);
+  return () => lockWaitListeners.delete(listener);
+}
+
+export interface WriteWait {
+  /** How long to wait for the lock (default: lockWaitMs()). */
+  waitMs?: number;
+  signal?: AbortSignal;
+  /** Called once, when the lock is taken by another writer and this one starts waiting. */
+  onWait?: () => void;
+}
+
+/**
+ * Opens a write transaction held open by hand, for work that awaits between its writes (imports
+ * that stream a file), which `transaction` cannot span. While another writer holds the lock it
+ * waits without blocking the process (short tries, with pauses between them), up to `waitMs`.
+ * End it with `commit` or `rollback`.
+ */
+export async function beginWrite(db: WritableDB, wait: WriteWait = {}): Promise<void> {
+  const deadline = Date.now() + (wait.waitMs ?? lockWaitMs());
+  let waiting = false;
+  for (;;) {
+    wait.signal?.throwIfAborted();
+    try {
+      withBusyTimeout(db, 50, () => db.exec('BEGIN IMMEDIATE'));
+      return;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      if (Date.now() >= deadline) throw new DatabaseBusyError();
+      if (!waiting) {
+        waiting = true;
+        wait.onWait?.();
+        for (const listener of lockWaitListeners) listener();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/**
+ * Commits, then runs `after` (planner statistics, a notice) as best-effort work: once COMMIT has
+ * returned the write is done, and nothing after it may report it as failed.
+ */
+export function commit(db: WritableDB, after?: () => void): void {
   db.exec('COMMIT');
+  if (!after) return;
+  try {
+    after();
+  } catch {
+    // Best-effort by design: the write is committed whatever happens here.
+  }
 }
 
 /** Undoes the open transaction, if there is one. */

@@ -69,7 +69,6 @@ export function subscribe(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Browser mode: sends a local file to the server, which keeps it for import; returns its path. */
 /**
  * Browser mode: runs an export on the server and saves its file through the browser
  * (`POST /api/download/<operation>`); the server chooses where it writes, so no path is sent.
@@ -90,11 +89,13 @@ export async function download(name: 'dataset:export' | 'judgment:export' | 'pac
   return fileName;
 }
 
+/** Browser mode: sends a local file to the server, which keeps it for import; returns its reference (`upload:<id>/<name>`), which imports take as their file. */
 export async function upload(file: File): Promise<string> {
   const response = await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, { method: 'POST', body: file });
-  const result = (await response.json()) as Result<{ path: string }>;
+  const result = (await response.json().catch(() => null)) as Result<{ upload: string }> | null;
+  if (!result) throw new ApiCallError('internal', `The server answered ${response.status}`);
   if (!result.ok) throw new ApiCallError(result.error.code, result.error.message);
-  return result.value.path;
+  return result.value.upload;
 }
 
 export function pickFile(options: { save: boolean; title: string }): Promise<string | null> {

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../shared/api';
-import { all, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, isBusy, run, sql, withBusyTimeout, type ReadableDB, type WritableDB } from '../sql';
 
 /** The audit trail: who called which write operation, when, with what (paths and secrets left out). */
 
@@ -19,6 +19,20 @@ export function insertAudit(db: WritableDB, entry: Omit<AuditRow, 'id'>): void {
     sql`INSERT INTO audit_log (at, account, role, operation, summary, ok)
         VALUES (${entry.at}, ${entry.account}, ${entry.role}, ${entry.operation}, ${entry.summary}, ${entry.ok})`,
   );
+}
+
+/**
+ * Inserts a row, waiting at most `waitMs` for another connection's write lock; false when the
+ * lock stayed taken (the caller keeps the row and tries again later).
+ */
+export function tryInsertAudit(db: WritableDB, entry: Omit<AuditRow, 'id'>, waitMs: number): boolean {
+  try {
+    withBusyTimeout(db, waitMs, () => insertAudit(db, entry));
+    return true;
+  } catch (error) {
+    if (isBusy(error)) return false;
+    throw error;
+  }
 }
 
 function rowToAuditEntry(row: AuditRow): AuditEntry {

@@ -9,18 +9,6 @@ import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 // ---- writing a release (one transaction, committed only once the files are in place) --------------
 
-export function beginReleaseWrite(db: WritableDB): void {
-  db.exec('BEGIN IMMEDIATE');
-}
-
-export function commitReleaseWrite(db: WritableDB): void {
-  db.exec('COMMIT');
-}
-
-export function rollbackReleaseWrite(db: WritableDB): void {
-  if (db.inTransaction) db.exec('ROLLBACK');
-}
-
 export interface NewRelease {
   name: string;
   version: string;

@@ -1,5 +1,6 @@
 import { AppError, dispatch, isInputRefusal, type ErrorCode, type Input, type Job, type OperationName, type Output } from '../../shared/api';
 import { databasePath, progressLine, version, type CommonOptions } from './common';
+import { lockWaitMs, onLockWait } from '../../db/sql';
 import { createHandlers, Workbench } from '../services';
 
 /**
@@ -42,8 +43,12 @@ export interface OperationClient {
 
 /** Opens the workbench on the command's database, runs `fn` with a client, and closes it. */
 export async function withClient<T>(options: CommonOptions, fn: (client: OperationClient) => Promise<T>): Promise<T> {
-  const workbench = new Workbench({ databasePath: databasePath(options), mode: 'browser', version: version() });
+  // A command holds nobody up while it waits: it waits for another process's write lock as long as
+  // an import would (AWB_LOCK_WAIT_MS, ten minutes by default) rather than fail at once.
+  const workbench = new Workbench({ databasePath: databasePath(options), mode: 'browser', version: version(), busyTimeoutMs: lockWaitMs() });
   const handlers = createHandlers(workbench);
+  // Said once per wait, on stderr: a write waiting for another process's lock is not stuck.
+  const quiet = onLockWait(() => process.stderr.write('awb: waiting for another write to this database to finish (an import, a release or a run)…\n'));
   const call = async <K extends OperationName>(name: K, input: Input<K>): Promise<Output<K>> => {
     const result = await dispatch(handlers, name, input);
     if (!result.ok) throw new CliError(result.error.code, result.error.message, isInputRefusal(result.error) || result.error.code === 'unknown_operation');
@@ -88,6 +93,7 @@ export async function withClient<T>(options: CommonOptions, fn: (client: Operati
   try {
     return await fn(client);
   } finally {
+    quiet();
     workbench.close();
   }
 }

@@ -401,6 +401,20 @@ function addRetrievalCommands(program: Command): void {
   );
 }
 
+interface ServeFlags {
+  port?: number;
+  host: string;
+  seedDemo?: boolean;
+  pack?: string;
+  team?: boolean;
+  allowedHost: string[];
+  trustedProxy: string[];
+  maxUploadMb?: number;
+  endpoints?: string;
+}
+
+const repeat = (value: string, previous: string[]) => [...previous, value];
+
 function addServeCommand(program: Command): void {
   withCommon(
     program
@@ -411,8 +425,12 @@ function addServeCommand(program: Command): void {
       .option('--team', 'team mode even on loopback: everyone signs in (any other --host needs accounts anyway)')
       .option('--seed-demo', 'seed a new, empty database with the bundled demo data')
       .option('--pack <file>', 'open an offline annotation pack (judging needs nothing else)')
+      .option('--allowed-host <name>', 'a name people reach the server by, beside loopback, its public origin and (bound to all interfaces) its own addresses; repeatable', repeat, [])
+      .option('--trusted-proxy <address>', 'believe X-Forwarded-For/-Proto only from this reverse proxy address (default AWB_TRUSTED_PROXY); repeatable', repeat, [])
+      .option('--max-upload-mb <n>', 'largest file accepted by upload, in MB (default 512)', number)
+      .option('--endpoints <file>', 'a config whose endpoints network callers may choose by name (see docs/team.md)')
       .argument('[pack]', 'same as --pack'),
-  ).action(async (packArgument: string | undefined, options: CommonOptions & { port?: number; host: string; seedDemo?: boolean; pack?: string; team?: boolean }) => {
+  ).action(async (packArgument: string | undefined, options: CommonOptions & ServeFlags) => {
     const pack = options.pack ?? packArgument;
     // The port is the CLI's own argument (no operation takes it): a bad one is bad usage.
     if (options.port !== undefined && (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)) {
@@ -428,6 +446,10 @@ function addServeCommand(program: Command): void {
         team: options.team === true,
         seedDemo: options.seedDemo === true,
         ...(pack ? { pack } : {}),
+        ...(options.allowedHost.length ? { allowedHosts: options.allowedHost } : {}),
+        ...(options.trustedProxy.length ? { trustedProxies: options.trustedProxy } : {}),
+        ...(options.maxUploadMb !== undefined ? { maxUploadMb: options.maxUploadMb } : {}),
+        ...(options.endpoints ? { endpoints: options.endpoints } : {}),
         log: (message) => process.stderr.write(`${message}\n`),
       });
     } catch (error) {

@@ -119,7 +119,11 @@ export function addTeamCommands(program: Command): void {
         ...(options.expiresDays ? { expiresInDays: options.expiresDays } : {}),
       });
       if (options.json) printJson(issued);
-      else process.stdout.write(`Added ${name} (${options.role}). Their token (shown once, keep it safe):\n${issued.token}\n`);
+      else {
+        process.stdout.write(`Added ${name} (${options.role}). Their token (shown once, keep it safe):\n${issued.token}\n`);
+        // Team mode is chosen when a server starts: one already running keeps serving as it was.
+        process.stderr.write('A server already running keeps its mode (team or not) until it is started again.\n');
+      }
     }),
   );
   withCommon(account.command('list').description('people, roles, tokens and how many writes each made')).action((options: CommonOptions) =>

@@ -15,7 +15,7 @@ import {
   listDatasetSummaries,
 } from './browse';
 import { annotationHandlers } from './annotation/handlers';
-import { auditWrites } from './team/access';
+import { auditWrites, flushAudit } from './team/audit';
 import { teamHandlers } from './team/handlers';
 import { pipelineHandlers } from './pipeline/handlers';
 import { evaluationHandlers } from './evaluation/handlers';
@@ -42,6 +42,8 @@ export interface ServiceOptions {
   log?: (message: string) => void;
   /** An offline pack to open at start (pack mode). */
   pack?: string;
+  /** How long a write waits for another process's lock (default 5 s; the CLI, which holds nobody up, waits longer). */
+  busyTimeoutMs?: number;
 }
 
 /** Everything the handlers share: the database, events and the job runner. */
@@ -62,7 +64,7 @@ export class Workbench {
   readonly apiKeys: Record<string, string> = {};
 
   constructor(readonly options: ServiceOptions) {
-    this.db = openDatabase(options.databasePath, options.log ? { log: options.log } : {});
+    this.db = openDatabase(options.databasePath, { ...(options.log ? { log: options.log } : {}), ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}) });
     this.reader = options.databasePath === ':memory:' ? this.db : openReadOnlyDatabase(options.databasePath);
   }
 
@@ -73,11 +75,14 @@ export class Workbench {
    */
   writer(): { db: WritableDB; release(): void } {
     if (this.options.databasePath === ':memory:') return { db: this.db, release: () => undefined };
-    const db = openDatabase(this.options.databasePath);
+    const db = openDatabase(this.options.databasePath, this.options.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.options.busyTimeoutMs } : {});
     return { db, release: () => db.close() };
   }
 
+  /** Closes the database, first writing any audit row another process's lock held back. */
   close(): void {
+    if (!this.db.open) return;
+    flushAudit(this.db);
     if (this.reader !== this.db) this.reader.close();
     this.db.close();
   }
@@ -94,7 +99,7 @@ function definedOnly<T extends object>(value: T): { [K in keyof T]: Exclude<T[K]
  * when, what, and whether it succeeded.
  */
 export function createHandlers(workbench: Workbench): Handlers {
-  return auditWrites(workbench.db, serviceHandlers(workbench));
+  return auditWrites(workbench.db, serviceHandlers(workbench), workbench.events);
 }
 
 function serviceHandlers(workbench: Workbench): Handlers {

@@ -1,30 +1,33 @@
 import type http from 'node:http';
+import { findAccountById, findAccountByName, findToken } from '../../db/queries/accounts';
 import type { WritableDB } from '../../db/sql';
-import { AppError, dispatch, isOperation, type CallContext, type Handlers, type OperationName, type Result } from '../../shared/api';
-import { audit, checkInput, checkPaths, filterOutput, isRead, roleMayCall } from '../services/team/access';
-import { Authenticator, failureText, LoginLimiter, SESSION_COOKIE, type Caller } from '../services/team/auth';
+import { AppError, dispatch, isInputRefusal, isOperation, type CallContext, type Handlers, type OperationName, type Result } from '../../shared/api';
+import { roleMayCall, isRead } from '../services/team/access';
+import { ANONYMOUS, recordAudit, whoOf, type AuditWho } from '../services/team/audit';
+import { Authenticator, failureText, LoginLimiter, SESSION_COOKIE, type Admitted, type Caller } from '../services/team/auth';
+import { checkInput, filterOutput } from '../services/team/blind';
+import { checkPaths, checkReach, ownerUploadFields, serverEndpoints, uploadFields } from '../services/team/reach';
+import type { NetworkPolicy } from './network';
+import { HttpError, toApiError } from './request';
+import { hideServerPaths, resolveUploads } from './uploads';
 
 /**
  * What `awb serve` asks of each request in team mode: who is calling (a session cookie or a
- * bearer token), whether their role may call the operation, whether its input names a server
- * path, and the checks that depend on the input; then it runs the call and writes the audit
- * trail. Without team mode on a loopback address everything runs as the owner, as before (and
- * writes are still audited, as the owner's).
+ * bearer token), whether their role may call the operation, whether its input names a server path
+ * or reaches out from the server, and the checks that depend on the input; then it runs the call,
+ * filters what the caller sees, and records refusals in the audit trail (writes are recorded by
+ * the handlers). Whether the server is in team mode is decided once, when it starts: accounts
+ * added or disabled meanwhile change who may sign in, never the mode. Without team mode on a
+ * loopback address everything runs as the owner.
  */
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1']);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.has(host.replace(/^\[|\]$/g, ''));
-}
 
 export interface TeamGateOptions {
   db: WritableDB;
   /** `--team`: sign-in even on loopback. */
   forced?: boolean;
-  /** Behind a reverse proxy: the origin people use (default: AWB_PUBLIC_ORIGIN). */
-  publicOrigin?: string;
   now?: () => Date;
+  /** The owner's endpoints (`awb serve --endpoints FILE`, parsed): network callers may use them by name. */
+  endpoints?: unknown;
 }
 
 /** Operations whose output file can be downloaded over HTTP, and the field that names that file. */
@@ -40,7 +43,11 @@ export function isDownload(name: string): name is DownloadOperation {
   return Object.hasOwn(DOWNLOADS, name);
 }
 
-export type Identity = { kind: 'owner' } | { kind: 'caller'; caller: Caller } | { kind: 'anonymous'; reason: string };
+export type Identity =
+  | { kind: 'owner' }
+  | { kind: 'caller'; caller: Caller }
+  /** Not signed in; `retryAfter` when refused by the limit on wrong tokens (429). */
+  | { kind: 'anonymous'; reason: string; retryAfter?: number };
 
 function cookieValue(req: http.IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -50,50 +57,50 @@ function cookieValue(req: http.IncomingMessage, name: string): string | undefine
   return undefined;
 }
 
-/**
- * The address a request came from. Only a proxy on this machine is believed, and only for the
- * entry it added itself (the last one: earlier entries are whatever the client sent).
- */
-export function clientAddress(req: http.IncomingMessage): string {
-  const peer = req.socket.remoteAddress ?? 'unknown';
-  if (LOOPBACK.has(peer)) {
-    const forwarded = req.headers['x-forwarded-for'];
-    const last = (Array.isArray(forwarded) ? forwarded.at(-1) : forwarded)?.split(',').at(-1)?.trim();
-    if (last) return last;
-  }
-  return peer;
+function minutes(seconds: number): string {
+  return `${Math.ceil(seconds / 60)} minute(s)`;
 }
 
-/** Whether the browser reached us over TLS through a reverse proxy on this machine. */
-export function behindTls(req: http.IncomingMessage): boolean {
-  return LOOPBACK.has(req.socket.remoteAddress ?? '') && req.headers['x-forwarded-proto'] === 'https';
+export interface LoginOutcome {
+  status: number;
+  result: Result<unknown>;
+  cookie?: string;
+  retryAfter?: number;
 }
 
 export class TeamGate {
   readonly auth: Authenticator;
   readonly limiter = new LoginLimiter();
+  private readonly teamMode: boolean;
 
-  constructor(private readonly options: TeamGateOptions) {
+  constructor(
+    private readonly options: TeamGateOptions,
+    private readonly network: NetworkPolicy,
+    private readonly uploadDir: string,
+  ) {
     this.auth = new Authenticator(options.db, options.now);
+    this.teamMode = options.forced === true || this.auth.teamMode();
   }
 
-  /** Team mode is on once an account exists (or with `--team`). */
+  /** Team mode: decided when the server started (accounts existed, or `--team`). */
   active(): boolean {
-    return this.options.forced === true || this.auth.teamMode();
+    return this.teamMode;
   }
 
   hasAccounts(): boolean {
     return this.auth.teamMode();
   }
 
+  /** Records a refusal or a sign-in, with the address it came from. */
+  record(req: http.IncomingMessage, who: AuditWho, operation: string, input: unknown, ok: boolean, reason?: string): void {
+    const base = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : { input };
+    recordAudit(this.options.db, who, operation, { ...base, address: this.network.clientAddress(req), ...(reason ? { refused: reason } : {}) }, ok);
+  }
+
   async identify(req: http.IncomingMessage): Promise<Identity> {
-    if (!this.active()) return { kind: 'owner' };
+    if (!this.teamMode) return { kind: 'owner' };
     const header = req.headers.authorization;
-    if (header?.startsWith('Bearer ')) {
-      const checked = await this.auth.checkToken(header.slice('Bearer '.length));
-      if (checked.ok) return { kind: 'caller', caller: checked.caller };
-      return { kind: 'anonymous', reason: failureText(checked.failure) };
-    }
+    if (header?.startsWith('Bearer ')) return this.identifyToken(req, header.slice('Bearer '.length));
     const session = cookieValue(req, SESSION_COOKIE);
     if (session) {
       const caller = this.auth.sessionCaller(session);
@@ -103,36 +110,64 @@ export class TeamGate {
     return { kind: 'anonymous', reason: 'Sign in first: this server is in team mode.' };
   }
 
-  /** Signs in with a name and password, or a token. Returns the session's cookie header, or an error. */
-  async login(req: http.IncomingMessage, body: unknown): Promise<{ status: number; result: Result<unknown>; cookie?: string; retryAfter?: number }> {
-    const input = (typeof body === 'object' && body !== null ? body : {}) as { name?: unknown; password?: unknown; token?: unknown };
-    const address = clientAddress(req);
-    const tokenId = typeof input.token === 'string' ? /^awb_(\d+)_/.exec(input.token)?.[1] : undefined;
-    const who = typeof input.name === 'string' ? input.name : tokenId ? `token:${tokenId}` : '';
-    const wait = this.limiter.retryAfter(who, address);
-    if (wait > 0) {
-      return { status: 429, retryAfter: wait, result: { ok: false, error: { code: 'forbidden', message: `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s).` } } };
+  /** A bearer token: one verified lately costs nothing; any other is limited per address before its hash is checked. */
+  private async identifyToken(req: http.IncomingMessage, token: string): Promise<Identity> {
+    let admitted: Admitted | null = null;
+    if (!this.auth.verifiedLately(token)) {
+      const admission = this.limiter.admitToken(this.network.clientAddress(req));
+      if ('wait' in admission) return { kind: 'anonymous', reason: `Too many wrong tokens from your address: try again in ${minutes(admission.wait)}.`, retryAfter: admission.wait };
+      admitted = admission;
     }
-    let outcome: Awaited<ReturnType<Authenticator['checkPassword']>>;
+    const checked = await this.auth.checkToken(token);
+    if (!checked.ok) return { kind: 'anonymous', reason: failureText(checked.failure) };
+    if (admitted) this.limiter.tokenSucceeded(admitted);
+    return { kind: 'caller', caller: checked.caller };
+  }
+
+  /** Who a sign-in names, for the limiter and the audit trail. */
+  private signInWho(input: { name?: unknown; token?: unknown }): { key: string; who: AuditWho } {
+    const tokenId = typeof input.token === 'string' ? /^awb_(\d+)_/.exec(input.token)?.[1] : undefined;
+    const account =
+      typeof input.name === 'string'
+        ? findAccountByName(this.options.db, input.name)
+        : tokenId
+          ? findAccountById(this.options.db, findToken(this.options.db, Number(tokenId))?.account_id ?? 0)
+          : undefined;
+    const key = typeof input.name === 'string' ? input.name : tokenId ? `token:${tokenId}` : '';
+    return { key, who: account ? { account: account.name, role: account.role } : ANONYMOUS };
+  }
+
+  /** Signs in with a name and password, or a token. Every attempt, let in or not, is audited. */
+  async login(req: http.IncomingMessage, body: Record<string, unknown>): Promise<LoginOutcome> {
+    const input = body as { name?: unknown; password?: unknown; token?: unknown };
+    const summary = { name: typeof input.name === 'string' ? input.name : undefined, token: typeof input.token === 'string' ? 'given' : undefined };
+    if (!(typeof input.token === 'string' || (typeof input.name === 'string' && typeof input.password === 'string'))) {
+      this.record(req, ANONYMOUS, 'session:sign-in', summary, false, 'neither a name and password nor a token');
+      return { status: 400, result: { ok: false, error: { code: 'invalid_input', message: 'Send {"name", "password"} or {"token"}.' } } };
+    }
+    const { key, who } = this.signInWho(input);
+    const admission = this.limiter.admit(key, this.network.clientAddress(req));
+    if ('wait' in admission) {
+      const message = `Too many failed sign-ins: try again in ${minutes(admission.wait)}.`;
+      this.record(req, who, 'session:sign-in', summary, false, message);
+      return { status: 429, retryAfter: admission.wait, result: { ok: false, error: { code: 'forbidden', message } } };
+    }
     let usedToken: number | null = null;
+    let outcome: Awaited<ReturnType<Authenticator['checkPassword']>>;
     if (typeof input.token === 'string') {
       const checked = await this.auth.checkToken(input.token);
       if (checked.ok) usedToken = checked.tokenId;
       outcome = checked;
-    } else if (typeof input.name === 'string' && typeof input.password === 'string') {
-      outcome = await this.auth.checkPassword(input.name, input.password);
-    } else {
-      return { status: 400, result: { ok: false, error: { code: 'invalid_input', message: 'Send {"name", "password"} or {"token"}.' } } };
-    }
+    } else outcome = await this.auth.checkPassword(input.name as string, input.password as string);
     if (!outcome.ok) {
-      this.limiter.fail(who, address);
+      this.record(req, who, 'session:sign-in', summary, false, failureText(outcome.failure));
       return { status: 401, result: { ok: false, error: { code: 'unauthorized', message: failureText(outcome.failure) } } };
     }
-    this.limiter.succeed(who);
+    this.limiter.succeed(key, admission);
     const session = this.auth.openSession(outcome.caller, usedToken);
-    const secure = behindTls(req) ? '; Secure' : '';
+    const secure = this.network.behindTls(req) ? '; Secure' : '';
     const cookie = `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${session.maxAgeSeconds}${secure}`;
-    audit(this.options.db, { account: outcome.caller, network: true }, 'session:sign-in', { address }, true);
+    this.record(req, { account: outcome.caller.name, role: outcome.caller.role }, 'session:sign-in', summary, true);
     return { status: 200, result: { ok: true, value: { account: outcome.caller } }, cookie };
   }
 
@@ -142,66 +177,87 @@ export class TeamGate {
     return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
   }
 
+  /** Refuses an anonymous caller (401, or 429 past the token limit), recording it. */
+  refuseAnonymous(req: http.IncomingMessage, identity: Extract<Identity, { kind: 'anonymous' }>, operation: string, input: unknown): never {
+    this.record(req, ANONYMOUS, operation, input, false, identity.reason);
+    if (identity.retryAfter) throw new HttpError(429, 'unauthorized', identity.reason, { 'retry-after': String(identity.retryAfter) });
+    throw new AppError('unauthorized', identity.reason);
+  }
+
   /**
-   * Runs an export for a download: the same role and input checks as `call`, then the operation
-   * writes to `file`, a path the server chose (never one from the network). Returns the
-   * operation's result; a job is waited for.
+   * Everything a network caller's input must pass before it runs: the role, uploads turned into
+   * their files, no server path, nothing that reaches out from the server, the input checks.
+   * Returns the input to run; a refusal is recorded and thrown.
    */
-  async callForDownload(handlers: Handlers, name: DownloadOperation, input: Record<string, unknown>, identity: Identity, uploadDir: string, file: string): Promise<Result<unknown>> {
-    const context: CallContext = identity.kind === 'caller' ? { account: identity.caller, network: true } : { account: null, network: false };
+  admit(req: http.IncomingMessage, identity: Identity, name: string, input: unknown): { input: unknown; context: CallContext } {
+    if (identity.kind === 'anonymous') this.refuseAnonymous(req, identity, name, input);
+    if (identity.kind === 'owner') return { input: resolveUploads(input, ownerUploadFields(name), this.uploadDir), context: { account: null, network: false } };
+    const resolved = resolveUploads(input, uploadFields(name), this.uploadDir);
+    const caller = identity.caller;
     try {
-      if (identity.kind === 'anonymous') throw new AppError('unauthorized', identity.reason);
-      if (identity.kind === 'caller') {
-        if (!roleMayCall(identity.caller.role, name)) throw new AppError('forbidden', `${name} is not open to the ${identity.caller.role} role (${identity.caller.name}).`);
-        checkPaths(name, input, uploadDir);
-        checkInput(this.options.db, identity.caller, name, input);
-      }
+      if (!isOperation(name)) throw new AppError('unknown_operation', `No operation named ${name}`);
+      if (!roleMayCall(caller.role, name)) throw new AppError('forbidden', `${name} is not open to the ${caller.role} role (${caller.name}).`);
+      checkPaths(name, resolved, this.uploadDir);
+      const checked = checkReach(name, resolved, () => serverEndpoints(this.options.db, this.options.endpoints));
+      checkInput(this.options.db, caller, name, checked);
+      return { input: checked, context: { account: caller, network: true } };
     } catch (error) {
-      const e = error as AppError;
-      if (identity.kind === 'caller') audit(this.options.db, context, name, input, false);
-      return { ok: false, error: { code: e.code, message: e.message } };
+      this.record(req, whoOf({ account: caller, network: true }), name, input, false, toApiError(error).message);
+      throw error;
     }
-    const result = await dispatch(handlers, name, { ...input, [DOWNLOADS[name]]: file }, context);
+  }
+
+  /** `admit`, with a refusal as the answer to send (a 429 stays thrown, for its status). */
+  private tryAdmit(req: http.IncomingMessage, identity: Identity, name: string, input: unknown): { input: unknown; context: CallContext } | { refused: Result<unknown> } {
+    try {
+      return this.admit(req, identity, name, input);
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      return { refused: { ok: false, error: toApiError(error) } };
+    }
+  }
+
+  /** Runs one operation for a caller: admit, call, what they may see of the answer. */
+  async call(handlers: Handlers, req: http.IncomingMessage, name: string, input: unknown, identity: Identity): Promise<Result<unknown>> {
+    const admitted = this.tryAdmit(req, identity, name, input);
+    if ('refused' in admitted) return admitted.refused;
+    // The handlers audit every write they run (see auditWrites); what the schema refuses never reaches them.
+    const result = await dispatch(handlers, name, admitted.input, admitted.context);
+    if (!result.ok && isInputRefusal(result.error) && isOperation(name) && !isRead(name)) this.record(req, whoOf(admitted.context), name, input, false, result.error.message);
+    return this.shown(identity, name, result);
+  }
+
+  /** The answer as the caller may see it: filtered for their role, and no server path in it. */
+  shown(identity: Identity, name: string, result: Result<unknown>): Result<unknown> {
+    // The mode the server runs in, not whether accounts exist by now.
+    if (name === 'team:status' && result.ok) result = { ok: true, value: { ...(result.value as object), teamMode: this.teamMode } };
+    if (identity.kind !== 'caller') return result;
+    try {
+      const filtered: Result<unknown> = result.ok ? { ok: true, value: filterOutput(this.options.db, identity.caller, name, result.value) } : result;
+      return hideServerPaths(filtered, this.uploadDir);
+    } catch (error) {
+      return { ok: false, error: toApiError(error) };
+    }
+  }
+
+  /**
+   * Runs an export for a download: the same checks as `call`, then the operation writes to `file`,
+   * a path the server chose (never one from the network). Returns the operation's result; a job is
+   * waited for.
+   */
+  async callForDownload(handlers: Handlers, req: http.IncomingMessage, name: DownloadOperation, input: Record<string, unknown>, identity: Identity, file: string): Promise<Result<unknown>> {
+    const admitted = this.tryAdmit(req, identity, name, input);
+    if ('refused' in admitted) return admitted.refused;
+    const result = await dispatch(handlers, name, { ...(admitted.input as object), [DOWNLOADS[name]]: file }, admitted.context);
     const jobId = result.ok ? (result.value as { jobId?: unknown } | null)?.jobId : undefined;
     if (typeof jobId !== 'string') return result;
     for (;;) {
-      const job = await dispatch(handlers, 'job:get', { id: jobId }, context);
+      const job = await dispatch(handlers, 'job:get', { id: jobId }, admitted.context);
       if (!job.ok) return job;
       const state = job.value as { state: string; result: unknown; error: { code: string; message: string } | null };
       if (state.state === 'done') return { ok: true, value: state.result };
       if (state.state !== 'running') return { ok: false, error: { code: 'internal', message: state.error?.message ?? `${name} ${state.state}` } };
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-  }
-
-  /** Runs one operation for a caller: role, paths, input checks, the call, the output's filter, the audit. */
-  async call(handlers: Handlers, name: string, input: unknown, identity: Identity, uploadDir: string): Promise<Result<unknown>> {
-    const context: CallContext = identity.kind === 'caller' ? { account: identity.caller, network: true } : { account: null, network: false };
-    try {
-      if (identity.kind === 'anonymous') throw new AppError('unauthorized', identity.reason);
-      if (identity.kind === 'caller') {
-        const caller = identity.caller;
-        if (!roleMayCall(caller.role, name)) {
-          throw new AppError('forbidden', `${name} is not open to the ${caller.role} role (${caller.name}).`);
-        }
-        checkPaths(name, input, uploadDir);
-        checkInput(this.options.db, caller, name, input);
-      }
-    } catch (error) {
-      const e = error as AppError;
-      if (identity.kind === 'caller' && isOperation(name) && !isRead(name)) audit(this.options.db, context, name, input, false);
-      return { ok: false, error: { code: e.code, message: e.message } };
-    }
-    // The handlers audit every write they run (see auditWrites); refusals above are audited here.
-    const result = await dispatch(handlers, name, input, context);
-    if (result.ok && identity.kind === 'caller') {
-      try {
-        return { ok: true, value: filterOutput(this.options.db, identity.caller, name, result.value) };
-      } catch (error) {
-        const e = error as AppError;
-        return { ok: false, error: { code: e.code, message: e.message } };
-      }
-    }
-    return result;
   }
 }

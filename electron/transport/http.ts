@@ -3,11 +3,17 @@ import http from 'node:http';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
-import { dispatch, type ErrorCode, type EventMessage, type Handlers, type Result } from '../../shared/api';
+import { dispatch, type EventMessage, type Handlers, type Result } from '../../shared/api';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
+import { recordAudit, whoOf } from '../services/team/audit';
+import { filterEvent } from '../services/team/blind';
+import { ownerUploadFields } from '../services/team/reach';
 import type { EventBus } from '../services/events';
-import { behindTls, DOWNLOADS, isDownload, isLoopbackHost, TeamGate, type DownloadOperation, type Identity, type TeamGateOptions } from './gate';
+import { DOWNLOADS, isDownload, TeamGate, type DownloadOperation, type Identity, type TeamGateOptions } from './gate';
+import { isLoopbackHost, NetworkPolicy } from './network';
+import { decodeSegment, HttpError, readJsonObject, requireJson, send, sendError, sendResult, toApiError } from './request';
 import { contentType, lookupStatic } from './static-files';
+import { DEFAULT_MAX_UPLOAD_BYTES, receiveUpload, resolveUploads, sweepUploads } from './uploads';
 
 /**
  * `awb serve`: the same API over HTTP (POST /api/<operation>, server-sent events at
@@ -16,12 +22,17 @@ import { contentType, lookupStatic } from './static-files';
  * It listens on 127.0.0.1 by default. Requests must name an allowed Host (against DNS
  * rebinding) and, when a browser sends an Origin, it must be this server's own (against other
  * sites posting to a local port); API calls must be JSON, which a cross-site form cannot send
- * without a preflight that this server never approves.
+ * without a preflight that this server never approves (network.ts).
  *
- * Team mode (see gate.ts): once accounts exist, or with `--team`, every
- * API call must come from a signed-in person (a session cookie from POST /api/session/login, or
+ * No request can stop it: every failure in routing, parsing, the gate or a handler becomes a 4xx
+ * or 5xx answer; bodies are bounded in size and JSON in depth before anything walks them
+ * (request.ts); and `awb serve` keeps a process-level safety net (serve.ts).
+ *
+ * Team mode (see gate.ts): with accounts when it starts, or with `--team`, every API call must
+ * come from a signed-in person (a session cookie from POST /api/session/login, or
  * `Authorization: Bearer <token>`), whose role decides what they may call; over the network no
- * operation may name a server path. Any address other than loopback requires team mode.
+ * operation may name a server path or reach out from the server. Any address other than loopback
+ * requires team mode. docs/team.md describes the whole model.
  */
 
 export interface HttpOptions {
@@ -33,113 +44,42 @@ export interface HttpOptions {
   uploadDir: string;
   host: string;
   port: number;
-  /** Accounts, sessions and the audit trail; without it the server runs as before (loopback only). */
+  /** Accounts, sessions and the audit trail; without it the server runs as the owner's (loopback only). */
   team?: TeamGateOptions;
+  /** Behind a reverse proxy: the origin people use (default: AWB_PUBLIC_ORIGIN). */
+  publicOrigin?: string;
+  /** More names people reach the server by (`--allowed-host`). */
+  allowedHosts?: readonly string[];
+  /** Peers whose X-Forwarded-* headers are believed (`--trusted-proxy`; default AWB_TRUSTED_PROXY). */
+  trustedProxies?: readonly string[];
+  /** Largest upload (default 512 MB). */
+  maxUploadBytes?: number;
+  /** Where failures the server answered with 500 are reported (default: stderr). */
+  log?: (line: string) => void;
 }
 
-const STATUS: Record<ErrorCode, number> = {
-  invalid_input: 400,
-  not_found: 404,
-  unknown_operation: 404,
-  conflict: 409,
-  cancelled: 409,
-  internal: 500,
-  unauthorized: 401,
-  forbidden: 403,
-};
-
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-function send(res: http.ServerResponse, status: number, body: string, type = 'application/json; charset=utf-8'): void {
-  res.writeHead(status, {
-    'content-type': type,
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
-  res.end(body);
+/** The parts of a request's handling that need the server's setup. */
+interface Context {
+  options: HttpOptions;
+  network: NetworkPolicy;
+  gate: TeamGate | undefined;
+  identify: (req: http.IncomingMessage) => Promise<Identity>;
 }
 
-function sendResult(res: http.ServerResponse, result: Result<unknown>): void {
-  send(res, result.ok ? 200 : STATUS[result.error.code], JSON.stringify(result));
-}
-
-function errorResult(code: ErrorCode, message: string): Result<unknown> {
-  return { ok: false, error: { code, message } };
-}
-
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error(`request body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function hostAllowed(req: http.IncomingMessage, options: HttpOptions): boolean {
-  const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  const allowed = new Set(['127.0.0.1', 'localhost', '::1', options.host]);
-  const publicHost = publicOrigin(options)?.hostname.replace(/^\[|\]$/g, '');
-  if (publicHost) allowed.add(publicHost);
-  return allowed.has(host) || options.host === '0.0.0.0';
-}
-
-/** The address people use behind a reverse proxy (`AWB_PUBLIC_ORIGIN`, e.g. https://awb.example.org). */
-function publicOrigin(options: HttpOptions): URL | undefined {
-  const text = options.team?.publicOrigin ?? process.env.AWB_PUBLIC_ORIGIN;
-  if (!text) return undefined;
-  try {
-    return new URL(text);
-  } catch {
-    throw new Error(`AWB_PUBLIC_ORIGIN is not a URL: ${text}`);
-  }
-}
-
-function originAllowed(req: http.IncomingMessage, options: HttpOptions): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  if (origin === publicOrigin(options)?.origin) return true;
-  // Behind a TLS reverse proxy on this machine the page's origin is https://.
-  const scheme = behindTls(req) ? 'https' : 'http';
-  return origin === `${scheme}://${req.headers.host ?? ''}`;
-}
-
-function sendWithHeaders(res: http.ServerResponse, status: number, result: Result<unknown>, headers: Record<string, string>): void {
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    ...headers,
-  });
-  res.end(JSON.stringify(result));
-}
-
-async function handleSession(req: http.IncomingMessage, res: http.ServerResponse, gate: TeamGate, action: string): Promise<void> {
+async function handleSession(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse, gate: TeamGate, action: string): Promise<void> {
+  requireJson(req);
   if (action === 'logout') {
-    sendWithHeaders(res, 200, { ok: true, value: { ok: true } }, { 'set-cookie': gate.logout(req) });
+    sendResult(res, { ok: true, value: { ok: true } }, { 'set-cookie': gate.logout(req) });
     return;
   }
-  let body: unknown;
-  try {
-    body = JSON.parse((await readBody(req)) || '{}');
-  } catch {
-    sendResult(res, errorResult('invalid_input', 'The request body is not valid JSON'));
-    return;
-  }
-  const outcome = await gate.login(req, body);
-  sendWithHeaders(res, outcome.status, outcome.result, {
-    ...(outcome.cookie ? { 'set-cookie': outcome.cookie } : {}),
-    ...(outcome.retryAfter ? { 'retry-after': String(outcome.retryAfter) } : {}),
-  });
+  const outcome = await gate.login(req, await readJsonObject(req));
+  sendResult(res, outcome.result, { ...(outcome.cookie ? { 'set-cookie': outcome.cookie } : {}), ...(outcome.retryAfter ? { 'retry-after': String(outcome.retryAfter) } : {}) }, outcome.status);
 }
 
-async function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, options: HttpOptions): Promise<void> {
+async function serveStatic(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
   // The UI is built on first use where its sources and Vite are at hand.
-  await options.prepareStatic?.();
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const found = lookupStatic(options.staticDir, url.pathname);
+  await ctx.options.prepareStatic?.();
+  const found = lookupStatic(ctx.options.staticDir, pathname);
   if (found.kind === 'bad-request') return send(res, 400, 'bad path', 'text/plain');
   if (found.kind === 'forbidden') return send(res, 403, 'forbidden', 'text/plain');
   if (found.kind === 'not-found') return send(res, 404, 'not found', 'text/plain');
@@ -155,18 +95,19 @@ async function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, 
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   });
-  fs.createReadStream(found.file).pipe(res);
+  if (req.method === 'HEAD') return void res.end();
+  await pipeline(fs.createReadStream(found.file), res);
 }
 
-function serveEvents(req: http.IncomingMessage, res: http.ServerResponse, events: EventBus): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    connection: 'keep-alive',
-  });
+async function serveEvents(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const identity = await ctx.identify(req);
+  if (identity.kind === 'anonymous') ctx.gate!.refuseAnonymous(req, identity, 'events', {});
+  const caller = identity.kind === 'caller' ? identity.caller : null;
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
   res.write(': connected\n\n');
-  const off = events.subscribe((message: EventMessage) => {
-    res.write(`event: ${message.name}\ndata: ${JSON.stringify(message.payload)}\n\n`);
+  const off = ctx.options.events.subscribe((message: EventMessage) => {
+    const shown = filterEvent(caller, message);
+    res.write(`event: ${shown.name}\ndata: ${JSON.stringify(shown.payload)}\n\n`);
   });
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   req.on('close', () => {
@@ -175,20 +116,27 @@ function serveEvents(req: http.IncomingMessage, res: http.ServerResponse, events
   });
 }
 
-async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse, uploadDir: string): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const name = path.basename(url.searchParams.get('name') ?? 'upload.json').replace(/[^\w.-]+/g, '_');
-  // Each upload gets its own folder, so the file keeps its name (which error reports show).
-  const folder = path.join(uploadDir, randomUUID().slice(0, 8));
-  fs.mkdirSync(folder, { recursive: true });
-  const target = path.join(folder, name);
+/** Files come in for imports, which are the maintainers'; every upload is audited. */
+async function serveUpload(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const identity = await ctx.identify(req);
+  if (identity.kind === 'anonymous') ctx.gate!.refuseAnonymous(req, identity, 'file:upload', {});
+  const context = identity.kind === 'caller' ? { account: identity.caller, network: true } : undefined;
+  const db = ctx.options.team?.db;
+  const name = new URL(req.url ?? '/', 'http://localhost').searchParams.get('name') ?? '';
   try {
-    await pipeline(req, fs.createWriteStream(target));
-    sendResult(res, { ok: true, value: { path: target } });
+    if (identity.kind === 'caller' && identity.caller.role !== 'maintainer') throw new HttpError(403, 'forbidden', 'Only maintainers upload files.');
+    const reply = await receiveUpload(req, ctx.options.uploadDir, ctx.options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES);
+    if (db) recordAudit(db, whoOf(context), 'file:upload', { name: reply.name, bytes: reply.bytes }, true);
+    sendResult(res, { ok: true, value: reply });
   } catch (error) {
-    fs.rmSync(folder, { recursive: true, force: true });
-    sendResult(res, errorResult('internal', `Upload failed: ${(error as Error).message}`));
+    if (db) recordAudit(db, whoOf(context), 'file:upload', { name, address: ctx.network.clientAddress(req), refused: toApiError(error).message }, false);
+    throw error;
   }
+}
+
+function downloadFileName(name: DownloadOperation, input: Record<string, unknown>): string {
+  const extension = name === 'judgment:export' ? (input.format === 'jsonl' ? 'jsonl' : 'csv') : name === 'pack:export' ? 'awbpack' : name === 'failure-tag:export' ? 'csv' : 'jsonl';
+  return `${name.split(':')[0]}.${extension}`;
 }
 
 /**
@@ -196,36 +144,19 @@ async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse
  * writes the export into a folder of its own, sends the file as an attachment and removes it.
  * This is how files go out to a caller over the network, who may never name a server path.
  */
-async function serveDownload(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  options: HttpOptions,
-  gate: TeamGate | undefined,
-  identify: (req: http.IncomingMessage) => Promise<Identity>,
-  name: DownloadOperation,
-): Promise<void> {
-  let input: Record<string, unknown>;
-  try {
-    const body = await readBody(req);
-    const parsed: unknown = body.trim() === '' ? {} : JSON.parse(body);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('expected a JSON object');
-    input = parsed as Record<string, unknown>;
-  } catch (error) {
-    sendResult(res, errorResult('invalid_input', `The request body is not a JSON object: ${(error as Error).message}`));
-    return;
-  }
-  const folder = path.join(options.uploadDir, '..', 'downloads', randomUUID());
+async function serveDownload(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse, name: DownloadOperation): Promise<void> {
+  requireJson(req);
+  const identity = await ctx.identify(req);
+  if (identity.kind === 'anonymous') ctx.gate!.refuseAnonymous(req, identity, name, {});
+  const input = await readJsonObject(req);
+  const folder = path.join(ctx.options.uploadDir, '..', 'downloads', randomUUID());
   await fs.promises.mkdir(folder, { recursive: true });
-  const extension = name === 'judgment:export' ? (input.format === 'jsonl' ? 'jsonl' : 'csv') : name === 'pack:export' ? 'awbpack' : name === 'failure-tag:export' ? 'csv' : 'jsonl';
-  const file = path.join(folder, `${name.split(':')[0]}.${extension}`);
+  const file = path.join(folder, downloadFileName(name, input));
   try {
-    const result = gate
-      ? await gate.callForDownload(options.handlers, name, input, await identify(req), options.uploadDir, file)
-      : await dispatch(options.handlers, name, { ...input, [DOWNLOADS[name]]: file });
-    if (!result.ok) {
-      sendResult(res, result);
-      return;
-    }
+    const result = ctx.gate
+      ? ctx.gate.shown(identity, name, await ctx.gate.callForDownload(ctx.options.handlers, req, name, input, identity, file))
+      : await dispatch(ctx.options.handlers, name, { ...input, [DOWNLOADS[name]]: file });
+    if (!result.ok) return sendResult(res, result);
     const stat = await fs.promises.stat(file);
     res.writeHead(200, {
       'content-type': 'application/octet-stream',
@@ -235,17 +166,53 @@ async function serveDownload(
       'cache-control': 'no-store',
     });
     await pipeline(fs.createReadStream(file), res);
-  } catch (error) {
-    if (!res.headersSent) sendResult(res, errorResult('internal', (error as Error).message));
-    else res.destroy();
   } finally {
     await fs.promises.rm(folder, { recursive: true, force: true });
   }
 }
 
-export function createHttpServer(options: HttpOptions): http.Server {
-  const gate = options.team ? new TeamGate(options.team) : undefined;
-  if (!isLoopbackHost(options.host) && !gate?.hasAccounts()) {
+async function serveOperation(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
+  requireJson(req);
+  const name = decodeSegment(pathname.slice('/api/'.length));
+  const identity = await ctx.identify(req);
+  // Refused before the body is read: a caller not signed in costs no parsing.
+  if (identity.kind === 'anonymous') ctx.gate!.refuseAnonymous(req, identity, name, {});
+  const input = await readJsonObject(req);
+  const result: Result<unknown> = ctx.gate
+    ? await ctx.gate.call(ctx.options.handlers, req, name, input, identity)
+    : await dispatch(ctx.options.handlers, name, resolveUploads(input, ownerUploadFields(name), ctx.options.uploadDir));
+  sendResult(res, result);
+}
+
+async function serveApi(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
+  if (req.method !== 'POST') throw new HttpError(405, 'invalid_input', 'Use POST', { allow: 'POST' });
+  if (!ctx.network.originAllowed(req)) throw new HttpError(403, 'invalid_input', 'Cross-origin requests are not allowed');
+  if (ctx.gate && (pathname === '/api/session/login' || pathname === '/api/session/logout')) return handleSession(ctx, req, res, ctx.gate, pathname.endsWith('logout') ? 'logout' : 'login');
+  if (pathname === '/api/upload') return serveUpload(ctx, req, res);
+  if (pathname.startsWith('/api/download/')) {
+    const name = decodeSegment(pathname.slice('/api/download/'.length));
+    if (!isDownload(name)) throw new HttpError(404, 'not_found', `Nothing to download from ${name.slice(0, 100)}; downloads: ${Object.keys(DOWNLOADS).join(', ')}`);
+    return serveDownload(ctx, req, res, name);
+  }
+  return serveOperation(ctx, req, res, pathname);
+}
+
+async function route(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  if (!ctx.network.hostAllowed(req)) throw new HttpError(403, 'invalid_input', `Host not allowed: this server answers to ${ctx.network.describeHosts()} (awb serve --allowed-host NAME adds one).`);
+  let pathname: string;
+  try {
+    pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    throw new HttpError(400, 'invalid_input', 'The request path is not a URL path.');
+  }
+  if (pathname === '/api/events' && req.method === 'GET') return serveEvents(ctx, req, res);
+  if (pathname.startsWith('/api/')) return serveApi(ctx, req, res, pathname);
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'invalid_input', 'Pages are read with GET.', { allow: 'GET, HEAD' });
+  return serveStatic(ctx, req, res, pathname);
+}
+
+function refuseToStart(options: HttpOptions, gate: TeamGate | undefined): void {
+  if (!isLoopbackHost(options.host) && !gate?.active()) {
     throw new Error(
       `Refusing to listen on ${options.host}: any address other than loopback needs team mode, so that everyone signs in. ` +
         'Create a maintainer first (awb team account add NAME --role maintainer), then serve again; or keep the default 127.0.0.1.',
@@ -254,87 +221,41 @@ export function createHttpServer(options: HttpOptions): http.Server {
   if (options.team?.forced && !gate?.hasAccounts()) {
     throw new Error('--team needs at least one account: create a maintainer first (awb team account add NAME --role maintainer).');
   }
-  const identify = (req: http.IncomingMessage): Promise<Identity> => (gate ? gate.identify(req) : Promise.resolve({ kind: 'owner' }));
-  return http.createServer((req, res) => {
-    if (!hostAllowed(req, options)) {
-      send(res, 403, JSON.stringify(errorResult('invalid_input', 'Host not allowed')));
-      return;
-    }
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === '/api/events' && req.method === 'GET') {
-      void identify(req).then((identity) => {
-        if (identity.kind === 'anonymous') send(res, 401, JSON.stringify(errorResult('unauthorized', identity.reason)));
-        else serveEvents(req, res, options.events);
-      });
-      return;
-    }
-    if (url.pathname.startsWith('/api/')) {
-      if (req.method !== 'POST') {
-        send(res, 405, JSON.stringify(errorResult('invalid_input', 'Use POST')));
-        return;
-      }
-      if (!originAllowed(req, options)) {
-        send(res, 403, JSON.stringify(errorResult('invalid_input', 'Cross-origin requests are not allowed')));
-        return;
-      }
-      if (gate && (url.pathname === '/api/session/login' || url.pathname === '/api/session/logout')) {
-        handleSession(req, res, gate, url.pathname.endsWith('logout') ? 'logout' : 'login').catch((error: unknown) =>
-          sendResult(res, errorResult('internal', (error as Error).message)),
-        );
-        return;
-      }
-      if (url.pathname === '/api/upload') {
-        void identify(req).then((identity) => {
-          // Files come in for imports, which are the maintainers'.
-          if (identity.kind === 'anonymous') sendResult(res, errorResult('unauthorized', identity.reason));
-          else if (identity.kind === 'caller' && identity.caller.role !== 'maintainer') sendResult(res, errorResult('forbidden', 'Only maintainers upload files.'));
-          else void receiveUpload(req, res, options.uploadDir);
-        });
-        return;
-      }
-      if (url.pathname.startsWith('/api/download/')) {
-        const name = decodeURIComponent(url.pathname.slice('/api/download/'.length));
-        if (!isDownload(name)) {
-          send(res, 404, JSON.stringify(errorResult('not_found', `Nothing to download from ${name}; downloads: ${Object.keys(DOWNLOADS).join(', ')}`)));
-          return;
-        }
-        void serveDownload(req, res, options, gate, identify, name);
-        return;
-      }
-      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
-        send(res, 415, JSON.stringify(errorResult('invalid_input', 'Send JSON (content-type: application/json)')));
-        return;
-      }
-      const name = decodeURIComponent(url.pathname.slice('/api/'.length));
-      readBody(req)
-        .then((body) => {
-          let input: unknown;
-          try {
-            input = body.trim() === '' ? {} : JSON.parse(body);
-          } catch {
-            return errorResult('invalid_input', 'The request body is not valid JSON');
-          }
-          if (!gate) return dispatch(options.handlers, name, input);
-          return identify(req).then((identity) => gate.call(options.handlers, name, input, identity, options.uploadDir));
-        })
-        .then(
-          (result) => sendResult(res, result),
-          (error: unknown) => sendResult(res, errorResult('invalid_input', (error as Error).message)),
-        );
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      send(res, 405, 'method not allowed', 'text/plain');
-      return;
-    }
-    serveStatic(req, res, options).catch((error: unknown) => send(res, 500, `Cannot serve the UI: ${(error as Error).message}`, 'text/plain'));
+}
+
+export function createHttpServer(options: HttpOptions): http.Server {
+  const network = new NetworkPolicy({ host: options.host, publicOrigin: options.publicOrigin, allowedHosts: options.allowedHosts, trustedProxies: options.trustedProxies });
+  const gate = options.team ? new TeamGate(options.team, network, options.uploadDir) : undefined;
+  refuseToStart(options, gate);
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const ctx: Context = { options, network, gate, identify: (req) => (gate ? gate.identify(req) : Promise.resolve({ kind: 'owner' })) };
+  const server = http.createServer((req, res) => {
+    route(ctx, req, res).catch((error: unknown) => {
+      const api = toApiError(error);
+      if (api.code === 'internal' && !res.headersSent) log(`awb serve: ${req.method} ${String(req.url).slice(0, 200)} failed: ${(error as Error)?.stack ?? api.message}`);
+      return sendError(req, res, error);
+    }).catch((error: unknown) => {
+      // Even answering failed (the connection is gone): nothing is left to tell anyone.
+      log(`awb serve: could not answer ${req.method} ${String(req.url).slice(0, 200)}: ${(error as Error)?.message}`);
+      res.destroy();
+    });
   });
+  // Headers must arrive within 30 s; a whole request (an upload on a slow link) within 15 minutes.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 15 * 60_000;
+  // Unused uploads are removed a day after they came in: now, and every hour.
+  sweepUploads(options.uploadDir);
+  const sweeper = setInterval(() => sweepUploads(options.uploadDir), 3600_000);
+  sweeper.unref();
+  server.on('close', () => clearInterval(sweeper));
+  return server;
 }
 
 export function listen(server: http.Server, host: string, port: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
+      server.off('error', reject);
       const address = server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const shownHost = host.includes(':') ? `[${host}]` : host;
@@ -342,3 +263,4 @@ export function listen(server: http.Server, host: string, port: number): Promise
     });
   });
 }
+

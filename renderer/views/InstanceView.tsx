@@ -95,7 +95,7 @@ function EvidenceList({ interpretation, evidence }: { interpretation: Interpreta
   );
 }
 
-function ShortAnswer({ interpretation, evidence, shared }: { interpretation: InterpretationView; evidence: EvidenceView[]; shared: string | null }) {
+function ShortAnswer({ interpretation, evidence, shared, blind }: { interpretation: InterpretationView; evidence: EvidenceView[]; shared: string | null; blind: boolean }) {
   const answer = interpretation.shortAnswer;
   if (!answer) return <div className="muted">No short answer.</div>;
   const passage = interpretation.answerPassage ?? evidence.find((e) => e.passage.id === answer.passageId)?.passage ?? null;
@@ -128,7 +128,7 @@ function ShortAnswer({ interpretation, evidence, shared }: { interpretation: Int
       <span className="answer-text">{answer.text}</span>
       <OwnProvenance provenance={answer.provenance} shared={shared} />
       {answer.aliases.length ? <span className="aliases">also: {answer.aliases.join(' · ')}</span> : null}
-      {check.level === 'none' ? (
+      {blind ? null : check.level === 'none' ? (
         // Imported answers often come without their passage: a quiet note, not a check.
         <span className="answer-note" title="The source gives this answer without the passage it comes from, so it cannot be checked against one.">
           {check.text}
@@ -163,7 +163,7 @@ function OwnProvenance({ provenance, shared }: { provenance: Provenance | null; 
   return <ProvenanceMark provenance={provenance} />;
 }
 
-function InterpretationColumn({ interpretation, frozen, shared }: { interpretation: InterpretationView; frozen: EvidenceView[]; shared: string | null }) {
+function InterpretationColumn({ interpretation, frozen, shared, blind }: { interpretation: InterpretationView; frozen: EvidenceView[]; shared: string | null; blind: boolean }) {
   const cited = frozen.filter((e) => interpretation.citations.includes(e.rank));
   return (
     <article className={`interpretation${interpretation.status === 'dropped' ? ' dropped' : ''}`} style={interpretationStyle(interpretation.position)} data-testid="interpretation">
@@ -218,13 +218,13 @@ function InterpretationColumn({ interpretation, frozen, shared }: { interpretati
       ) : null}
       <section className="interpretation-section">
         <h3>Short answer</h3>
-        <ShortAnswer interpretation={interpretation} evidence={[...interpretation.evidence, ...frozen]} shared={shared} />
+        <ShortAnswer interpretation={interpretation} evidence={[...interpretation.evidence, ...frozen]} shared={shared} blind={blind} />
       </section>
     </article>
   );
 }
 
-function LongAnswer({ answer, interpretations, index, count, shared }: { answer: LongAnswerView; interpretations: InterpretationView[]; index: number; count: number; shared: string | null }) {
+function LongAnswer({ answer, interpretations, index, count, shared, blind }: { answer: LongAnswerView; interpretations: InterpretationView[]; index: number; count: number; shared: string | null; blind: boolean }) {
   // Interpretations whose answers land on the same words share one mark, with a badge per interpretation.
   const spans = new Map<string, { start: number; end: number; interpretations: InterpretationView[] }>();
   const missing: InterpretationView[] = [];
@@ -263,9 +263,10 @@ function LongAnswer({ answer, interpretations, index, count, shared }: { answer:
         <OwnProvenance provenance={answer.provenance} shared={shared} />
       </div>
       <div className="long-answer-text">
-        <Highlight text={answer.text} marks={marks} />
+        <Highlight text={answer.text} marks={blind ? [] : marks} />
       </div>
-      <div className="checks" data-testid="long-answer-checks">
+      {/* Blind review: whether every short answer appears is the judges' call (the long_answer criterion): neither marked nor checked. */}
+      {blind ? null : <div className="checks" data-testid="long-answer-checks">
         {missing.length === 0 && withAnswers > 0 ? (
           <span className="flag-ok">{withAnswers === 1 ? '✓ the short answer appears in it' : `✓ all ${withAnswers} short answers appear in it`}</span>
         ) : null}
@@ -274,7 +275,7 @@ function LongAnswer({ answer, interpretations, index, count, shared }: { answer:
             ✗ {interpretationLabel(interpretation.position)} “{interpretation.shortAnswer!.text}” does not appear in this long answer
           </span>
         ))}
-      </div>
+      </div>}
       {answer.citations.length ? (
         <details>
           <summary className="small muted">{plural(answer.citations.length, 'cited passage')}</summary>
@@ -356,7 +357,7 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
           <span>{plural(d.interpretations.length, 'interpretation')}</span>
           <span>
             {d.baseQuestion.dataset} ·{' '}
-            {linkBaseQuestion ? (
+            {linkBaseQuestion && !d.blind ? (
               <Link href={`/base-questions/${d.baseQuestion.id}`} className="mono" title="Open the base question (b)">
                 {d.baseQuestion.sourceId}
               </Link>
@@ -364,9 +365,11 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
               <span className="mono">{d.baseQuestion.sourceId}</span>
             )}
           </span>
-          <span className="muted">
-            instance #{d.id} · stage {d.stage}
-            {d.stage !== 'imported' && linkBaseQuestion ? (
+          {/* Blind review: no stage and no trace, which carry the pipeline's verdicts. */}
+          <span className="muted" data-testid="instance-id">
+            instance #{d.id}
+            {d.blind ? null : <> · stage {d.stage}</>}
+            {d.stage !== 'imported' && linkBaseQuestion && !d.blind ? (
               <>
                 {' · '}
                 <Link href={`/pipeline/failures?item=inst:${d.id}`} title="Every stage and model call that built this instance">
@@ -385,14 +388,14 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
       {d.interpretations.length ? (
         <div className="interpretations" data-testid="interpretations">
           {d.interpretations.map((interpretation) => (
-            <InterpretationColumn key={interpretation.id} interpretation={interpretation} frozen={d.evidence} shared={shared} />
+            <InterpretationColumn key={interpretation.id} interpretation={interpretation} frozen={d.evidence} shared={shared} blind={d.blind === true} />
           ))}
         </div>
       ) : (
         <div className="notice">This instance has no interpretations yet.</div>
       )}
       {d.longAnswers.map((answer, i) => (
-        <LongAnswer key={answer.id} answer={answer} interpretations={d.interpretations} index={i} count={d.longAnswers.length} shared={shared} />
+        <LongAnswer key={answer.id} answer={answer} interpretations={d.interpretations} index={i} count={d.longAnswers.length} shared={shared} blind={d.blind === true} />
       ))}
       {d.longAnswers.length === 0 ? <div className="muted small">No long answer.</div> : null}
       <FrozenEvidence detail={d} />

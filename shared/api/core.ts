@@ -78,6 +78,9 @@ export function op<Output>() {
   return <Input extends z.ZodType>(input: Input): Operation<Input, Output> => ({ input });
 }
 
+/** What a field may name on the machine that runs the services, which network callers may not choose. */
+export type FieldMark = 'serverPath' | 'serverReach' | 'serverEndpoints';
+
 /**
  * A file or folder on the machine that runs the services. Every such field is declared with this,
  * so that a caller over the network (team mode) can be refused it whatever the field is called.
@@ -86,13 +89,30 @@ export function serverPath() {
   return z.string().min(1).meta({ serverPath: true });
 }
 
-/** The fields of a schema declared with `serverPath()`, as paths (`path`, `session.pack`, `files[].path`). */
-export function serverPathFields(schema: z.ZodType): string[] {
+/**
+ * A field whose value reaches out from the server: an address it will call (and send an API key
+ * or a password to) or an environment variable it will read. Network callers may not give one:
+ * the server's own configuration decides (see docs/team.md).
+ */
+export function serverReach<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ serverReach: true });
+}
+
+/**
+ * Endpoints (and prices) as in a pipeline config: `{endpoints: {name: {baseURL, apiKeyEnv, ...}}, ...}`.
+ * Over the network, endpoints are chosen only by name among the server's own.
+ */
+export function endpointsConfig() {
+  return z.unknown().meta({ serverEndpoints: true });
+}
+
+/** The fields of a schema carrying a mark, as paths (`path`, `session.pack`, `files[].path`). */
+export function markedFields(schema: z.ZodType, mark: FieldMark): string[] {
   const out: string[] = [];
   const walk = (node: z.ZodType, at: string, seen: Set<z.ZodType>) => {
     if (seen.has(node)) return;
     seen.add(node);
-    if ((z.globalRegistry.get(node) as { serverPath?: boolean } | undefined)?.serverPath) out.push(at || 'input');
+    if ((z.globalRegistry.get(node) as Partial<Record<FieldMark, boolean>> | undefined)?.[mark]) out.push(at || 'input');
     const def = node._zod.def as unknown as Record<string, unknown> & { type: string };
     const child = (key: string) => def[key] as z.ZodType;
     switch (def.type) {
@@ -124,6 +144,11 @@ export function serverPathFields(schema: z.ZodType): string[] {
   };
   walk(schema, '', new Set());
   return [...new Set(out)];
+}
+
+/** The fields of a schema declared with `serverPath()`. */
+export function serverPathFields(schema: z.ZodType): string[] {
+  return markedFields(schema, 'serverPath');
 }
 
 /** A domain's operations, keyed `noun:verb`. */

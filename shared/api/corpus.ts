@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { none, op, serverPath } from './core';
+import { none, op, serverPath, serverReach } from './core';
 
 /** Passage corpora: import, embedding, listing. */
 
@@ -32,9 +32,9 @@ export const EmbedRequest = z
     /** offline: the built-in lexical embedder; openai: any OpenAI-compatible embeddings endpoint. */
     provider: z.enum(EMBEDDING_PROVIDERS).default('offline'),
     model: z.string().trim().min(1).optional(),
-    baseURL: z.url().optional(),
+    baseURL: serverReach(z.url()).optional(),
     /** The environment variable holding the key (never the key itself). */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+    apiKeyEnv: serverReach(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default('OPENAI_API_KEY'),
     dimensions: z.number().int().min(8).max(8192).optional(),
     /** offline: recount document frequencies on this corpus and re-embed it. */
     refit: z.boolean().default(false),

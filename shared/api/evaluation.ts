@@ -4,14 +4,14 @@ import type { GoldInterpretation, MethodInterpretation, RetrievedPassage, TraceS
 import type { MetricSummary, UsageSummary } from '../eval/metrics';
 import type { CallTrace } from '../pipeline';
 import { ModelRef } from '../pipeline';
-import { id, none, op, serverPath, sortDirection } from './core';
+import { endpointsConfig, id, none, op, serverPath, serverReach, sortDirection } from './core';
 
 /** Evaluation runs: a QA method × a model × a release split or a dataset, every item's output, trace and metrics. */
 
 const ReaderChoice = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('llm'), model: ModelRef }).strict(),
   /** Any service that answers POST {question, context} with {answer}. */
-  z.object({ kind: z.literal('http'), url: z.string().url() }).strict(),
+  z.object({ kind: z.literal('http'), url: serverReach(z.string().url()) }).strict(),
 ]);
 
 export const EvalStartRequest = z
@@ -19,7 +19,7 @@ export const EvalStartRequest = z
     method: z.enum(EVAL_METHODS),
     model: ModelRef,
     /** Endpoints and prices as in a pipeline config (a pipeline config file works as is), or the path of such a file. */
-    config: z.unknown().optional(),
+    config: endpointsConfig().optional(),
     configPath: serverPath().optional(),
     /** A release by name (its latest version) or name@version, with an optional split; or a dataset by name. */
     release: z.string().min(1).optional(),
@@ -181,7 +181,7 @@ const metricName = z.enum(['str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'la
 export const evaluationOperations = {
   'evaluation:start': op<{ jobId: string }>()(EvalStartRequest),
   /** Continues a run that stopped (killed, cancelled or failed): done items are kept, completed calls come from the cache. */
-  'evaluation:resume': op<{ jobId: string }>()(z.object({ id, config: z.unknown().optional(), configPath: serverPath().optional() }).strict()),
+  'evaluation:resume': op<{ jobId: string }>()(z.object({ id, config: endpointsConfig().optional(), configPath: serverPath().optional() }).strict()),
   'evaluation:list': op<EvalRunSummary[]>()(
     z
       .object({ limit: z.number().int().min(1).max(500).default(100) })

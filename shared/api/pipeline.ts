@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { PIPELINE_STAGES } from '../domain';
 import type { Funnel, ItemTrace, PromptTemplate, RunSummary } from '../pipeline';
-import { none, op, serverPath } from './core';
+import { endpointsConfig, none, op, serverPath } from './core';
 
 /** The construction pipeline: runs, funnel, traces, prompts and prices. */
 
 export const PipelineStartRequest = z
   .object({
     /** The config itself, or the path of a config file. */
-    config: z.unknown().optional(),
+    config: endpointsConfig().optional(),
     configPath: serverPath().optional(),
     stages: z.array(z.enum(PIPELINE_STAGES)).default([]),
     limit: z.number().int().positive().optional(),
@@ -21,7 +21,7 @@ export const PipelineStartRequest = z
 
 export const pipelineOperations = {
   'pipeline:start': op<{ jobId: string }>()(PipelineStartRequest),
-  'pipeline:validate': op<{ ok: true; detectors: number; filters: number; endpoints: string[] } | { ok: false; message: string }>()(z.object({ config: z.unknown() }).strict()),
+  'pipeline:validate': op<{ ok: true; detectors: number; filters: number; endpoints: string[] } | { ok: false; message: string }>()(z.object({ config: endpointsConfig() }).strict()),
   /** The example config (OpenRouter), the offline demo config (the bundled fake endpoint), and the last run's. */
   'pipeline:defaults': op<{ example: unknown; offline: unknown; last: unknown }>()(none),
   'pipeline:status': op<{ stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] }>()(none),

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { op } from './core';
+import { op, serverReach } from './core';
 
 /** Team mode: accounts, roles, sessions, the audit trail and sync with a shared PostgreSQL store. */
+
+/** A PostgreSQL address: the server connects to it with the password of its own environment. */
+const postgresUrl = serverReach(z.string().min(1).max(2000));
 
 export const ACCOUNT_ROLES = ['maintainer', 'annotator', 'viewer'] as const;
 export type AccountRole = (typeof ACCOUNT_ROLES)[number];
@@ -98,13 +101,13 @@ export const teamOperations = {
   'sync:configure': op<TeamStatus['sync']>()(
     z
       .object({
-        postgres: z.string().min(1).max(2000),
+        postgres: postgresUrl,
         role: z.enum(['maintainer', 'annotator']).default('annotator'),
         annotator: accountName.optional(),
       })
       .strict(),
   ),
-  'sync:run': op<SyncReport>()(z.object({ postgres: z.string().min(1).max(2000).optional() }).strict().default({})),
+  'sync:run': op<SyncReport>()(z.object({ postgres: postgresUrl.optional() }).strict().default({})),
   /** Maintainer: deletes a campaign from the shared store (a tombstone stays, so no desktop re-creates it). */
-  'sync:remove-campaign': op<{ ok: true }>()(z.object({ uid: z.string().min(1), postgres: z.string().min(1).max(2000).optional() }).strict()),
+  'sync:remove-campaign': op<{ ok: true }>()(z.object({ uid: z.string().min(1), postgres: postgresUrl.optional() }).strict()),
 } as const;

@@ -85,7 +85,7 @@ export async function benchEvaluation(ctx: BenchContext): Promise<Measurement[]>
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const report = scorePredictionsFile(db, { predictions: file, dataset: 'bench eval', rouge: 'rougeLsum', resamples: 1000, seed: 1 });
+  const report = await scorePredictionsFile(db, { predictions: file, dataset: 'bench eval', rouge: 'rougeLsum', resamples: 1000, seed: 1 });
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   db.close();

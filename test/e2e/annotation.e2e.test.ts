@@ -165,6 +165,28 @@ describe('judging', () => {
     await drawer.waitFor({ state: 'detached' });
   });
 
+  it('shows no stage, trace or automatic check in a blind campaign, which the instance page shows', async () => {
+    await ui.goto(`/campaigns/${judgingCampaign}`);
+    await page.getByRole('link', { name: 'Judge as bob' }).click();
+    await page.getByTestId('judging').waitFor();
+    const side = page.getByTestId('judge-instance');
+    await side.getByTestId('instance-head').waitFor();
+    const head = await side.getByTestId('instance-head').innerText();
+    expect(head).toMatch(/blind review/);
+    expect(head).not.toMatch(/stage|trace/);
+    expect(await side.getByRole('link', { name: 'trace' }).count()).toBe(0);
+    // The long answer and the short answers are judged without the pipeline's own checks beside them.
+    await side.getByTestId('long-answer').first().waitFor();
+    expect(await side.getByTestId('long-answer-checks').count()).toBe(0);
+    expect(await side.locator('.flag-ok, .flag-bad, .flag-warn').count()).toBe(0);
+    expect(await side.getByTestId('long-answer').locator('mark, .cite-dot').count()).toBe(0);
+    await ui.screenshot('22-blind-judging');
+    const id = /#(\d+)/.exec(await side.getByTestId('instance-id').innerText())![1];
+    await ui.goto(`/instances/${id}`);
+    await page.getByTestId('long-answer-checks').first().waitFor();
+    expect(await page.getByTestId('instance-head').innerText()).toMatch(/stage imported/);
+  });
+
   it('reports the campaign progress per annotator', async () => {
     await ui.goto(`/campaigns/${judgingCampaign}`);
     const row = page.getByTestId('campaign-progress').locator('tbody tr').filter({ hasText: /^ann/ });

@@ -123,6 +123,25 @@ describe('evaluation:score against a dataset', () => {
     expect((refused.details as { problems: unknown[] }).problems).toHaveLength(7);
   });
 
+  it('refuses a prediction line over 16 MB by its size, streaming the file, and still names the other bad lines', async () => {
+    const huge = tmp.file('huge-line.jsonl');
+    const fd = fs.openSync(huge, 'w');
+    fs.writeSync(fd, `${JSON.stringify({ source_id: PIRATES, answer: 'ok' })}\n{"source_id": "big", "answer": "`);
+    const block = 'word '.repeat(200_000);
+    for (let written = 0; written < 50 * 1024 * 1024; written += block.length) fs.writeSync(fd, block);
+    fs.writeSync(fd, '"}\n{"source_id": 7}\n');
+    fs.closeSync(fd);
+    const refused = await refusal({ dataset: 'asqa', predictions: huge });
+    expect(refused.code).toBe('invalid_input');
+    expect(refused.message).toMatch(/huge-line\.jsonl: 2 problems, nothing scored/);
+    expect(refused.message).toMatch(/line 2: the line is 50\.\d MB, over the limit of 16\.0 MB per prediction/);
+    expect(refused.message).toContain('line 3 · answer: missing');
+    // The CLI says the same and exits 1.
+    const cli = awb(['eval', 'score', '--dataset', 'asqa', '--predictions', huge, '--db', dbFile]);
+    expect(cli.status).toBe(1);
+    expect(cli.stderr).toMatch(/line 2: the line is 50\.\d MB, over the limit of 16\.0 MB per prediction/);
+  });
+
   it("refuses another dataset's predictions, an unknown dataset and a missing file", async () => {
     const other = writeFile(tmp.file('other.jsonl'), jsonl([{ source_id: 'r000', answer: 'Medway' }, { source_id: 'r001', answer: 'Medway' }]));
     const refused = await refusal({ dataset: 'asqa', predictions: other });

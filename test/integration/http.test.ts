@@ -152,14 +152,20 @@ describe('the API over HTTP', () => {
     expect((await fetch(`${base}/..%2f..%2fetc%2fpasswd`)).status).not.toBe(200);
   });
 
-  it('accepts an upload for import in browser mode', async () => {
+  it('accepts an upload for import in browser mode, naming it by reference, never by its server path', async () => {
     const response = await fetch(`${base}/api/upload?name=../../sneaky name.json`, { method: 'POST', body: '[]' });
-    const result = (await response.json()) as Result<{ path: string }>;
+    const result = (await response.json()) as Result<{ upload: string; name: string; bytes: number }>;
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(path.dirname(path.dirname(result.value.path))).toBe(tmp.file('uploads'));
-    expect(path.basename(result.value.path)).toBe('sneaky_name.json');
-    expect(fs.readFileSync(result.value.path, 'utf8')).toBe('[]');
+    expect(result.value).toEqual({ upload: expect.stringMatching(/^upload:[0-9a-f-]{36}\/sneaky_name\.json$/), name: 'sneaky_name.json', bytes: 2 });
+    expect(JSON.stringify(result)).not.toContain(tmp.dir);
+    const id = /^upload:([0-9a-f-]{36})\//.exec(result.value.upload)![1]!;
+    expect(fs.readFileSync(path.join(tmp.file('uploads'), id, 'sneaky_name.json'), 'utf8')).toBe('[]');
+    // The reference works where an import takes a file.
+    const imported = await post<{ jobId: string }>('dataset:import', { path: result.value.upload, format: 'musique', dataset: 'Uploaded' });
+    expect(imported.status).toBe(200);
+    const job = await workbench.jobs.wait(imported.result.ok ? imported.result.value.jobId : '');
+    expect(job.state).toBe('done');
   });
 
   it('cancels a running job', async () => {

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { composeOperations, dispatch, op, operations, serverPathFields, type Handlers, type Input, type Job, type OperationName, type Result } from '../../shared/api';
+import { composeOperations, dispatch, markedFields, op, operations, serverPathFields, type Handlers, type Input, type Job, type OperationName, type Result } from '../../shared/api';
 import { createHandlers, Workbench } from '../../electron/services';
-import { checkPaths, isRead } from '../../electron/services/team/access';
+import { isRead } from '../../electron/services/team/access';
+import { checkPaths, checkReach } from '../../electron/services/team/reach';
 import { awb } from '../helpers/cli';
 import { failureOperationCases } from '../helpers/failure-operation-cases';
 import { ASQA, MUSIQUE, tempDir } from '../helpers/db';
@@ -345,6 +346,18 @@ describe('reads and writes', () => {
   });
 });
 
+/** An input holding `value` at a field's path (`session.pack`, `files[].path`). */
+function inputWith(field: string, value: string): Record<string, unknown> {
+  const keys = field.replace(/\[\]/g, '.0').split('.');
+  const input: Record<string, unknown> = {};
+  let node = input;
+  keys.forEach((key, i) => {
+    if (i === keys.length - 1) node[key] = value;
+    else node = (node[key] = /^\d+$/.test(keys[i + 1]!) ? [{}] : {}) as Record<string, unknown>;
+  });
+  return input;
+}
+
 describe('server paths', () => {
   /** Every string field of a schema, as a dotted path. */
   function stringFields(schema: z.ZodType): string[] {
@@ -376,16 +389,64 @@ describe('server paths', () => {
   it('refuses every declared server path to a network caller, whatever its role', () => {
     for (const [name, operation] of Object.entries(operations)) {
       for (const field of serverPathFields(operation.input)) {
-        const keys = field.replace(/\[\]/g, '.0').split('.');
-        const input: Record<string, unknown> = {};
-        let node = input;
-        keys.forEach((key, i) => {
-          if (i === keys.length - 1) node[key] = '/etc/passwd';
-          else node = (node[key] = /^\d+$/.test(keys[i + 1]!) ? [{}] : {}) as Record<string, unknown>;
-        });
-        expect(() => checkPaths(name, input, tmp.file('uploads')), `${name}.${field}`).toThrow(/names a file on the server/);
+        expect(() => checkPaths(name, inputWith(field, '/etc/passwd'), tmp.file('uploads')), `${name}.${field}`).toThrow(/names a file on the server/);
       }
     }
+  });
+});
+
+describe('fields that reach out from the server', () => {
+  /** Every field of a schema with its type, as a dotted path. */
+  function fields(schema: z.ZodType): { at: string; type: string }[] {
+    const out: { at: string; type: string }[] = [];
+    const walk = (node: z.ZodType, at: string) => {
+      const def = node._zod.def as unknown as Record<string, unknown> & { type: string };
+      if (def.type === 'object') for (const [key, value] of Object.entries(def.shape as Record<string, z.ZodType>)) walk(value, at ? `${at}.${key}` : key);
+      else if (['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional'].includes(def.type)) walk(def.innerType as z.ZodType, at);
+      else if (def.type === 'array') walk(def.element as z.ZodType, `${at}[]`);
+      else if (def.type === 'union') for (const option of def.options as z.ZodType[]) walk(option, at);
+      else if (def.type === 'pipe') walk(def.in as z.ZodType, at);
+      else out.push({ at, type: def.type });
+    };
+    walk(schema, '');
+    return out;
+  }
+
+  it('declares every field that names an address, an environment variable or endpoints, across the whole map', () => {
+    const looksReaching = /(^|\.)(baseURL|baseUrl|apiKeyEnv|url|postgres|host|endpoint[A-Za-z]*Url)$/;
+    const declared: string[] = [];
+    for (const [name, operation] of Object.entries(operations)) {
+      const reach = markedFields(operation.input, 'serverReach');
+      const endpoints = markedFields(operation.input, 'serverEndpoints');
+      for (const field of fields(operation.input)) {
+        if (field.type === 'string' && looksReaching.test(field.at)) expect(reach, `${name}: ${field.at}`).toContain(field.at);
+        // A free-form config may hold endpoints: it must be declared as such.
+        if (field.type === 'unknown' && /(^|\.)config$/.test(field.at)) expect(endpoints, `${name}: ${field.at}`).toContain(field.at);
+      }
+      declared.push(...reach.map((f) => `${name}.${f}`), ...endpoints.map((f) => `${name}.${f}`));
+    }
+    expect(declared).toEqual(
+      expect.arrayContaining(['corpus:embed.baseURL', 'corpus:embed.apiKeyEnv', 'evaluation:start.reader.url', 'evaluation:start.config', 'evaluation:resume.config', 'pipeline:start.config', 'pipeline:validate.config', 'sync:run.postgres', 'sync:configure.postgres']),
+    );
+  });
+
+  it('refuses every declared field to a network caller, and any endpoint that is not the server\'s, in every operation', () => {
+    const registry = () => ({ lab: { baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: 'LAB_KEY', maxInFlight: 8, requestsPerMinute: null, tokensPerMinute: null, structuredOutput: 'json_schema' as const, timeoutMs: 1000, retries: 0 } });
+    let checked = 0;
+    for (const [name, operation] of Object.entries(operations)) {
+      for (const field of markedFields(operation.input, 'serverReach')) {
+        expect(() => checkReach(name, inputWith(field, 'http://evil.example/'), registry), `${name}.${field}`).toThrow(/would have the server call an address or read an environment variable/);
+        checked++;
+      }
+      for (const field of markedFields(operation.input, 'serverEndpoints')) {
+        expect(() => checkReach(name, { [field]: { endpoints: { evil: { baseURL: 'http://evil.example/' } } } }, registry), `${name}.${field}`).toThrow(/not one of this server's \(lab\)/);
+        expect(() => checkReach(name, { [field]: { endpoints: { lab: { baseURL: 'http://evil.example/' } } } }, registry), `${name}.${field}`).toThrow(/differs from the server's endpoint "lab"/);
+        expect(() => checkReach(name, { [field]: { endpoints: { lab: { apiKeyEnv: 'HOME' } } } }, registry), `${name}.${field}`).toThrow(/differs from the server's endpoint "lab"/);
+        expect(checkReach(name, { [field]: { endpoints: { lab: {} } } }, registry)).toEqual({ [field]: { endpoints: { lab: { baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: 'LAB_KEY' } } } });
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(9);
   });
 });
 

@@ -159,18 +159,19 @@ describe('release create', () => {
     }
   });
 
-  it('keeps a published release and its folder when a progress listener throws after the commit', async () => {
+  it('reports a published release as published, keeping it and its folder, when a progress listener throws after the commit', async () => {
     const out = tmp.file('listener-throws');
     const before = releaseCount();
     let finals = 0;
-    await expect(
-      createRelease(db, ReleaseCreateRequest.parse({ name: 'Listener', version: '1.0.0', out, selection: { datasets: ['Rich'] } }), {
-        appVersion: 'test',
-        onProgress: (done, total) => {
-          if (done === total && ++finals === 2) throw new Error('listener failed');
-        },
-      }),
-    ).rejects.toThrow(/listener failed/);
+    const summary = await createRelease(db, ReleaseCreateRequest.parse({ name: 'Listener', version: '1.0.0', out, selection: { datasets: ['Rich'] } }), {
+      appVersion: 'test',
+      onProgress: (done, total) => {
+        if (done === total && ++finals === 2) throw new Error('listener failed');
+      },
+    });
+    // Work after the commit is best-effort: the release was written, so it is reported as written.
+    expect(finals).toBe(2);
+    expect(summary).toMatchObject({ name: 'Listener', version: '1.0.0', dir: out });
     expect(releaseCount()).toBe(before + 1);
     expect(fs.existsSync(path.join(out, 'checksums.sha256'))).toBe(true);
   });

@@ -4,11 +4,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCampaign } from '../../electron/services/annotation/campaigns';
 import { createHandlers, Workbench } from '../../electron/services';
-import { createHttpServer, listen } from '../../electron/transport/http';
+import { createHttpServer } from '../../electron/transport/http';
 import { dispatch, type AccountView, type AuditEntry, type CampaignSummary, type CampaignView, type IssuedToken, type Result } from '../../shared/api';
 import { awbAsync } from '../helpers/cli';
 import { tempDir, writeFile } from '../helpers/db';
 import { fillInstances } from '../helpers/synthetic';
+import { closeServers, createAccounts, serveTeam } from '../helpers/team';
 
 /**
  * `awb serve` in team mode, over real HTTP: who may call what, with which credentials, and what
@@ -23,18 +24,13 @@ const tokens: Record<string, string> = {};
 let blind: CampaignView;
 let open: CampaignView;
 
-async function serve(options: { now?: () => Date; host?: string; publicOrigin?: string } = {}): Promise<string> {
-  const server = createHttpServer({
-    handlers: createHandlers(workbench),
-    events: workbench.events,
-    staticDir: tmp.file('static'),
-    uploadDir: tmp.file('uploads'),
+function serve(options: { now?: () => Date; host?: string; publicOrigin?: string; trustedProxies?: string[] } = {}): Promise<string> {
+  return serveTeam(workbench, servers, { staticDir: tmp.file('static'), uploadDir: tmp.file('uploads') }, {
     host: options.host ?? '127.0.0.1',
-    port: 0,
-    team: { db: workbench.db, ...(options.now ? { now: options.now } : {}), ...(options.publicOrigin ? { publicOrigin: options.publicOrigin } : {}) },
+    team: { db: workbench.db, ...(options.now ? { now: options.now } : {}) },
+    ...(options.publicOrigin ? { publicOrigin: options.publicOrigin } : {}),
+    ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
   });
-  servers.push(server);
-  return (await listen(server, '127.0.0.1', 0)).replace(/\/$/, '');
 }
 
 beforeAll(async () => {
@@ -44,25 +40,20 @@ beforeAll(async () => {
   fillInstances(workbench.db, 80, 3);
   blind = createCampaign(workbench.db, { name: 'Blind', protocol: 'march-validation', annotators: ['alice', 'bob'], seed: 1, blind: true, selection: { types: ['semantic'], perType: 4 } });
   open = createCampaign(workbench.db, { name: 'Open', protocol: 'march-validation', annotators: ['alice', 'bob'], seed: 1, blind: false, selection: { types: ['syntactic'], perType: 4 } });
-  const handlers = createHandlers(workbench);
-  for (const [name, role] of [
-    ['maria', 'maintainer'],
-    ['alice', 'annotator'],
-    ['bob', 'annotator'],
-    ['vic', 'viewer'],
-  ] as const) {
-    const made = await dispatch(handlers, 'account:create', { name, role, ...(name === 'alice' ? { password: 'correct horse battery' } : {}) });
-    if (!made.ok) throw new Error(made.error.message);
-    tokens[name] = (made.value as IssuedToken).token;
-  }
+  Object.assign(
+    tokens,
+    await createAccounts(workbench, [
+      ['maria', 'maintainer'],
+      ['alice', 'annotator', 'correct horse battery'],
+      ['bob', 'annotator'],
+      ['vic', 'viewer'],
+    ]),
+  );
   base = await serve();
 }, 60_000);
 
 afterAll(() => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    server.close();
-  }
+  closeServers(servers);
   workbench.close();
   tmp.cleanup();
 });
@@ -109,13 +100,18 @@ describe('who may come in', () => {
     expect((await post('team:status', {}, { cookie: session })).status).toBe(401);
   });
 
-  it('marks the cookie Secure behind a TLS reverse proxy on this machine', async () => {
-    const login = await post('session/login', { token: tokens.vic }, { 'x-forwarded-proto': 'https' });
+  it('marks the cookie Secure behind a TLS reverse proxy the owner named, and believes no one else', async () => {
+    const proxied = await serve({ trustedProxies: ['127.0.0.1'] });
+    const login = await post('session/login', { token: tokens.vic }, { 'x-forwarded-proto': 'https' }, proxied);
     expect(login.headers.get('set-cookie')).toContain('Secure');
+    // Without --trusted-proxy, anything on this machine could claim TLS: the header is ignored.
+    const claimed = await post('session/login', { token: tokens.vic }, { 'x-forwarded-proto': 'https' });
+    expect(claimed.status).toBe(200);
+    expect(claimed.headers.get('set-cookie')).not.toContain('Secure');
   });
 
   it('behind a reverse proxy, accepts the public origin it was given and no other', async () => {
-    const proxied = await serve({ publicOrigin: 'https://awb.example.org' });
+    const proxied = await serve({ publicOrigin: 'https://awb.example.org', trustedProxies: ['127.0.0.1'] });
     // fetch would set Host itself: send the exact headers a proxy forwards.
     const raw = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
@@ -140,11 +136,22 @@ describe('who may come in', () => {
   }, 30_000);
 
   it('limits failed sign-ins per address too, whatever names are tried', async () => {
+    const proxied = await serve({ trustedProxies: ['127.0.0.1'] });
     const from = (address: string) => ({ 'x-forwarded-for': `198.51.100.77, ${address}` });
-    for (let i = 0; i < 20; i++) expect((await post('session/login', { name: `guess-${i}`, password: 'not it at all' }, from('203.0.113.9'))).status).toBe(401);
-    expect((await post('session/login', { name: 'someone-new', password: 'not it at all' }, from('203.0.113.9'))).status).toBe(429);
+    for (let i = 0; i < 20; i++) expect((await post('session/login', { name: `guess-${i}`, password: 'not it at all' }, from('203.0.113.9'), proxied)).status).toBe(401);
+    expect((await post('session/login', { name: 'someone-new', password: 'not it at all' }, from('203.0.113.9'), proxied)).status).toBe(429);
     // Another address is not held back by it.
-    expect((await post('session/login', { name: 'someone-new', password: 'not it at all' }, from('203.0.113.10'))).status).toBe(401);
+    expect((await post('session/login', { name: 'someone-new', password: 'not it at all' }, from('203.0.113.10'), proxied)).status).toBe(401);
+  }, 60_000);
+
+  it('believes X-Forwarded-For only from a trusted proxy: otherwise the peer\'s address is limited, whatever the header says', async () => {
+    const direct = await serve();
+    for (let i = 0; i < 20; i++) {
+      const status = (await post('session/login', { name: `spoof-${i}`, password: 'not it at all' }, { 'x-forwarded-for': `203.0.113.${i}` }, direct)).status;
+      expect([401, 429]).toContain(status);
+    }
+    // Every try counted against 127.0.0.1, so a fresh "address" in the header gets no fresh start.
+    expect((await post('session/login', { name: 'spoof-new', password: 'not it at all' }, { 'x-forwarded-for': '198.51.100.200' }, direct)).status).toBe(429);
   }, 60_000);
 
   it('refuses a revoked token at once, and an expired one, each with its reason', async () => {
@@ -176,6 +183,7 @@ describe('who may come in', () => {
   });
 
   it('awb serve --host 0.0.0.0 on a database without accounts refuses to start, with a clear message', async () => {
+    // Not spawnSync: this process's own servers must keep their connections meanwhile.
     const result = await awbAsync(['serve', '--host', '0.0.0.0', '--port', '0', '--db', tmp.file('cli-empty.db')]);
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0: any address other than loopback needs team mode/);
@@ -214,11 +222,12 @@ describe('what each role may do', () => {
 
   it('accepts a file the maintainer uploaded as an import\'s input', async () => {
     const upload = await fetch(`${base}/api/upload?name=judgments.csv`, { method: 'POST', headers: as('maria'), body: 'instance_id,annotator,criterion,value\n' });
-    const uploaded = (await upload.json()) as Result<{ path: string }>;
+    const uploaded = (await upload.json()) as Result<{ upload: string }>;
     expect(uploaded.ok).toBe(true);
-    const imported = await post('judgment:import', { campaignId: open.id, path: uploaded.ok ? uploaded.value.path : '' }, as('maria'));
-    // Past the gate: whatever the importer makes of this file, it is not refused as a path.
-    expect(imported.status).not.toBe(403);
+    const imported = await post<{ rows: number; committed: boolean; file: string }>('judgment:import', { campaignId: open.id, path: uploaded.ok ? uploaded.value.upload : '' }, as('maria'));
+    // Past the gate, and read: the header-only file holds no rows. The reply names the upload, not its place.
+    expect(imported.status).toBe(200);
+    expect(imported.result.ok && imported.result.value).toMatchObject({ rows: 0, committed: true, file: expect.stringMatching(/^upload:[0-9a-f-]{36}\/judgments\.csv$/) });
   });
 
   it('lets an annotator judge only as themself, and see only their own share of a campaign', async () => {
@@ -240,7 +249,10 @@ describe('what each role may do', () => {
     expect(!blindRead.result.ok && blindRead.result.error.message).toMatch(/blind/);
     expect((await post('agreement:get', { campaignId: blind.id }, as('bob'))).status).toBe(403);
     expect((await post('agreement:disagreements', { campaignId: open.id }, as('bob'))).status).toBe(200);
-    expect((await post('agreement:disagreements', { campaignId: blind.id }, as('vic'))).status).toBe(200);
+    // A blind campaign's agreement is for maintainers only: a viewer may see that of an open one.
+    expect((await post('agreement:disagreements', { campaignId: blind.id }, as('vic'))).status).toBe(403);
+    expect((await post('agreement:get', { campaignId: open.id, resamples: 0 }, as('vic'))).status).toBe(200);
+    expect((await post('agreement:get', { campaignId: blind.id, resamples: 0 }, as('maria'))).status).toBe(200);
   });
 });
 

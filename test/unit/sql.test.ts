@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { all, explain, get, run, sql, transaction } from '../../db/sql';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase, optimize } from '../../db/connection';
+import { all, beginWrite, commit, DatabaseBusyError, explain, get, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
 import { memoryDb } from '../helpers/db';
 
 describe('sql tagged template', () => {
@@ -46,3 +50,92 @@ describe('sql tagged template', () => {
     expect(explain(db, sql`SELECT * FROM datasets WHERE name = ${'a'}`).join(' ')).toMatch(/USING INDEX/);
   });
 });
+
+describe('the write lock', () => {
+  function twoConnections() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-lock-'));
+    const file = path.join(dir, 'lock.db');
+    const a = openDatabase(file, { busyTimeoutMs: 100 });
+    const b = openDatabase(file, { busyTimeoutMs: 100 });
+    return { a, b, done: () => (a.close(), b.close(), fs.rmSync(dir, { recursive: true, force: true })) };
+  }
+
+  it('refuses a write whose lock another connection keeps, before it writes anything, in words that say so', () => {
+    const { a, b, done } = twoConnections();
+    try {
+      a.exec('BEGIN IMMEDIATE');
+      let ran = false;
+      expect(() =>
+        transaction(b, () => {
+          ran = true;
+          run(b, sql`INSERT INTO settings (key, value) VALUES ('x', '1')`);
+        }),
+      ).toThrow(DatabaseBusyError);
+      expect(ran).toBe(false);
+      a.exec('ROLLBACK');
+      transaction(b, () => run(b, sql`INSERT INTO settings (key, value) VALUES ('x', '1')`));
+      expect(get<{ n: number }>(a, sql`SELECT count(*) AS n FROM settings WHERE key = 'x'`)!.n).toBe(1);
+    } finally {
+      done();
+    }
+  });
+
+  it('waits for the lock without blocking the process, then writes; says when it starts waiting', async () => {
+    const { a, b, done } = twoConnections();
+    try {
+      a.exec('BEGIN IMMEDIATE');
+      const heard: string[] = [];
+      const off = onLockWait(() => heard.push('waiting'));
+      let begun = false;
+      const waiting = beginWrite(b, { onWait: () => heard.push('own') }).then(() => (begun = true));
+      // The process is free meanwhile: this very test releases the lock.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(begun).toBe(false);
+      expect(heard).toEqual(['own', 'waiting']);
+      a.exec('COMMIT');
+      await waiting;
+      commit(b);
+      off();
+      await expect(beginWrite(a, { waitMs: 0 })).resolves.toBeUndefined();
+      rollback(a);
+    } finally {
+      done();
+    }
+  });
+
+  it('gives up waiting after waitMs, or when cancelled', async () => {
+    const { a, b, done } = twoConnections();
+    try {
+      a.exec('BEGIN IMMEDIATE');
+      await expect(beginWrite(b, { waitMs: 0 })).rejects.toThrow(/busy with another write/);
+      const controller = new AbortController();
+      const cancelled = beginWrite(b, { signal: controller.signal });
+      controller.abort();
+      await expect(cancelled).rejects.toThrow();
+      a.exec('ROLLBACK');
+    } finally {
+      done();
+    }
+  });
+
+  it('never fails a committed write for what comes after the commit: planner statistics under another lock, a failing step', () => {
+    const { a, b, done } = twoConnections();
+    try {
+      transaction(b, () => run(b, sql`INSERT INTO settings (key, value) VALUES ('y', '2')`));
+      a.exec('BEGIN IMMEDIATE');
+      expect(() => optimize(b)).not.toThrow();
+      a.exec('ROLLBACK');
+      b.exec('BEGIN IMMEDIATE');
+      run(b, sql`INSERT INTO settings (key, value) VALUES ('z', '3')`);
+      expect(() =>
+        commit(b, () => {
+          throw new Error('after the commit');
+        }),
+      ).not.toThrow();
+      expect(get<{ n: number }>(a, sql`SELECT count(*) AS n FROM settings WHERE key = 'z'`)!.n).toBe(1);
+    } finally {
+      done();
+    }
+  });
+});
+

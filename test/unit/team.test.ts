@@ -1,5 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { auditSummary, checkPaths, roleMayCall } from '../../electron/services/team/access';
+import { hostName, NetworkPolicy } from '../../electron/transport/network';
+import { jsonDepthOver, parseJsonBody } from '../../electron/transport/request';
+import { hideServerPaths, uploadPath } from '../../electron/transport/uploads';
+import { roleMayCall } from '../../electron/services/team/access';
+import { auditSummary } from '../../electron/services/team/audit';
+import { checkPaths } from '../../electron/services/team/reach';
 import { LoginLimiter } from '../../electron/services/team/auth';
 import { connectionUrl, redactStoreUrl, scrubSecrets } from '../../electron/services/team/store-url';
 
@@ -60,5 +66,74 @@ describe('the sign-in limiter', () => {
     expect(limiter.retryAfter('ann', '10.0.0.2')).toBe(30);
     now = 60_001;
     expect(limiter.retryAfter('ann', '10.0.0.2')).toBe(0);
+  });
+});
+
+describe('the limiter under concurrency', () => {
+  it('counts an attempt when it is let in, so that attempts at once cannot all pass; a success is taken back', () => {
+    const limiter = new LoginLimiter(5, 20, 60_000, () => 0);
+    const admitted = Array.from({ length: 8 }, () => limiter.admit('ann', '10.0.0.1'));
+    expect(admitted.filter((a) => 'wait' in a)).toHaveLength(3);
+    const first = admitted[0]!;
+    if ('wait' in first) throw new Error('the first attempt is let in');
+    limiter.succeed('ann', first);
+    // The account starts afresh; the address keeps the four failures, not the success.
+    expect(limiter.retryAfter('ann', '10.0.0.1')).toBe(0);
+    for (let i = 0; i < 16; i++) expect('wait' in limiter.admit(`other-${i}`, '10.0.0.1')).toBe(false);
+    expect(limiter.admit('someone', '10.0.0.1')).toEqual({ wait: 60 });
+  });
+
+  it('limits wrong tokens per address, and takes a right one back', () => {
+    const limiter = new LoginLimiter(5, 3, 60_000, () => 0);
+    const right = limiter.admitToken('10.0.0.9');
+    if ('wait' in right) throw new Error('let in');
+    limiter.tokenSucceeded(right);
+    for (let i = 0; i < 3; i++) expect('wait' in limiter.admitToken('10.0.0.9')).toBe(false);
+    expect(limiter.admitToken('10.0.0.9')).toEqual({ wait: 60 });
+    expect('wait' in limiter.admitToken('10.0.0.10')).toBe(false);
+  });
+});
+
+describe('the network policy', () => {
+  const req = (headers: Record<string, string>, peer = '127.0.0.1') => ({ headers, socket: { remoteAddress: peer } }) as unknown as IncomingMessage;
+
+  it('reads the host of a Host header, refusing malformed ones', () => {
+    expect(hostName('AWB.example.org:4310')).toBe('awb.example.org');
+    expect(hostName('[::1]:4310')).toBe('::1');
+    expect(hostName('example.org.')).toBe('example.org');
+    expect(hostName('evil.example@127.0.0.1')).toBeNull();
+    expect(hostName('a b')).toBeNull();
+    expect(hostName(undefined)).toBeNull();
+  });
+
+  it('believes X-Forwarded-* only from a trusted proxy, and of X-Forwarded-For only the entry it added', () => {
+    const direct = new NetworkPolicy({ host: '127.0.0.1', trustedProxies: [] });
+    expect(direct.clientAddress(req({ 'x-forwarded-for': '203.0.113.9' }))).toBe('127.0.0.1');
+    expect(direct.behindTls(req({ 'x-forwarded-proto': 'https' }))).toBe(false);
+    const proxied = new NetworkPolicy({ host: '127.0.0.1', trustedProxies: ['::ffff:127.0.0.1'] });
+    expect(proxied.clientAddress(req({ 'x-forwarded-for': '198.51.100.1, 203.0.113.9' }))).toBe('203.0.113.9');
+    expect(proxied.clientAddress(req({ 'x-forwarded-for': 'not an address' }))).toBe('127.0.0.1');
+    expect(proxied.clientAddress(req({ 'x-forwarded-for': '203.0.113.9' }, '10.1.1.1'))).toBe('10.1.1.1');
+    expect(proxied.behindTls(req({ 'x-forwarded-proto': 'https' }))).toBe(true);
+    expect(() => new NetworkPolicy({ host: '127.0.0.1', trustedProxies: ['proxy.example'] })).toThrow(/not an IP address/);
+  });
+});
+
+describe('request bodies', () => {
+  it('measures JSON depth outside strings, stopping past the limit', () => {
+    expect(jsonDepthOver('{"a": [[1]]}', 3)).toBe(false);
+    expect(jsonDepthOver('{"a": [[[1]]]}', 3)).toBe(true);
+    expect(jsonDepthOver('{"a": "[[[[[[[[", "b": "\\\\\\"[[[["}', 1)).toBe(false);
+    expect(() => parseJsonBody(`${'['.repeat(5000)}${']'.repeat(5000)}`)).toThrow(/nests deeper than 64 levels/);
+  });
+});
+
+describe('upload references', () => {
+  it('names only files inside the upload folder, and turns their paths back into references', () => {
+    const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    expect(uploadPath(`upload:${id}/data.jsonl`, '/srv/uploads')).toBe(`/srv/uploads/${id}/data.jsonl`);
+    expect(uploadPath(`upload:${id}/../../etc/passwd`, '/srv/uploads')).toBeNull();
+    expect(uploadPath('upload:abc/data.jsonl', '/srv/uploads')).toBeNull();
+    expect(hideServerPaths({ file: `/srv/uploads/${id}/data.jsonl`, note: 'No file at /srv/uploads/x/y' }, '/srv/uploads')).toEqual({ file: `upload:${id}/data.jsonl`, note: 'No file at upload:x/y' });
   });
 });

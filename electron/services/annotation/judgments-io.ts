@@ -10,6 +10,7 @@ import { getProtocol } from '../../../db/queries/protocols';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type ImportIssue, type JudgmentFormat, type JudgmentImportReport } from '../../../shared/api';
 import { isValidValue } from '../../../shared/protocols';
+import { MAX_JUDGMENT_FILE_BYTES, readTextBounded } from './bounded-read';
 
 /**
  * Judgments as plain files, one row per (campaign, instance, annotator, criterion):
@@ -48,7 +49,7 @@ interface Row {
 }
 
 function readRows(file: string, format: JudgmentFormat): Row[] {
-  const text = fs.readFileSync(file, 'utf8').replace(/^\ufeff/, '');
+  const text = readTextBounded(file, MAX_JUDGMENT_FILE_BYTES, 'judgments file').replace(/^\ufeff/, '');
   const name = path.basename(file);
   if (format === 'jsonl') {
     return text

@@ -13,6 +13,7 @@ import type { Protocol } from '../../../shared/protocols';
 import { instanceDetail } from '../browse';
 import { judgedEvalAnswer } from './judged-answer';
 import { blindView, buildQueue, checkDecision, type Decision, type JudgingStore } from './judging';
+import { MAX_PACK_BYTES, MAX_RESULTS_BYTES, readTextBounded } from './bounded-read';
 
 /**
  * Offline packs. `awb pack export` writes one JSON file holding everything an annotator needs
@@ -80,12 +81,7 @@ export function exportPack(db: WritableDB, options: { campaignId: number; annota
 
 /** Reads and verifies a pack: complete JSON, the right format, an unchanged checksum. */
 export function readPack(file: string): Pack {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    throw new AppError('not_found', `No pack at ${file}`);
-  }
+  const text = readTextBounded(file, MAX_PACK_BYTES, 'pack');
   let pack: Pack;
   try {
     pack = JSON.parse(text) as Pack;
@@ -128,7 +124,7 @@ export interface ResultsFile {
 
 export function readResults(file: string): ResultsFile | null {
   if (!fs.existsSync(file)) return null;
-  const text = fs.readFileSync(file, 'utf8');
+  const text = readTextBounded(file, MAX_RESULTS_BYTES, 'results file');
   const lines = text.split('\n');
   // The text after the last newline is either empty or a line cut off mid-write.
   const incompleteLastLine = lines[lines.length - 1] !== '';

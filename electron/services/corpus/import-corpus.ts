@@ -232,8 +232,9 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
   let done = progress.records_done;
   let created = progress.passages_created;
   let pending: { record: SourceRecord; passages: NewCorpusPassage[] }[] = [];
-  const flush = (finished: boolean) => {
-    beginWrite(db);
+  const flush = async (finished: boolean) => {
+    // A batch waits for another writer's lock (another import, a release) rather than failing.
+    await beginWrite(db, options.signal ? { signal: options.signal } : {});
     try {
       const before = maxPassageId(db);
       for (const { record, passages } of pending) {
@@ -275,11 +276,11 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
     pending.push({ record, passages: result.passages });
     batchPassages += result.passages.length;
     if (batchPassages >= batchSize) {
-      flush(false);
+      await flush(false);
       batchPassages = 0;
     }
   }
-  flush(true);
+  await flush(true);
   optimize(db);
   report.committed = true;
   report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));

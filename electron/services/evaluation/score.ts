@@ -7,7 +7,8 @@ import { FrozenRecords } from '../release/frozen';
 import type { ReadableDB } from '../../../db/sql';
 import { AppError, type ScoreGroup, type ScoreReport, type ScoreRequest } from '../../../shared/api';
 import { aggregateByGroup, aggregateMetrics, METRIC_NAMES, READER_METRIC_NAMES, scoreItem, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
-import { parsePredictions, PredictionsError, type Prediction } from '../../../shared/eval/predictions';
+import { PredictionsError, PredictionsReader, type Prediction, type PredictionsFile } from '../../../shared/eval/predictions';
+import { DEFAULT_MAX_RECORD_BYTES, readLines } from '../import/json-stream';
 
 /**
  * `evaluation:score`: predictions made elsewhere, scored against the gold interpretations of a
@@ -171,8 +172,37 @@ function notes(options: Required<Pick<ScoreOptions, 'rouge' | 'resamples' | 'see
   };
 }
 
+/** The largest line of a predictions file, as the importers' largest record. */
+export const MAX_PREDICTION_LINE_BYTES = DEFAULT_MAX_RECORD_BYTES;
+
+/**
+ * Reads a predictions file as a stream, line by line: a line over MAX_PREDICTION_LINE_BYTES is
+ * refused by its size without being held, so a huge line costs neither the memory nor the time
+ * that parsing and scoring it would.
+ */
+async function readPredictions(file: string): Promise<PredictionsFile> {
+  const label = path.basename(file);
+  try {
+    if (!fs.statSync(file).isFile()) throw new AppError('invalid_input', `${file} is not a file`);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError('not_found', `Cannot read the predictions file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const reader = new PredictionsReader(label);
+  for await (const line of readLines(file, { maxLineBytes: MAX_PREDICTION_LINE_BYTES })) {
+    if (line.bytes === null) reader.oversized(line.line, line.size, MAX_PREDICTION_LINE_BYTES);
+    else reader.add(line.line, line.bytes.toString('utf8'));
+  }
+  try {
+    return reader.finish();
+  } catch (error) {
+    if (error instanceof PredictionsError) throw new AppError('invalid_input', error.message, { problems: error.problems });
+    throw error;
+  }
+}
+
 /** The `evaluation:score` handler. */
-export function scorePredictionsFile(db: ReadableDB, request: ScoreRequest): ScoreReport {
+export async function scorePredictionsFile(db: ReadableDB, request: ScoreRequest): Promise<ScoreReport> {
   const wanted = request.metrics ?? [...METRIC_NAMES];
   const reader = wanted.filter((m) => (READER_METRIC_NAMES as readonly string[]).includes(m));
   if (reader.length) {
@@ -195,20 +225,8 @@ export function scorePredictionsFile(db: ReadableDB, request: ScoreRequest): Sco
         : `dataset "${request.dataset}"`;
     throw new AppError('not_found', `Nothing to score: ${where} has no ready instances`);
   }
-  let text: string;
-  try {
-    text = fs.readFileSync(request.predictions, 'utf8');
-  } catch (error) {
-    throw new AppError('not_found', `Cannot read the predictions file ${request.predictions}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
   const label = path.basename(request.predictions);
-  let parsed;
-  try {
-    parsed = parsePredictions(text, label);
-  } catch (error) {
-    if (error instanceof PredictionsError) throw new AppError('invalid_input', error.message, { problems: error.problems });
-    throw error;
-  }
+  const parsed = await readPredictions(request.predictions);
   if (parsed.predictions.size === 0) throw new AppError('invalid_input', `${label}: no predictions in the file`);
   const options = { metrics: wanted as MetricName[], rouge: request.rouge, resamples: request.resamples, seed: request.seed };
   const result = scoreAgainstGold(gold, parsed.predictions, options);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { optimize } from '../../../db/connection';
-import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
+import { beginWrite, commit, DatabaseBusyError, isBusy, rollback, type WritableDB } from '../../../db/sql';
 import { AppError, type ImportIssue, type ImportReport } from '../../../shared/api';
 import type { AwbDataset, AwbRecord } from '../../../shared/awb-format';
 import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
@@ -70,7 +70,7 @@ function friendlyDatabaseError(error: unknown, file: string): Error {
   if (code === 'SQLITE_FULL') {
     return new AppError('internal', `The disk is full, so SQLite could not write. Nothing from ${file} was imported; free some space and try again.`);
   }
-  if (code === 'SQLITE_BUSY') {
+  if (error instanceof DatabaseBusyError || isBusy(error)) {
     return new AppError('conflict', `The database is busy with another write (another import or run). Nothing from ${file} was imported; try again when it finishes.`);
   }
   if ((error as Error).name === 'AbortError') return new AppError('cancelled', `Import of ${file} cancelled; nothing was imported.`);
@@ -141,9 +141,11 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
   const seen = new Map<string, number>();
   let valid = 0;
 
-  beginWrite(db);
-  const lastPassageBefore = maxPassageId(db);
+  let lastPassageBefore = 0;
   try {
+    // Another writer (an import in another process, a release) is waited for, not failed on.
+    await beginWrite(db, options.signal ? { signal: options.signal } : {});
+    lastPassageBefore = maxPassageId(db);
     const records = readRecords(file, {
       maxRecordBytes,
       ...(format.splits ? { splits: format.splits } : {}),

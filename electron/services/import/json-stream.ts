@@ -440,6 +440,34 @@ export async function* readRecords(file: string, options: ReadOptions): AsyncGen
   return layout;
 }
 
+/**
+ * Yields the lines of a JSON Lines file one by one (blank lines skipped, CRLF and a BOM
+ * accepted), without holding the file in memory: a line over `maxLineBytes` is not kept (its
+ * `bytes` is null and `size` says how long it was), so one huge line costs no more than a chunk.
+ */
+export async function* readLines(file: string, options: { maxLineBytes: number; signal?: AbortSignal }): AsyncGenerator<RawRecord> {
+  const splitter = new LineSplitter(options.maxLineBytes);
+  const stream = fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
+  let first = true;
+  try {
+    for await (const data of stream) {
+      options.signal?.throwIfAborted();
+      let chunk = data as Buffer;
+      if (first) {
+        first = false;
+        if (chunk.subarray(0, 3).equals(BOM)) chunk = chunk.subarray(3);
+      }
+      splitter.push(chunk);
+      yield* splitter.records;
+      splitter.records.length = 0;
+    }
+  } finally {
+    stream.destroy();
+  }
+  splitter.end();
+  yield* splitter.records;
+}
+
 export interface ParsedRecord {
   ok: true;
   value: unknown;

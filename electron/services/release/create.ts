@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beginReleaseWrite, commitReleaseWrite, finishRelease, insertRelease, insertReleaseChunk, insertReleaseInstances, rollbackReleaseWrite, type ReleaseInstanceRow } from '../../../db/queries/releases';
-import type { WritableDB } from '../../../db/sql';
+import { finishRelease, insertRelease, insertReleaseChunk, insertReleaseInstances, type ReleaseInstanceRow } from '../../../db/queries/releases';
+import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
 import { AppError, type ReleaseCreateRequest, type ReleaseDraft, type ReleaseFile, type ReleasePreview, type ReleaseSummary } from '../../../shared/api';
 import { AWB_FORMAT } from '../../../shared/awb-format';
 import { AMBIGUITY_TYPES } from '../../../shared/domain';
@@ -66,6 +66,38 @@ function checkOutputFolder(out: string): void {
   if (fs.readdirSync(out).length) throw new AppError('conflict', `${out} is not empty; a release is written into an empty or new folder.`);
 }
 
+/** Whether a process with this id runs (one we may not signal runs too). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes what a killed release left beside `out`: `<out>.partial-<pid>-<suffix>` folders whose
+ * process no longer runs (a release still being written by a live process is left alone).
+ */
+export function removeStalePartials(out: string): string[] {
+  const prefix = `${path.basename(out)}.partial-`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(out));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(/^(\d+)-[a-z0-9]+$/.exec(name.slice(prefix.length))?.[1] ?? NaN);
+    if (!name.startsWith(prefix) || !Number.isSafeInteger(pid) || pid === process.pid || processAlive(pid)) continue;
+    fs.rmSync(path.join(path.dirname(out), name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
 function refused(plan: ReleasePlan, out: string): ReleaseSummary {
   return { id: null, name: plan.draft.name, version: plan.draft.version, dir: out, counts: plan.counts, files: [], gate: plan.gate };
 }
@@ -81,8 +113,10 @@ interface TaskMeta {
 export async function createRelease(db: WritableDB, request: ReleaseCreateRequest, options: CreateOptions): Promise<ReleaseSummary> {
   const out = path.resolve(request.out);
   const date = options.date ?? today();
+  removeStalePartials(out);
   // One transaction from the first read to the commit: the instances cannot move in between.
-  beginReleaseWrite(db);
+  // Another writer's lock (an import in another process) is waited for.
+  await beginWrite(db, options.signal ? { signal: options.signal } : {});
   let plan: ReleasePlan;
   try {
     plan = planRelease(db, request, { appVersion: options.appVersion, date, deferFunnel: true });
@@ -95,12 +129,12 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
       });
     }
   } catch (error) {
-    rollbackReleaseWrite(db);
+    rollback(db);
     throw error;
   }
   // The gate refuses: nothing is written, and the checks come back as data (exit 1 in the CLI).
   if (!plan.gate.passed && !request.force) {
-    rollbackReleaseWrite(db);
+    rollback(db);
     return refused(plan, out);
   }
   const gate = { ...plan.gate, forced: plan.gate.passed ? null : request.force };
@@ -111,7 +145,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.mkdirSync(temporary);
   } catch (error) {
-    rollbackReleaseWrite(db);
+    rollback(db);
     throw new AppError('invalid_input', `Cannot write beside ${out}: ${(error as Error).message}`);
   }
   const open = options.openSink ?? openFileSink;
@@ -273,10 +307,10 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     }
     fs.renameSync(temporary, out);
     renamed = true;
-    commitReleaseWrite(db);
+    commit(db);
     committed = { id: releaseId, name: request.name, version: request.version, dir: out, counts: plan.counts, files, gate };
   } catch (error) {
-    rollbackReleaseWrite(db);
+    rollback(db);
     await pool?.close();
     pool = null;
     for (const file of opened) file.abort();
@@ -289,11 +323,12 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     throw error;
   }
   // Published: whatever happens from here (a progress listener that throws, a worker that will
-  // not stop) must not touch the committed release or its folder.
+  // not stop) must not touch the committed release or its folder, nor report it as failed.
   try {
     options.onProgress?.(plan.count, plan.count);
-  } finally {
-    await pool?.close();
+  } catch {
+    // Best-effort: the release is committed.
   }
+  await pool?.close().catch(() => undefined);
   return committed;
 }

@@ -126,6 +126,11 @@ export class Authenticator {
     deleteSession(this.db, sha256(id));
   }
 
+  /** Whether this exact token was verified lately, so that checking it again costs no hash. */
+  verifiedLately(token: string): boolean {
+    return this.verified.has(sha256(token.trim()));
+  }
+
   forgetVerifiedTokens(): void {
     this.verified.clear();
   }
@@ -135,11 +140,16 @@ export class Authenticator {
 const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$aZQDPiJ8v7PLGiWWpong1Q$eL3LWRFANnpruZRnxey93Jn1DMy2smOpWOHobHKzVCU';
 
 /**
- * Failed sign-ins per account and per address in a sliding window: past the limit, sign-in is
- * refused for a while whatever the password (so guessing is slow even from many addresses).
+ * Failed sign-ins per account and per address, and wrong bearer tokens per address, in a sliding
+ * window: past the limit, sign-in (or a token not verified lately) is refused for a while whatever
+ * the secret, so guessing is slow even from many addresses. An attempt is counted when it is let
+ * in, before its secret is checked, so that many attempts at once cannot all pass the limit
+ * while the first are still being hashed; one that succeeds is taken back.
  */
 export class LoginLimiter {
-  private readonly failures = new Map<string, number[]>();
+  /** Failed (or admitted, not yet succeeded) attempts by key, each with its time and its own number. */
+  private readonly failures = new Map<string, { at: number; id: number }[]>();
+  private nextId = 1;
 
   constructor(
     private readonly perAccount = 5,
@@ -148,29 +158,75 @@ export class LoginLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private recent(key: string): number[] {
+  private recent(key: string): { at: number; id: number }[] {
     const cutoff = this.now() - this.windowMs;
-    const kept = (this.failures.get(key) ?? []).filter((t) => t > cutoff);
+    const kept = (this.failures.get(key) ?? []).filter((t) => t.at > cutoff);
     if (kept.length) this.failures.set(key, kept);
     else this.failures.delete(key);
     return kept;
+  }
+
+  private wait(lists: ({ at: number }[] | null)[]): number {
+    const blocked = lists.filter((x): x is { at: number }[] => x !== null);
+    if (!blocked.length) return 0;
+    const oldest = Math.max(...blocked.map((list) => list[0]!.at));
+    return Math.max(1, Math.ceil((oldest + this.windowMs - this.now()) / 1000));
   }
 
   /** Seconds to wait, or 0 when a try is allowed. */
   retryAfter(account: string, address: string): number {
     const a = this.recent(`a:${account.toLowerCase()}`);
     const b = this.recent(`i:${address}`);
-    const blocked = [a.length >= this.perAccount ? a : null, b.length >= this.perAddress ? b : null].filter((x): x is number[] => x !== null);
-    if (!blocked.length) return 0;
-    const oldest = Math.max(...blocked.map((list) => list[0]!));
-    return Math.max(1, Math.ceil((oldest + this.windowMs - this.now()) / 1000));
+    return this.wait([a.length >= this.perAccount ? a : null, b.length >= this.perAddress ? b : null]);
   }
 
+  /** Counts a failure now (an attempt admitted earlier already counts). */
   fail(account: string, address: string): void {
-    for (const key of [`a:${account.toLowerCase()}`, `i:${address}`]) this.failures.set(key, [...this.recent(key), this.now()]);
+    this.count([`a:${account.toLowerCase()}`, `i:${address}`]);
   }
 
-  succeed(account: string): void {
+  /** The sign-in succeeded: the account starts afresh, and the admitted attempt is taken back from the address. */
+  succeed(account: string, admitted?: Admitted): void {
     this.failures.delete(`a:${account.toLowerCase()}`);
+    if (admitted) this.takeBack(admitted);
   }
+
+  /** Lets a sign-in attempt in, counted as a failure until `succeed`; or says how long to wait. */
+  admit(account: string, address: string): Admitted | { wait: number } {
+    const wait = this.retryAfter(account, address);
+    if (wait > 0) return { wait };
+    return this.count([`a:${account.toLowerCase()}`, `i:${address}`]);
+  }
+
+  /** The same for a bearer token whose secret must be hashed: limited per address. */
+  admitToken(address: string): Admitted | { wait: number } {
+    const list = this.recent(`t:${address}`);
+    if (list.length >= this.perAddress) return { wait: this.wait([list]) };
+    return this.count([`t:${address}`]);
+  }
+
+  /** A token admitted by `admitToken` was right. */
+  tokenSucceeded(admitted: Admitted): void {
+    this.takeBack(admitted);
+  }
+
+  private count(keys: string[]): Admitted {
+    const attempt = { at: this.now(), id: this.nextId++ };
+    for (const key of keys) this.failures.set(key, [...this.recent(key), attempt]);
+    return { keys, id: attempt.id };
+  }
+
+  private takeBack(admitted: Admitted): void {
+    for (const key of admitted.keys) {
+      const kept = (this.failures.get(key) ?? []).filter((t) => t.id !== admitted.id);
+      if (kept.length) this.failures.set(key, kept);
+      else this.failures.delete(key);
+    }
+  }
+}
+
+/** An attempt let in by the limiter, which counts until it is taken back. */
+export interface Admitted {
+  keys: string[];
+  id: number;
 }

@@ -5,7 +5,11 @@ import { useOp, useOpMutation } from '../../query';
 
 /** Starting an evaluation run: method, model endpoint, release split or dataset, corpus, retrieval mode, limit. */
 
-const EXAMPLE_CONFIG = JSON.stringify({ endpoints: { local: { baseURL: 'http://localhost:11434/v1', apiKeyEnv: 'OPENAI_API_KEY', maxInFlight: 8 } }, prices: {} }, null, 2);
+/** The endpoints the server offers (its last pipeline run's, or the example's): over the network, endpoints are chosen by name among these. */
+function defaultConfig(defaults: { example: unknown; last: unknown } | undefined): string {
+  const endpoints = ((defaults?.last ?? defaults?.example) as { endpoints?: unknown } | null)?.endpoints ?? {};
+  return JSON.stringify({ endpoints, prices: {} }, null, 2);
+}
 
 function parseRef(text: string): { endpoint: string; model: string } {
   const slash = text.indexOf('/');
@@ -18,8 +22,10 @@ export function StartEvalForm({ running }: { running: boolean }) {
   const releases = useOp('release:list', {});
   const corpora = useOp('corpus:list', {});
   const start = useOpMutation('evaluation:start');
+  const defaults = useOp('pipeline:defaults', {});
   const [method, setMethod] = useState('naive-rag');
-  const [config, setConfig] = useState(EXAMPLE_CONFIG);
+  const [edited, setConfig] = useState<string | null>(null);
+  const config = edited ?? defaultConfig(defaults.data);
   const [model, setModel] = useState('local/llama3.1');
   const [source, setSource] = useState('');
   const [split, setSplit] = useState('');
