@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { agreementTable, statusTable, toCsv, toLatex, validityTable } from '../../shared/agreement-report';
+import { agreementTable, statusTable, validityTable } from '../../shared/agreement-report';
+import { toCsv, toLatex } from '../../shared/tables';
 import { JUDGMENT_FORMATS, type AgreementReport, type CampaignSelection } from '../../shared/api';
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
 import { CliError, withClient } from './client';

@@ -24,7 +24,8 @@ import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type EvalComparison, type EvalProgress, type EvalRunSummary, type EvalStartRequest, type EvalTableRow } from '../../../shared/api';
 import { METHOD_INFO, type EvalMethod } from '../../../shared/eval/methods';
 import { aggregateByGroup, aggregateMetrics, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
-import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/statistics';
+import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/paired';
+import { mean } from '../../../shared/statistics';
 import type { EvalGold } from '../../../shared/eval/types';
 import { DETECTABLE_TYPES, Endpoint, Price, withBaseUrlOverride, type ModelRef, type PipelineConfig } from '../../../shared/pipeline';
 import { LlmClient } from '../pipeline/llm';
@@ -399,7 +400,6 @@ export function compareEvalRuns(db: WritableDB, a: number, b: number, threshold:
     const unit = metric === 'judge_mean' ? 5 : 1;
     const correct = (v: number) => v / scale / unit >= threshold;
     const mc = mcnemar(xs.map(correct), ys.map(correct));
-    const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
     return [
       {
         metric,

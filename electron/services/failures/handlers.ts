@@ -29,7 +29,7 @@ import {
 } from '../../../db/queries/failures';
 import { getInstance } from '../../../db/queries/instances';
 import { transaction, type WritableDB } from '../../../db/sql';
-import { toCsv } from '../../../shared/agreement-report';
+import { toCsv } from '../../../shared/tables';
 import { AppError, type CallContext, type FailureOperation, type FailureRow, type FailureTagView, type Handlers, type InstanceFlagView, type ItemTagView } from '../../../shared/api';
 import { answerCoverage, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
 import type { EventBus } from '../events';

@@ -329,7 +329,7 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
     return { step, counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
   });
   const kept = instances.filter((r) => r.status === 'ready');
-  const mean = (field: 'hops' | 'words', type: string | null) => {
+  const weightedAverage = (field: 'hops' | 'words', type: string | null) => {
     const rowsOf = kept.filter((r) => (type === null || r.ambiguity_type === type) && r[field] !== null);
     const n = rowsOf.reduce((a, r) => a + r.n, 0);
     return n ? Number((rowsOf.reduce((a, r) => a + r[field]! * r.n, 0) / n).toFixed(2)) : null;
@@ -337,8 +337,8 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
   return {
     types,
     rows: [{ step: 'base questions screened', counts: Object.fromEntries(types.map((t) => [t, questions])), total: questions }, ...rows],
-    averageHops: Object.fromEntries([...types.map((t) => [t, mean('hops', t)]), ['all', mean('hops', null)]]),
-    averageQuestionWords: Object.fromEntries([...types.map((t) => [t, mean('words', t)]), ['all', mean('words', null)]]),
+    averageHops: Object.fromEntries([...types.map((t) => [t, weightedAverage('hops', t)]), ['all', weightedAverage('hops', null)]]),
+    averageQuestionWords: Object.fromEntries([...types.map((t) => [t, weightedAverage('words', t)]), ['all', weightedAverage('words', null)]]),
   };
 }
 

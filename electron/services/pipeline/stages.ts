@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { listEvidence, insertEvidence } from '../../../db/queries/evidence';
 import { findInstanceId, insertInstance } from '../../../db/queries/instances';
 import { insertInterpretation, insertSubQuestion, listInterpretations, listSubQuestions, type InterpretationDbRow } from '../../../db/queries/interpretations';
@@ -27,8 +26,9 @@ import type { AmbiguityType, PipelineStage } from '../../../shared/domain';
 import { locateAnswer, locateInPassages } from '../../../shared/checks';
 import { schemaOfPrompt, type DetectableType, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput, type VoteRule } from '../../../shared/pipeline';
 import { fillBridges, planCollisions, shorteningProblem } from '../../../shared/pipeline-rules';
-import { countTokens, normalizeAnswer } from '../../../shared/text';
+import { countTokens, foldForMatching } from '../../../shared/text';
 import type { Retriever } from '../retrieval/search';
+import { sha256 } from '../hash';
 import type { LlmClient, LlmResult, Message } from './llm';
 import type { EvidenceRow, RetrievalWork } from './retrieval-work';
 import { promptVersion, render } from './prompts';
@@ -78,7 +78,7 @@ export interface InstanceItem {
 /** Retrieval's answer to a request, from the cache while the corpus (and its vectors) are unchanged. */
 async function cachedCompute<T>(ctx: StageContext, kind: RetrievalKind, request: unknown, compute: () => T | Promise<T>): Promise<T> {
   const corpusKey = corpusStateKey(ctx.db, ctx.corpusId);
-  const hash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  const hash = sha256(JSON.stringify(request));
   const cached = cachedRetrieval(ctx.db, kind, hash, corpusKey);
   if (cached) return JSON.parse(cached) as T;
   const value = await compute();
@@ -228,8 +228,8 @@ export async function clarify(ctx: StageContext, inst: InstanceItem): Promise<Ou
   if (!result.ok) return failed(ctx, 'clarify', item, [result]);
   const seen = new Set<string>();
   const questions = result.value.clarified_questions.map((q) => q.trim()).filter((q) => {
-    const key = normalizeAnswer(q);
-    if (seen.has(key) || key === normalizeAnswer(inst.question)) return false;
+    const key = foldForMatching(q);
+    if (seen.has(key) || key === foldForMatching(inst.question)) return false;
     seen.add(key);
     return true;
   });

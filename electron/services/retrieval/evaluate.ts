@@ -3,7 +3,8 @@ import { findCorpusByName } from '../../../db/queries/corpora';
 import { findPassageId } from '../../../db/queries/passages';
 import type { WritableDB } from '../../../db/sql';
 import { AppError, type RetrievalEvalReport, type SearchMode } from '../../../shared/api';
-import { mean, ndcgAtK, recallAtK } from '../../../shared/retrieval/metrics';
+import { ndcgAtK, recallAtK } from '../../../shared/retrieval/metrics';
+import { meanOfDefined } from '../../../shared/statistics';
 import { importCorpus } from '../corpus/import-corpus';
 import { FORMATS } from '../import/formats';
 import { parseRecord, readRecords } from '../import/json-stream';
@@ -102,10 +103,10 @@ export async function evaluateRetrieval(db: WritableDB, retriever: Retriever, op
     corpus: corpusName,
     model: options.mode === 'bm25' ? null : modelName,
     questions: records.length,
-    recallAtK: round(mean(recalls)),
-    ndcgAtK: round(mean(ndcgs)),
+    recallAtK: round(meanOfDefined(recalls)),
+    ndcgAtK: round(meanOfDefined(ndcgs)),
     subquestions: subRecalls.length,
-    subquestionRecallAtK: round(mean(subRecalls)),
+    subquestionRecallAtK: round(meanOfDefined(subRecalls)),
     seconds: Number(((performance.now() - started) / 1000).toFixed(3)),
   };
 }

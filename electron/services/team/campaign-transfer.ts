@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   campaignAnnotatorNames,
   campaignContents,
@@ -23,6 +22,7 @@ import { AppError } from '../../../shared/api';
 import { AwbRecord } from '../../../shared/awb-format';
 import { ProtocolDocument } from '../../../shared/protocols';
 import { keyOf } from '../../../shared/release/schema';
+import { sha256 } from '../hash';
 import { RECORD_BATCH, readInstanceRecords, WriteContext, writeRecord } from '../records';
 
 /**
@@ -38,10 +38,6 @@ import { RECORD_BATCH, readInstanceRecords, WriteContext, writeRecord } from '..
  */
 
 const keyOfParts = (p: Pick<InstanceKeyParts, 'dataset' | 'source_id' | 'ambiguity_type'>) => keyOf(p.dataset, p.source_id, p.ambiguity_type);
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
 
 /** Maps a campaign's instance ids between the store and this desktop. */
 export class InstanceIds {
