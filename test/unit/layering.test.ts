@@ -71,7 +71,7 @@ describe('layering lint rules', () => {
       ['electron/cli/index.ts', '../desktop/main'],
       ['electron/services/pipeline/x.ts', '../../dev/fake-model'],
       ['electron/transport/x.ts', '../dev/fake-model'],
-      ['electron/dev/x.ts', '../services/records'],
+      ['electron/dev/x.ts', '../services/record-reader'],
       ['electron/dev/x.ts', '../../db/connection'],
       // Service domains meet only along the declared seams, and never through another's handlers.
       ['electron/services/annotation/x.ts', '../failures/flags'],

@@ -10,7 +10,9 @@ import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
 import { AppError, type CorpusFormat, type ImportIssue } from '../../../shared/api';
 import { nonBlank } from '../../../shared/awb-format';
 import { chunkText } from '../../../shared/retrieval/chunk';
-import { DEFAULT_MAX_RECORD_BYTES, FileStructureError, parseRecord, readRecords } from '../import/json-stream';
+import { parseRecord } from '../import/json-record';
+import { FileStructureError } from '../import/json-scanner';
+import { DEFAULT_MAX_RECORD_BYTES, readRecords } from '../import/json-stream';
 
 /**
  * Corpus import: passages from MuSiQue records, `{id, title, text}` JSON Lines, DPR's

@@ -7,15 +7,11 @@ import { AppError, type ImportIssue, type ImportReport } from '../../../shared/a
 import type { AwbDataset, AwbRecord } from '../../../shared/awb-format';
 import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
 import { indexPassagesAfter, maxPassageId } from '../../../db/queries/passages';
-import { WriteContext, writeRecord } from '../records';
+import { WriteContext, writeRecord } from '../record-writer';
 import { FORMATS, type SourceFormat } from './formats';
-import {
-  DEFAULT_MAX_RECORD_BYTES,
-  FileStructureError,
-  parseRecord,
-  readRecords,
-  type RawRecord,
-} from './json-stream';
+import { parseRecord } from './json-record';
+import { FileStructureError, type RawRecord } from './json-scanner';
+import { DEFAULT_MAX_RECORD_BYTES, readRecords } from './json-stream';
 
 export interface ImportOptions {
   file: string;

@@ -3,7 +3,7 @@ import type { ReadableDB } from '../../../db/sql';
 import { AMBIGUITY_TYPES } from '../../../shared/domain';
 import { keyOf, parquetRowOf } from '../../../shared/release/schema';
 import type { Shredder } from '../../../shared/release/shred';
-import { readInBatches, readInstanceRecords } from '../records';
+import { readInBatches, readInstanceRecords } from '../record-reader';
 import { sha256 } from '../hash';
 import { encodeShredded, type EncodedGroup } from './files';
 

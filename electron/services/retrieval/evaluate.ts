@@ -7,7 +7,8 @@ import { ndcgAtK, recallAtK } from '../../../shared/retrieval/metrics';
 import { meanOfDefined } from '../../../shared/statistics';
 import { importCorpus } from '../corpus/import-corpus';
 import { FORMATS } from '../import/formats';
-import { parseRecord, readRecords } from '../import/json-stream';
+import { parseRecord } from '../import/json-record';
+import { readRecords } from '../import/json-stream';
 import { defaultModelFor, embedCorpus } from './models';
 import type { Retriever } from './search';
 

@@ -23,7 +23,8 @@ import { AwbRecord } from '../../../shared/awb-format';
 import { ProtocolDocument } from '../../../shared/protocols';
 import { keyOf } from '../../../shared/release/schema';
 import { sha256 } from '../hash';
-import { RECORD_BATCH, readInstanceRecords, WriteContext, writeRecord } from '../records';
+import { RECORD_BATCH, readInstanceRecords } from '../record-reader';
+import { WriteContext, writeRecord } from '../record-writer';
 
 /**
  * Carrying a campaign through the shared store to a desktop that lacks it. A maintainer's push
