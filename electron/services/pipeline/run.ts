@@ -17,8 +17,8 @@ import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { emptyStats, LlmClient } from './llm';
 import { currentPrompts } from './prompts';
 import { retrievalWork } from './retrieval-work';
-import * as stages from './stages';
-import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages';
+import { runStage } from './stages';
+import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages/context';
 
 /**
  * A pipeline run: the chosen stages in order, each over every item waiting for it (items made
@@ -276,17 +276,6 @@ async function prepareRetrieval(
   const model = own?.name ?? 'none';
   note(`Evidence is re-ranked with ${model}, the model the corpus was embedded with: not every corpus has offline vectors (\`awb corpus embed --provider offline\` adds them).`);
   return { evidenceModel: null, rerank: { provider: own?.provider === 'offline' ? 'offline' : 'openai', model, lexical: own?.lexical === 1 } };
-}
-
-function runStage(ctx: StageContext, stage: PipelineStage, item: QuestionItem | InstanceItem): Promise<Outcome> {
-  switch (stage) {
-    case 'detect':
-      return stages.detect(ctx, item as QuestionItem);
-    case 'collide':
-      return Promise.resolve(stages.collide(ctx, item as InstanceItem));
-    default:
-      return stages[stage](ctx, item as InstanceItem);
-  }
 }
 
 export function pipelineRuns(db: WritableDB, limit = 50): RunSummary[] {
