@@ -8,18 +8,17 @@ import {
   SEARCH_MODES,
   AppError,
   isOperation,
+  startsAJob,
   operations,
   type CollectedPassage,
-  type ExportReport,
-  type ImportReport,
   type InstanceDetail,
-  type RetrievalEvalReport,
 } from '../../shared/api';
 import { AMBIGUITY_TYPES, IMPORT_FORMATS, INSTANCE_STATUSES } from '../../shared/domain';
 import { addAnnotationCommands } from './annotation';
 import { addEvalCommands } from './eval';
 import { addTeamCommands } from './team';
 import { CliError, withClient } from './client';
+import { cliHint } from './hints';
 import { choices, databasePath, integer, list, number, printImportReport, printJson, printTable, version, withCommon, type CommonOptions } from './common';
 import { addPipelineCommands } from './pipeline';
 import { addReleaseCommands } from './release';
@@ -69,7 +68,7 @@ function addDataCommands(program: Command): void {
       .option('--max-record-mb <n>', 'largest record accepted, in MB (default 16)', number),
   ).action((file: string | undefined, options: CommonOptions & { format?: string; dataset?: string; skipInvalid?: boolean; rejects?: string; maxRecordMb?: number }) =>
     withClient(options, async (client) => {
-      const report = (await client.runJob(
+      const report = await client.runJob(
         'dataset:import',
         {
           path: file as string,
@@ -80,7 +79,7 @@ function addDataCommands(program: Command): void {
           maxRecordMb: options.maxRecordMb,
         },
         `Importing ${path.basename(file ?? '')}`,
-      )) as ImportReport;
+      );
       if (options.json) printJson(report);
       else printImportReport(report);
       // Nothing imported because every record was invalid is a failure, --skip-invalid or not.
@@ -119,11 +118,11 @@ function addDataCommands(program: Command): void {
       .option('--dataset <name...>', 'only these datasets (repeatable)'),
   ).action((options: CommonOptions & { format?: string; out?: string; dataset?: string[] }) =>
     withClient(options, async (client) => {
-      const report = (await client.runJob(
+      const report = await client.runJob(
         'dataset:export',
         { path: options.out as string, format: options.format as never, datasets: options.dataset },
         `Exporting to ${path.basename(options.out ?? '')}`,
-      )) as ExportReport;
+      );
       if (options.json) printJson(report);
       else process.stdout.write(`Wrote ${report.records} records (${report.instances} instances, ${report.baseQuestions} base questions) to ${report.file}\n`);
     }),
@@ -218,11 +217,11 @@ function addCorpusCommands(program: Command): void {
       .option('--target-words <n>', 'passage length for wikipedia-jsonl (default 100)', integer),
   ).action((file: string | undefined, options: CommonOptions & { format?: string; corpus?: string; skipInvalid?: boolean; targetWords?: number }) =>
     withClient(options, async (client) => {
-      const report = (await client.runJob(
+      const report = await client.runJob(
         'corpus:import',
         { path: file as string, format: options.format as never, corpus: options.corpus, skipInvalid: options.skipInvalid, targetWords: options.targetWords },
         `Importing ${path.basename(file ?? '')}`,
-      )) as CorpusImportResult;
+      );
       if (options.json) printJson(report);
       else {
         process.stdout.write(
@@ -251,7 +250,7 @@ function addCorpusCommands(program: Command): void {
   ).action(
     (options: CommonOptions & { corpus?: string; provider?: string; model?: string; baseUrl?: string; apiKeyEnv?: string; dimensions?: number; refit?: boolean }) =>
       withClient(options, async (client) => {
-        const report = (await client.runJob(
+        const report = await client.runJob(
           'corpus:embed',
           {
             corpus: options.corpus as string,
@@ -263,7 +262,7 @@ function addCorpusCommands(program: Command): void {
             refit: options.refit,
           },
           `Embedding ${options.corpus ?? ''}`,
-        )) as { model: string; corpus: string; embedded: number; already: number; seconds: number };
+        );
         if (options.json) printJson(report);
         else process.stdout.write(`${report.model}: embedded ${report.embedded} passages of "${report.corpus}" (${report.already} already had vectors) in ${report.seconds} s\n`);
       }),
@@ -276,18 +275,6 @@ function addCorpusCommands(program: Command): void {
       for (const c of corpora) process.stdout.write(`${c.name}: ${c.passages} passages${c.models.map((m) => `; ${m.name} ${m.vectors} vectors`).join('')}\n`);
     }),
   );
-}
-
-interface CorpusImportResult {
-  file: string;
-  corpus: string;
-  records: number;
-  passagesCreated: number;
-  duplicates: number;
-  resumedFrom: number;
-  seconds: number;
-  committed: boolean;
-  errors: { location: string; field: string; message: string }[];
 }
 
 function addRetrievalCommands(program: Command): void {
@@ -387,11 +374,11 @@ function addRetrievalCommands(program: Command): void {
       .option('--build-corpus', "import the questions' paragraphs into the corpus first (and embed them offline if needed)"),
   ).action((options: CommonOptions & { questions?: string; mode?: string; k?: number; corpus?: string; model?: string; buildCorpus?: boolean }) =>
     withClient(options, async (client) => {
-      const report = (await client.runJob(
+      const report = await client.runJob(
         'retrieval:evaluate',
         { questions: options.questions as string, mode: options.mode as never, k: options.k, corpus: options.corpus, model: options.model, buildCorpus: options.buildCorpus },
         'Evaluating',
-      )) as RetrievalEvalReport;
+      );
       if (options.json) printJson(report);
       else
         process.stdout.write(
@@ -432,7 +419,7 @@ function addServeCommand(program: Command): void {
       });
     } catch (error) {
       // What serving refuses (a broken pack, a port taken) is the work failing, not bad usage.
-      if (error instanceof AppError) throw new CliError(error.code, error.message, false);
+      if (error instanceof AppError) throw new CliError(error.code, error.message, false, error.hint);
       throw error;
     }
     if (options.json) printJson({ url: serving.url, database: serving.database });
@@ -473,11 +460,9 @@ function addCallCommand(program: Command): void {
     }
     if (!isOperation(name)) throw new CliError('unknown_operation', `No operation named ${name} (awb call --list names them)`);
     return withClient(options, async (client) => {
-      const value = await client.call(name, parsed as never);
-      const jobId = (value as { jobId?: unknown } | null)?.jobId;
       // An operation that starts a job answers once the job ends, with its result.
-      if (typeof jobId === 'string') printJson(await client.waitJob(jobId, name));
-      else printJson(value);
+      if (startsAJob(name)) printJson(await client.runJob(name, parsed as never, name));
+      else printJson(await client.call(name, parsed as never));
     });
   });
 }
@@ -495,8 +480,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     const json = argv.includes('--json');
     const message = error instanceof Error ? error.message : String(error);
     const code = error instanceof CliError || error instanceof AppError ? error.code : 'internal';
-    if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
-    else process.stderr.write(`awb: ${message}\n`);
+    const hint = error instanceof CliError || error instanceof AppError ? error.hint : undefined;
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, ...(hint ? { hint } : {}) } }, null, 2)}\n`);
+    else process.stderr.write(`awb: ${message}\n${hint ? `awb: ${cliHint(hint)}\n` : ''}`);
     process.exitCode = error instanceof CliError ? error.exitCode : 1;
   }
 }

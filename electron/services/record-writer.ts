@@ -49,8 +49,9 @@ export class WriteContext {
     } else if (row.source_format !== wanted.source_format) {
       throw new AppError(
         'conflict',
-        `The dataset "${wanted.name}" already holds ${row.source_format} records, not ${wanted.source_format}; ` +
-          'choose another name with --dataset.',
+        `The dataset "${wanted.name}" already holds ${row.source_format} records, not ${wanted.source_format}; choose another dataset name.`,
+        undefined,
+        { kind: 'field', field: 'dataset' },
       );
     }
     this.datasets.set(wanted.name, row);

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { WritableDB } from '../../db/sql';
-import { AppError, dispatch, isOperation, type CallContext, type Handlers, type OperationName, type Result } from '../../shared/api';
+import { AppError, dispatch, isOperation, startsAJob, type CallContext, type Handlers, type Job, type JobTicket, type OperationName, type Result } from '../../shared/api';
 import { audit, checkInput, checkPaths, filterOutput, isRead, roleMayCall } from '../services/team/access';
 import { Authenticator, failureText, LoginLimiter, SESSION_COOKIE, type Caller } from '../services/team/auth';
 
@@ -162,12 +162,12 @@ export class TeamGate {
       return { ok: false, error: { code: e.code, message: e.message } };
     }
     const result = await dispatch(handlers, name, { ...input, [DOWNLOADS[name]]: file }, context);
-    const jobId = result.ok ? (result.value as { jobId?: unknown } | null)?.jobId : undefined;
-    if (typeof jobId !== 'string') return result;
+    if (!result.ok || !startsAJob(name)) return result;
+    const { jobId } = result.value as JobTicket;
     for (;;) {
       const job = await dispatch(handlers, 'job:get', { id: jobId }, context);
       if (!job.ok) return job;
-      const state = job.value as { state: string; result: unknown; error: { code: string; message: string } | null };
+      const state = job.value as Job;
       if (state.state === 'done') return { ok: true, value: state.result };
       if (state.state !== 'running') return { ok: false, error: { code: 'internal', message: state.error?.message ?? `${name} ${state.state}` } };
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -7,7 +7,7 @@ import { findCorpusImport, recordCorpusProgress, startCorpusImport } from '../..
 import { indexPassagesAfter, maxPassageId, upsertPassage } from '../../../db/queries/passages';
 import { optimize } from '../../../db/connection';
 import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
-import { AppError, type CorpusFormat, type ImportIssue } from '../../../shared/api';
+import { AppError, type CorpusFormat, type CorpusImportReport } from '../../../shared/api';
 import { nonBlank } from '../../../shared/awb-format';
 import { chunkText } from '../../../shared/retrieval/chunk';
 import { parseRecord } from '../import/json-record';
@@ -38,21 +38,6 @@ export interface CorpusImportOptions {
   targetWords?: number;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
-}
-
-export interface CorpusImportReport {
-  file: string;
-  format: CorpusFormat;
-  corpus: string;
-  records: number;
-  passagesRead: number;
-  passagesCreated: number;
-  duplicates: number;
-  rejected: number;
-  resumedFrom: number;
-  errors: ImportIssue[];
-  committed: boolean;
-  seconds: number;
 }
 
 interface NewCorpusPassage {

@@ -32,9 +32,9 @@ import { transaction, type WritableDB } from '../../../db/sql';
 import { toCsv } from '../../../shared/tables';
 import { AppError, type CallContext, type FailureOperation, type FailureRow, type FailureTagView, type Handlers, type InstanceFlagView, type ItemTagView } from '../../../shared/api';
 import { answerCoverage, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
-import type { EventBus } from '../events';
 import { evalItemDetail } from '../evaluation/items';
 import { finishedRun, judgeValidation, runInfo, startJudgeCampaign } from './judge-validation';
+import type { Workbench } from '../workbench';
 
 
 /** The rules behind the tags the app suggests, in words. */
@@ -116,7 +116,8 @@ export function suggestTags(db: WritableDB, runId: number): Record<string, numbe
   });
 }
 
-export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers, FailureOperation> {
+export function failureHandlers(workbench: Workbench): Pick<Handlers, FailureOperation> {
+  const { db, events } = workbench;
   const changed = (reason: string) => events.emit('data:changed', { reason });
   return {
     'failure:list': ({ run, sort, direction, offset, limit, tag, versus, thresholds, count, ...rest }) => {

@@ -55,7 +55,7 @@ function formatHint(value: unknown, current: ImportFormat): string | null {
   for (const name of IMPORT_FORMATS) {
     if (name === current) continue;
     if (FORMATS[name].schema.safeParse(value).success) {
-      return `this looks like ${FORMATS[name].label} data, not ${FORMATS[current].label}; try --format ${name}`;
+      return `this looks like ${FORMATS[name].label} data, not ${FORMATS[current].label}; try the format "${name}"`;
     }
   }
   return null;

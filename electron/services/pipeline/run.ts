@@ -274,7 +274,7 @@ async function prepareRetrieval(
   }
   const own = defaultModelFor(db, corpusId);
   const model = own?.name ?? 'none';
-  note(`Evidence is re-ranked with ${model}, the model the corpus was embedded with: not every corpus has offline vectors (\`awb corpus embed --provider offline\` adds them).`);
+  note(`Evidence is re-ranked with ${model}, the model the corpus was embedded with: not every corpus has offline vectors (embedding it with the offline provider adds them).`);
   return { evidenceModel: null, rerank: { provider: own?.provider === 'offline' ? 'offline' : 'openai', model, lexical: own?.lexical === 1 } };
 }
 

@@ -52,9 +52,9 @@ export async function evaluateRetrieval(db: WritableDB, retriever: Retriever, op
     if (!report.committed) throw new AppError('invalid_input', `Could not build the corpus: ${report.errors[0]?.message ?? 'invalid file'}`);
   }
   const corpus = findCorpusByName(db, corpusName);
-  if (!corpus) throw new AppError('not_found', `No corpus named "${corpusName}": pass --build-corpus to make it from the questions' paragraphs.`);
+  if (!corpus) throw new AppError('not_found', `No corpus named "${corpusName}": build it from the questions' paragraphs first.`, undefined, { kind: 'field', field: 'buildCorpus' });
   if (options.mode !== 'bm25' && !defaultModelFor(db, corpus.id, options.model)) {
-    if (!options.buildCorpus) throw new AppError('conflict', `The corpus "${corpusName}" has no vectors: run \`awb corpus embed --corpus "${corpusName}"\`.`);
+    if (!options.buildCorpus) throw new AppError('conflict', `The corpus "${corpusName}" has no vectors: embed it first.`, undefined, { kind: 'operation', operation: 'corpus:embed', input: { corpus: corpusName } });
     await embedCorpus(db, { corpus: corpusName, provider: 'offline' });
   }
 

@@ -219,7 +219,7 @@ export function createReceivedCampaign(db: WritableDB, pkg: CampaignPackage, ids
   const here = findProtocol(db, `${c.protocol_key}@${c.protocol_version}`);
   let warning: string | null = null;
   if (here && JSON.stringify(here.criteria) !== JSON.stringify(parsed.data.criteria)) {
-    warning = `This desktop's protocol ${c.protocol_key}@${c.protocol_version} has other criteria than the one campaign "${pkg.name}" was made with; the campaign uses this desktop's. Ask the maintainer for the protocol file (awb protocol import).`;
+    warning = `This desktop's protocol ${c.protocol_key}@${c.protocol_version} has other criteria than the one campaign "${pkg.name}" was made with; the campaign uses this desktop's. Ask the maintainer for the protocol file and import it.`;
   }
   const protocolId = here?.id ?? insertProtocolAt(db, { ...parsed.data, version: c.protocol_version, builtIn: c.protocol_built_in });
   const campaignId = insertCampaign(db, {
