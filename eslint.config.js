@@ -228,6 +228,29 @@ const sqlRule = {
 
 const layers = { rules: { imports: importsRule, sql: sqlRule } };
 
+// ---- size --------------------------------------------------------------------------------------
+
+/** No source file over 450 lines, counting every line (comments and blank lines too). */
+const MAX_LINES = 450;
+/**
+ * TEMPORARY: renderer files over the limit today, each to be split per screen (issue 23). Remove
+ * a file from this list in the change that splits it; add none.
+ */
+const OVER_MAX_LINES_FOR_NOW = [
+  'renderer/views/releases/ReleasesView.tsx',
+  'renderer/views/CampaignsView.tsx',
+  'renderer/views/InstanceView.tsx',
+  'renderer/views/failures/FailureItem.tsx',
+];
+/**
+ * No function over 150 lines in electron/, db/ and shared/ (over ~80 is a smell, over 150 is
+ * wrong: split it into steps named for what they do). The renderer's components are not held to
+ * it yet (they are being split per screen); a migration's `up` is its schema's text, kept whole
+ * and never edited once released.
+ */
+const MAX_FUNCTION_LINES = 150;
+const SOURCE_FILES = ['electron/**/*.{ts,mts,js,mjs}', 'db/**/*.ts', 'shared/**/*.ts', 'renderer/**/*.{ts,tsx}', 'scripts/**/*.{ts,mjs,js}', 'bin/**/*.{mjs,js}'];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', 'bench-results/**', 'resources/**', 'scratch/**'] },
   js.configs.recommended,
@@ -262,5 +285,15 @@ export default tseslint.config(
   {
     files: ['electron/desktop/preload.ts'],
     languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    files: SOURCE_FILES,
+    ignores: OVER_MAX_LINES_FOR_NOW,
+    rules: { 'max-lines': ['error', { max: MAX_LINES, skipBlankLines: false, skipComments: false }] },
+  },
+  {
+    files: ['electron/**/*.{ts,mts,js,mjs}', 'db/**/*.ts', 'shared/**/*.ts'],
+    ignores: ['db/migrations/**'],
+    rules: { 'max-lines-per-function': ['error', { max: MAX_FUNCTION_LINES, skipBlankLines: false, skipComments: false, IIFEs: true }] },
   },
 );

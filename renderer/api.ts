@@ -1,4 +1,4 @@
-import type { EventMessage, Input, OperationName, Output, Result, WindowApi } from '../shared/api';
+import type { ApiError, ErrorHint, EventMessage, Input, OperationName, Output, Result, WindowApi } from '../shared/api';
 
 /**
  * The renderer's only way to the services. In the desktop app the preload provides
@@ -15,9 +15,15 @@ export class ApiCallError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** What can be done about it; ErrorNotice words it (renderer/hints.ts). */
+    readonly hint?: ErrorHint,
   ) {
     super(message);
     this.name = 'ApiCallError';
+  }
+
+  static from(error: ApiError): ApiCallError {
+    return new ApiCallError(error.code, error.message, error.hint);
   }
 }
 
@@ -40,7 +46,7 @@ async function invoke(name: string, input: unknown): Promise<Result<unknown>> {
 
 export async function call<K extends OperationName>(name: K, input: Input<K>): Promise<Output<K>> {
   const result = await invoke(name, input);
-  if (!result.ok) throw new ApiCallError(result.error.code, result.error.message);
+  if (!result.ok) throw ApiCallError.from(result.error);
   return result.value as Output<K>;
 }
 
@@ -77,7 +83,7 @@ export async function download(name: 'dataset:export' | 'judgment:export' | 'pac
   const response = await fetch(`/api/download/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
   if (!response.ok) {
     const result = (await response.json().catch(() => null)) as Result<unknown> | null;
-    throw new ApiCallError(result && !result.ok ? result.error.code : 'internal', result && !result.ok ? result.error.message : `The server answered ${response.status}`);
+    throw result && !result.ok ? ApiCallError.from(result.error) : new ApiCallError('internal', `The server answered ${response.status}`);
   }
   const fileName = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
   const url = URL.createObjectURL(await response.blob());
@@ -94,7 +100,7 @@ export async function upload(file: File): Promise<string> {
   const response = await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, { method: 'POST', body: file });
   const result = (await response.json().catch(() => null)) as Result<{ upload: string }> | null;
   if (!result) throw new ApiCallError('internal', `The server answered ${response.status}`);
-  if (!result.ok) throw new ApiCallError(result.error.code, result.error.message);
+  if (!result.ok) throw ApiCallError.from(result.error);
   return result.value.upload;
 }
 

@@ -1,15 +1,16 @@
 import {
   agreementRates,
-  bootstrapInterval,
   cohenKappa,
   fleissFromPatterns,
   gwetFromPatterns,
   krippendorffFromPatterns,
   majorityLabel,
+  patternBootstrapInterval,
   toPatterns,
   type Rating,
 } from './agreement';
 import type { AgreementReport, AgreementRow } from './api';
+import type { TextTable } from './tables';
 import type { AmbiguityType } from './domain';
 import { scaleValues, type Scale } from './protocols';
 
@@ -60,7 +61,7 @@ function row(
   const interval =
     fleiss.kappa.value === null
       ? { low: null, high: null, reason: fleiss.kappa.reason }
-      : bootstrapInterval(patterns, (w) => fleissFromPatterns(patterns, w).kappa.value, { resamples: options.resamples, seed: options.seed });
+      : patternBootstrapInterval(patterns, (w) => fleissFromPatterns(patterns, w).kappa.value, { resamples: options.resamples, seed: options.seed });
   const rates = agreementRates(patterns);
   const ordinal = criterion.scale.kind === 'ordinal';
   const alpha = krippendorffFromPatterns(patterns, ordinal ? 'ordinal' : 'nominal');
@@ -193,9 +194,8 @@ export function agreementReport(
 // ---- tables for papers -----------------------------------------------------------------------
 
 /** A table for the screen, a CSV file or a paper: `align` says which columns hold numbers. */
-export interface ReportTable {
-  header: string[];
-  rows: string[][];
+/** A report table; written out by shared/tables.ts (toCsv, toLatex). */
+export interface ReportTable extends TextTable {
   /** Per column: 'l' for text, 'r' for numbers (right-aligned on screen and in LaTeX). */
   align: ('l' | 'r')[];
 }
@@ -264,27 +264,4 @@ export function statusTable(report: Pick<AgreementReport, 'statusRows'>): Report
 export function withCriterionLabels<T extends { rows: string[][] }>(table: T, labels: Readonly<Record<string, string>>): T {
   const label = (cell: string) => (Object.hasOwn(labels, cell) ? labels[cell]! : cell);
   return { ...table, rows: table.rows.map((row) => row.map((cell, i) => (i === 0 ? label(cell) : cell))) };
-}
-
-export function toCsv(table: { header: string[]; rows: string[][] }): string {
-  const field = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  return [table.header, ...table.rows].map((r) => r.map(field).join(',')).join('\n') + '\n';
-}
-
-export function toLatex(table: { header: string[]; rows: string[][]; align?: ('l' | 'r')[] }, caption: string): string {
-  const escape = (v: string) => v.replace(/\\/g, '\\textbackslash{}').replace(/([&%$#_{}])/g, '\\$1').replace(/κ/g, '$\\kappa$').replace(/α/g, '$\\alpha$').replace(/P̄/g, '$\\bar{P}$').replace(/—/g, '--');
-  return [
-    '\\begin{table}[t]',
-    '\\centering',
-    `\\begin{tabular}{${table.align?.join('') ?? `l${'r'.repeat(table.header.length - 1)}`}}`,
-    '\\toprule',
-    `${table.header.map(escape).join(' & ')} \\\\`,
-    '\\midrule',
-    ...table.rows.map((r) => `${r.map(escape).join(' & ')} \\\\`),
-    '\\bottomrule',
-    '\\end{tabular}',
-    `\\caption{${escape(caption)}}`,
-    '\\end{table}',
-    '',
-  ].join('\n');
 }

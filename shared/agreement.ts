@@ -17,6 +17,8 @@
  * cost time in the number of distinct patterns, not of items.
  */
 
+import { bootstrapValues, percentileInterval, type BootstrapOptions } from './statistics';
+
 export type Rating = string | null;
 export type RatingMatrix = readonly (readonly Rating[])[];
 
@@ -140,19 +142,7 @@ export function fleissKappa(matrix: RatingMatrix, categories: readonly string[])
   return fleissFromPatterns(toPatterns(matrix, categories));
 }
 
-// ---- seeded randomness and the bootstrap -------------------------------------------------------
-
-/** mulberry32: small, fast, seedable; good enough for resampling. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// ---- the bootstrap over rating patterns ----------------------------------------------------
 
 function normal(random: () => number): number {
   const u = random() || Number.MIN_VALUE;
@@ -207,33 +197,30 @@ export function resamplePatterns(weights: readonly number[], random: () => numbe
   return out;
 }
 
-export interface Interval {
+/** A bootstrap interval of an agreement statistic: null bounds, with the reason, when it cannot be given. */
+export interface AgreementInterval {
   low: number | null;
   high: number | null;
   resamples: number;
   reason?: string;
 }
 
-/** Percentile bootstrap interval of a statistic over items (seeded, so it reproduces). */
-export function bootstrapInterval(
+/**
+ * Percentile bootstrap interval of a statistic over items (seeded, so it reproduces). Items are
+ * resampled with replacement as a multinomial draw over their rating patterns, so a campaign of
+ * thousands of items with a few hundred distinct patterns resamples in time proportional to the
+ * patterns. Refused when the statistic is undefined on half the resamples or more.
+ */
+export function patternBootstrapInterval(
   p: Patterns,
   statistic: (weights: readonly number[]) => number | null,
-  options: { resamples?: number; seed?: number; level?: number } = {},
-): Interval {
+  options: BootstrapOptions = {},
+): AgreementInterval {
   const resamples = options.resamples ?? 1000;
-  const level = options.level ?? 0.95;
-  const random = seededRandom(options.seed ?? 1);
-  const values: number[] = [];
-  for (let b = 0; b < resamples; b++) {
-    const value = statistic(resamplePatterns(p.weights, random));
-    if (value !== null && Number.isFinite(value)) values.push(value);
-  }
-  if (values.length < resamples * 0.5) {
-    return { low: null, high: null, resamples, reason: 'the statistic is undefined in most resamples (too few items, or too little variation)' };
-  }
-  values.sort((a, b) => a - b);
-  const at = (q: number) => values[Math.min(values.length - 1, Math.max(0, Math.floor(q * (values.length - 1))))]!;
-  return { low: at((1 - level) / 2), high: at(1 - (1 - level) / 2), resamples };
+  const values = bootstrapValues((random) => statistic(resamplePatterns(p.weights, random)), options);
+  const interval = values.length < resamples * 0.5 ? null : percentileInterval(values, options.level);
+  if (!interval) return { low: null, high: null, resamples, reason: 'the statistic is undefined in most resamples (too few items, or too little variation)' };
+  return { ...interval, resamples };
 }
 
 // ---- simple agreement rates ----------------------------------------------------------------------

@@ -1,4 +1,5 @@
-import { normalizeAnswer, type Span } from './text';
+import { squadNormalize } from './eval/answer-metrics';
+import type { Span } from './text';
 
 /**
  * The checks the side-by-side view shows in place: is a short answer where it should be?
@@ -146,12 +147,16 @@ export function locateInPassages(passages: readonly { text: string }[], answer: 
 
 export type SpanCheck = 'verbatim' | 'normalised' | 'mismatch' | 'out_of_range';
 
-/** Whether the recorded span of a passage reads as the short answer. */
+/**
+ * Whether the recorded span of a passage reads as the short answer: the same characters
+ * ('verbatim'), or the same answer as the scorer sees it ('normalised': equal under SQuAD's
+ * normalisation, so "U.S." reads as "US"), so the view never claims a match the scorer denies.
+ */
 export function checkSpan(passage: string, start: number, end: number, answer: string): SpanCheck {
   if (start < 0 || end > passage.length || end < start) return 'out_of_range';
   const slice = passage.slice(start, end);
   if (slice === answer) return 'verbatim';
-  return normalizeAnswer(slice) === normalizeAnswer(answer) ? 'normalised' : 'mismatch';
+  return squadNormalize(slice) === squadNormalize(answer) ? 'normalised' : 'mismatch';
 }
 
 /** The sentence (or sentences) around a span, for showing a long passage collapsed. */

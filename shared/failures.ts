@@ -1,5 +1,5 @@
 import { locateAnswer } from './checks';
-import { strEm } from './eval/metrics';
+import { strEm } from './eval/answer-metrics';
 import type { GoldInterpretation, MethodInterpretation, RetrievedPassage } from './eval/types';
 
 /**

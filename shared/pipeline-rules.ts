@@ -1,4 +1,4 @@
-import { countTokens, normalizeAnswer } from './text';
+import { countTokens, foldForMatching } from './text';
 
 /**
  * Rules of the construction pipeline that need no database and no network: which model an
@@ -75,7 +75,7 @@ export function planCollisions(interpretations: readonly { position: number; ans
   const first = new Map<string, number>();
   const collisions: Collision[] = [];
   for (const { position, answer } of interpretations) {
-    const key = normalizeAnswer(answer ?? '');
+    const key = foldForMatching(answer ?? '');
     const earlier = first.get(key);
     if (earlier === undefined) first.set(key, position);
     else collisions.push({ position, sameAs: earlier, answer: key });

@@ -23,8 +23,17 @@ export function findSpan(haystack: string, needle: string): Span | null {
   return match ? { start: match.index, end: match.index + match[0].length } : null;
 }
 
-/** SQuAD-style answer normalisation: lower case, no punctuation, no articles, single spaces. */
-export function normalizeAnswer(text: string): string {
+/**
+ * A wording folded for comparing two questions or answers as the same words: NFKC, lower case,
+ * every punctuation mark and symbol a word break, the articles a/an/the dropped, single spaces.
+ * Used to de-duplicate clarified questions and colliding short answers.
+ *
+ * Not the scorer's normalisation: `squadNormalize` (shared/eval/answer-metrics.ts) deletes
+ * punctuation as SQuAD's script does, so "U.S." is "us" there and "u s" here, and "F-16" is
+ * "f16" there and "f 16" here. Here a mark separates words, as it does for a reader and for
+ * `findAnswerSpan`'s word boundaries; there the papers' definition rules, so scores compare.
+ */
+export function foldForMatching(text: string): string {
   return text
     .normalize('NFKC')
     .toLowerCase()

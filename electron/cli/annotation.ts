@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { agreementTable, statusTable, toCsv, toLatex, validityTable } from '../../shared/agreement-report';
+import { agreementTable, statusTable, validityTable } from '../../shared/agreement-report';
+import { toCsv, toLatex } from '../../shared/tables';
 import { JUDGMENT_FORMATS, type AgreementReport, type CampaignSelection } from '../../shared/api';
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
 import { CliError, withClient } from './client';
@@ -59,6 +60,15 @@ function printAgreement(report: AgreementReport, format: string | undefined): vo
 }
 
 export function addAnnotationCommands(program: Command): void {
+  addProtocolCommands(program);
+  addCampaignCommands(program);
+  addPackCommands(program);
+  addJudgmentFileCommands(program);
+  addAgreementCommands(program);
+}
+
+/** `awb protocol`: the annotation protocols. */
+function addProtocolCommands(program: Command): void {
   const protocol = program.command('protocol').description('annotation protocols: list, export, import');
   withCommon(protocol.command('list').description('the protocols (latest version of each)')).action((options: CommonOptions) =>
     withClient(options, async (client) => {
@@ -90,7 +100,10 @@ export function addAnnotationCommands(program: Command): void {
       else process.stdout.write(`Saved ${saved.key} v${saved.version}\n`);
     }),
   );
+}
 
+/** `awb campaign`: annotation campaigns. */
+function addCampaignCommands(program: Command): void {
   const campaign = program.command('campaign').description('annotation campaigns: create, list, show');
   withCommon(
     campaign
@@ -149,7 +162,10 @@ export function addAnnotationCommands(program: Command): void {
         for (const p of view.progress) process.stdout.write(`  ${p.annotator}: ${p.done}/${p.total} done, ${p.skipped} skipped, ${p.seconds} s\n`);
       }),
   );
+}
 
+/** `awb pack`: offline annotation packs. */
+function addPackCommands(program: Command): void {
   const pack = program.command('pack').description('offline annotation packs: export for an annotator, import their results');
   withCommon(
     pack
@@ -183,7 +199,10 @@ export function addAnnotationCommands(program: Command): void {
         );
     }),
   );
+}
 
+/** `awb judgments`: judgments as plain files. */
+function addJudgmentFileCommands(program: Command): void {
   const judgments = program.command('judgments').description('judgments as plain CSV or JSON Lines files');
   withCommon(
     judgments
@@ -225,7 +244,10 @@ export function addAnnotationCommands(program: Command): void {
       if (!report.committed) process.exitCode = 1;
     }),
   );
+}
 
+/** Agreement, disagreements and adjudication of a campaign. */
+function addAgreementCommands(program: Command): void {
   withCommon(
     program
       .command('agreement')

@@ -1,4 +1,4 @@
-import { AppError, dispatch, isInputRefusal, type ErrorCode, type Input, type Job, type OperationName, type Output } from '../../shared/api';
+import { AppError, dispatch, isInputRefusal, type ErrorCode, type ErrorHint, type Input, jobResult, type Job, type JobOperationName, type JobResultOf, type JobTicket, type OperationName, type Output } from '../../shared/api';
 import { databasePath, progressLine, version, type CommonOptions } from './common';
 import { lockWaitMs, onLockWait } from '../../db/sql';
 import { createHandlers, Workbench } from '../services';
@@ -16,6 +16,8 @@ export class CliError extends Error {
     message: string,
     /** A usage error: arguments the operation's schema (or the CLI's parser) refused. */
     readonly usage = code === 'invalid_input' || code === 'unknown_operation',
+    /** What the service says can be done about it; `main` words it with the CLI's flags. */
+    readonly hint?: ErrorHint,
   ) {
     super(message);
     this.name = 'CliError';
@@ -36,9 +38,9 @@ export interface OperationClient {
    * Ctrl+C (a second Ctrl+C quits at once), and returns the job's result; a failed or cancelled
    * job throws a CliError.
    */
-  runJob<K extends OperationName>(name: K, input: Input<K>, label: string): Promise<unknown>;
-  /** Waits for a job started by an operation, with the same progress and Ctrl+C handling. */
-  waitJob(jobId: string, label: string): Promise<unknown>;
+  runJob<K extends JobOperationName>(name: K, input: Input<K>, label: string): Promise<JobResultOf<K>>;
+  /** Waits for a job started by an operation, with the same progress and Ctrl+C handling; the finished job. */
+  waitJob(jobId: string, label: string): Promise<Job>;
 }
 
 /** Opens the workbench on the command's database, runs `fn` with a client, and closes it. */
@@ -51,16 +53,15 @@ export async function withClient<T>(options: CommonOptions, fn: (client: Operati
   const quiet = onLockWait(() => process.stderr.write('awb: waiting for another write to this database to finish (an import, a release or a run)…\n'));
   const call = async <K extends OperationName>(name: K, input: Input<K>): Promise<Output<K>> => {
     const result = await dispatch(handlers, name, input);
-    if (!result.ok) throw new CliError(result.error.code, result.error.message, isInputRefusal(result.error) || result.error.code === 'unknown_operation');
+    if (!result.ok) throw new CliError(result.error.code, result.error.message, isInputRefusal(result.error) || result.error.code === 'unknown_operation', result.error.hint);
     return result.value as Output<K>;
   };
   const client: OperationClient = {
     workbench,
     call,
-    async runJob(name, input, label) {
-      const started = (await call(name, input)) as unknown as { jobId?: string };
-      if (typeof started.jobId !== 'string') throw new CliError('internal', `${name} did not start a job`);
-      return client.waitJob(started.jobId, label);
+    async runJob<K extends JobOperationName>(name: K, input: Input<K>, label: string) {
+      const ticket: JobTicket = await call<JobOperationName>(name, input);
+      return jobResult(name, await client.waitJob(ticket.jobId, label));
     },
     async waitJob(jobId, label) {
       const progress = progressLine(label);
@@ -81,9 +82,9 @@ export async function withClient<T>(options: CommonOptions, fn: (client: Operati
       try {
         const job = await workbench.jobs.wait(jobId);
         progress.done();
-        if (job.state === 'done') return job.result;
+        if (job.state === 'done') return job;
         if (job.state === 'cancelled') throw new CliError('cancelled', `${label}: cancelled`, false);
-        throw new CliError(job.error?.code ?? 'internal', job.error?.message ?? `${label} failed`, false);
+        throw new CliError(job.error?.code ?? 'internal', job.error?.message ?? `${label} failed`, false, job.error?.hint);
       } finally {
         off();
         process.off('SIGINT', onSignal);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Correlation } from '../../shared/eval/statistics';
+import type { Correlation } from '../../shared/eval/paired';
 import type { FailurePage, Input, JudgeValidationReport } from '../../shared/api';
 import { withClient } from './client';
 import { integer, printJson, printTable, withCommon, type CommonOptions } from './common';

@@ -138,7 +138,7 @@ export function addEvalRunCommands(evaluation: Command): void {
               },
               'Evaluation',
             )
-      ) as EvalRunSummary;
+      );
       if (options.json) printJson(result);
       else printRun(result);
       if (result.status !== 'done') process.exitCode = 1;

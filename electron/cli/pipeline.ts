@@ -36,11 +36,11 @@ export function addPipelineCommands(program: Command): void {
       .option('--no-cache', 'fresh calls for the stages run (with --stages: only those), ignoring cached answers'),
   ).action((options: CommonOptions & { config?: string; stages?: string[]; limit?: number; dataset?: string[]; cache: boolean }) =>
     withClient(options, async (client) => {
-      const run = (await client.runJob(
+      const run = await client.runJob(
         'pipeline:start',
         { configPath: options.config as string, stages: options.stages as never, limit: options.limit, datasets: options.dataset, noCache: !options.cache },
         'Pipeline',
-      )) as RunSummary;
+      );
       if (options.json) printJson(run);
       else printRun(run);
       if (run.status !== 'done') process.exitCode = 1;

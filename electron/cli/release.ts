@@ -127,7 +127,7 @@ export function addReleaseCommands(program: Command): void {
       ...(options.authors ? { authors: options.authors } : {}),
       ...(options.force ? { force: options.force } : {}),
     };
-    const summary = await withClient(options, (client) => client.runJob('release:create', input, `Release ${name} ${version}`)) as ReleaseSummary;
+    const summary = await withClient(options, (client) => client.runJob('release:create', input, `Release ${name} ${version}`));
     if (options.json) printJson(summary);
     else printSummary(summary);
     if (summary.id === null) process.exitCode = 1;

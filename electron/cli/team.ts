@@ -26,7 +26,14 @@ function printSync(report: SyncReport): void {
 
 export function addTeamCommands(program: Command): void {
   const team = program.command('team').description('team mode: accounts, tokens, audit trail, and sync with a shared PostgreSQL store');
+  addSyncCommands(team);
+  addAccountCommands(team);
+  addTokenCommands(team);
+  addAuditCommand(team);
+}
 
+/** `awb team init`, `sync`, `status` and `remove-campaign`: this database and the shared store. */
+function addSyncCommands(team: Command): void {
   withCommon(
     team
       .command('init')
@@ -100,7 +107,10 @@ export function addTeamCommands(program: Command): void {
         else process.stdout.write(`Deleted campaign ${uid} from the shared store.\n`);
       }),
   );
+}
 
+/** `awb team account`: people, their roles and passwords. */
+function addAccountCommands(team: Command): void {
   const account = team.command('account').description('people who may use the server, and their roles');
   withCommon(
     account
@@ -159,7 +169,10 @@ export function addTeamCommands(program: Command): void {
       else process.stdout.write(`${name} is disabled.\n`);
     }),
   );
+}
 
+/** `awb team token`: per-person tokens. */
+function addTokenCommands(team: Command): void {
   const token = team.command('token').description('per-person tokens');
   withCommon(
     token
@@ -183,7 +196,10 @@ export function addTeamCommands(program: Command): void {
         else process.stdout.write(`Token ${id} revoked.\n`);
       }),
   );
+}
 
+/** `awb team audit`: what was changed through the server. */
+function addAuditCommand(team: Command): void {
   withCommon(
     team
       .command('audit')

@@ -4,7 +4,7 @@ import { findDatasetByName } from '../../db/queries/datasets';
 import { instanceIdsForExport } from '../../db/queries/instances';
 import type { ReadableDB } from '../../db/sql';
 import { AppError, type ExportReport } from '../../shared/api';
-import { readBaseQuestionRecords, readInBatches, readInstanceRecords } from './records';
+import { readBaseQuestionRecords, readInBatches, readInstanceRecords } from './record-reader';
 
 export interface ExportOptions {
   file: string;

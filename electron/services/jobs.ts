@@ -1,11 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type ApiError, type Job, type JobKind } from '../../shared/api';
+import { AppError, type ApiError, type Job, type JobKind, type JobOf, type JobResult } from '../../shared/api';
 import type { EventBus } from './events';
 
 export interface JobControl {
   signal: AbortSignal;
   /** Reports progress; events are throttled to a few per second. */
   progress(done: number, total: number | null, detail?: string): void;
+}
+
+/**
+ * A job as the runner holds it: any kind, any result. `start` alone creates them, and its
+ * signature pairs each kind with its result type, so handing one out as a `Job` is sound.
+ */
+type HeldJob = Omit<JobOf<JobKind>, 'result'> & { result: unknown };
+const asJob = (job: HeldJob): Job => ({ ...job }) as Job;
+
+interface JobEntry {
+  job: HeldJob;
+  controller: AbortController;
+  lastEmit: number;
 }
 
 const THROTTLE_MS = 200;
@@ -16,12 +29,13 @@ const KEEP_FINISHED = 50;
  * streams `job:progress` with an ETA, ends with `job:done`, and can be cancelled.
  */
 export class JobRunner {
-  private readonly jobs = new Map<string, { job: Job; controller: AbortController; lastEmit: number }>();
+  private readonly jobs = new Map<string, JobEntry>();
 
   constructor(private readonly events: EventBus) {}
 
-  start<T>(kind: JobKind, title: string, unit: string, work: (control: JobControl) => Promise<T>): Job {
-    const job: Job = {
+  /** Starts `work` as a job of `kind`; its result must be what that kind ends with. */
+  start<Kind extends JobKind>(kind: Kind, title: string, unit: string, work: (control: JobControl) => Promise<JobResult<Kind>>): JobOf<Kind> {
+    const job: HeldJob = {
       id: randomUUID(),
       kind,
       title,
@@ -53,11 +67,11 @@ export class JobRunner {
         const now = Date.now();
         if (now - entry.lastEmit >= THROTTLE_MS) {
           entry.lastEmit = now;
-          this.events.emit('job:progress', { ...job });
+          this.events.emit('job:progress', asJob(job));
         }
       },
     };
-    this.events.emit('job:progress', { ...job });
+    this.events.emit('job:progress', asJob(job));
     // Start on the next tick so the caller gets the id before any event about it.
     setImmediate(() => {
       work(control).then(
@@ -65,42 +79,40 @@ export class JobRunner {
         (error: unknown) => {
           const cancelled = entry.controller.signal.aborted || (error instanceof AppError && error.code === 'cancelled');
           const apiError: ApiError =
-            error instanceof AppError
-              ? { code: error.code, message: error.message }
-              : { code: 'internal', message: (error as Error).message ?? String(error) };
+            error instanceof AppError ? error.toApiError() : { code: 'internal', message: (error as Error).message ?? String(error) };
           this.finish(job, cancelled ? 'cancelled' : 'failed', null, apiError);
         },
       );
     });
-    return { ...job };
+    return asJob(job) as JobOf<Kind>;
   }
 
-  private finish(job: Job, state: Job['state'], result: unknown, error: ApiError | null): void {
+  private finish(job: HeldJob, state: Job['state'], result: unknown, error: ApiError | null): void {
     job.state = state;
     job.result = result;
     job.error = error;
     job.etaSeconds = null;
     if (state === 'done') this.events.emit('data:changed', { reason: job.kind });
-    this.events.emit('job:done', { ...job });
+    this.events.emit('job:done', asJob(job));
     const finished = [...this.jobs.values()].filter((e) => e.job.state !== 'running');
     for (const stale of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(stale.job.id);
   }
 
   list(): Job[] {
-    return [...this.jobs.values()].map((e) => ({ ...e.job }));
+    return [...this.jobs.values()].map((e) => asJob(e.job));
   }
 
   get(id: string): Job {
     const entry = this.jobs.get(id);
     if (!entry) throw new AppError('not_found', `No job ${id}`);
-    return { ...entry.job };
+    return asJob(entry.job);
   }
 
   cancel(id: string): Job {
     const entry = this.jobs.get(id);
     if (!entry) throw new AppError('not_found', `No job ${id}`);
     if (entry.job.state === 'running') entry.controller.abort();
-    return { ...entry.job };
+    return asJob(entry.job);
   }
 
   /** Resolves when the job ends (for the CLI and tests). */

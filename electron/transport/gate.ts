@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { findAccountById, findAccountByName, findToken } from '../../db/queries/accounts';
 import type { WritableDB } from '../../db/sql';
-import { AppError, dispatch, isInputRefusal, isOperation, type CallContext, type Handlers, type OperationName, type Result } from '../../shared/api';
+import { AppError, dispatch, isInputRefusal, isOperation, startsAJob, type CallContext, type Handlers, type Job, type JobTicket, type OperationName, type Result } from '../../shared/api';
 import { roleMayCall, isRead } from '../services/team/access';
 import { ANONYMOUS, recordAudit, whoOf, type AuditWho } from '../services/team/audit';
 import { Authenticator, failureText, LoginLimiter, SESSION_COOKIE, type Admitted, type Caller } from '../services/team/auth';
@@ -249,12 +249,12 @@ export class TeamGate {
     const admitted = this.tryAdmit(req, identity, name, input);
     if ('refused' in admitted) return admitted.refused;
     const result = await dispatch(handlers, name, { ...(admitted.input as object), [DOWNLOADS[name]]: file }, admitted.context);
-    const jobId = result.ok ? (result.value as { jobId?: unknown } | null)?.jobId : undefined;
-    if (typeof jobId !== 'string') return result;
+    if (!result.ok || !startsAJob(name)) return result;
+    const { jobId } = result.value as JobTicket;
     for (;;) {
       const job = await dispatch(handlers, 'job:get', { id: jobId }, admitted.context);
       if (!job.ok) return job;
-      const state = job.value as { state: string; result: unknown; error: { code: string; message: string } | null };
+      const state = job.value as Job;
       if (state.state === 'done') return { ok: true, value: state.result };
       if (state.state !== 'running') return { ok: false, error: { code: 'internal', message: state.error?.message ?? `${name} ${state.state}` } };
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,4 +1,5 @@
-import type { Provenance } from '../../shared/api';
+import type { ErrorHint, Provenance } from '../../shared/api';
+import { uiHint } from '../hints';
 import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
 
 export function TypeTag({ type }: { type: AmbiguityType }) {
@@ -108,11 +109,13 @@ export function formatEta(seconds: number | null): string {
   return `ETA ${(seconds / 3600).toFixed(1)} h`;
 }
 
-export function ErrorNotice({ error }: { error: Error | null | undefined }) {
+/** An error, and what can be done about it in this window's words (a job's error or a thrown call). */
+export function ErrorNotice({ error }: { error: { message: string; hint?: ErrorHint | undefined } | null | undefined }) {
   if (!error) return null;
   return (
     <div className="notice bad" role="alert">
       {error.message}
+      {error.hint ? <> {uiHint(error.hint)}</> : null}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { CORPUS_FORMATS, type CorpusFormat, type ExportReport, type ImportReport, type Job } from '../../shared/api';
+import { CORPUS_FORMATS, type CorpusFormat, type CorpusImportReport, type ImportReport, type Job } from '../../shared/api';
 import { IMPORT_FORMATS, type ImportFormat } from '../../shared/domain';
 import { call, download, isDesktop, pickFile, upload } from '../api';
 import { ErrorNotice, formatEta, plural, ProgressBar } from '../components/bits';
@@ -20,18 +20,6 @@ const CORPUS_LABELS: Record<CorpusFormat, string> = {
   'wikipedia-jsonl': 'Wikipedia articles, JSON Lines (cut into ~100-word passages)',
 };
 
-interface CorpusReport {
-  corpus: string;
-  records: number;
-  passagesCreated: number;
-  duplicates: number;
-  rejected: number;
-  resumedFrom: number;
-  committed: boolean;
-  errors: { location: string; field: string; message: string }[];
-  seconds: number;
-}
-
 function guessFormat(name: string): ImportFormat | null {
   const lower = name.toLowerCase();
   return IMPORT_FORMATS.find((f) => lower.includes(f === 'condambigqa' ? 'condambig' : f)) ?? null;
@@ -39,8 +27,8 @@ function guessFormat(name: string): ImportFormat | null {
 
 /** An import that kept nothing (one invalid record refuses the whole file) finished, but was refused. */
 function wasRefused(job: Job): boolean {
-  const result = job.result as { committed?: unknown } | null;
-  return job.state === 'done' && typeof result === 'object' && result !== null && result.committed === false;
+  const result = job.kind === 'import' || job.kind === 'corpus-import' ? job.result : null;
+  return job.state === 'done' && result?.committed === false;
 }
 
 export function JobLine({ job }: { job: Job }) {
@@ -108,7 +96,7 @@ function ImportErrors({ errors }: { errors: readonly { location: string; field: 
   );
 }
 
-function CorpusResult({ report }: { report: CorpusReport }) {
+function CorpusResult({ report }: { report: CorpusImportReport }) {
   return (
     <div className="card" data-testid="import-report">
       <div className={`notice ${report.committed ? 'ok' : 'bad'}`}>
@@ -227,9 +215,9 @@ export function ImportView() {
         </div>
         <ErrorNotice error={error} />
         {job ? <JobLine job={job} /> : null}
-        {job?.state === 'done' && job.kind === 'import' ? <ImportResult report={job.result as ImportReport} /> : null}
-        {job?.state === 'done' && job.kind === 'corpus-import' ? <CorpusResult report={job.result as CorpusReport} /> : null}
-        {job && job.state !== 'done' && job.state !== 'running' ? <div className="notice bad">{job.error?.message}</div> : null}
+        {job?.state === 'done' && job.kind === 'import' && job.result ? <ImportResult report={job.result} /> : null}
+        {job?.state === 'done' && job.kind === 'corpus-import' && job.result ? <CorpusResult report={job.result} /> : null}
+        {job && job.state !== 'done' && job.state !== 'running' ? <ErrorNotice error={job.error} /> : null}
       </div>
     </div>
   );
@@ -310,12 +298,12 @@ export function ExportView() {
         </div>
         <ErrorNotice error={error} />
         {job ? <JobLine job={job} /> : null}
-        {job?.state === 'done' ? (
+        {job?.state === 'done' && job.kind === 'export' && job.result ? (
           <div className="notice ok">
-            Wrote {plural((job.result as ExportReport).records, 'record')} to <span className="mono">{(job.result as ExportReport).file}</span>.
+            Wrote {plural(job.result.records, 'record')} to <span className="mono">{job.result.file}</span>.
           </div>
         ) : null}
-        {job && job.error ? <div className="notice bad">{job.error.message}</div> : null}
+        <ErrorNotice error={job?.error} />
       </div>
     </div>
   );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AmbiguityType, InstanceStatus } from '../domain';
-import { none, op, type ApiError } from './core';
+import { none, op } from './core';
+import type { Job } from './jobs';
 
 /** The app itself, its counts, and the jobs that carry long work. */
 
@@ -27,25 +28,6 @@ export interface AppInfo {
   node: string;
   /** The offline pack the app was opened with (`npm start -- FILE`), if any. */
   pack: string | null;
-}
-
-export const JOB_KINDS = ['import', 'export', 'corpus-import', 'embed', 'retrieval-eval', 'pipeline', 'release', 'evaluation'] as const;
-export type JobKind = (typeof JOB_KINDS)[number];
-
-export interface Job {
-  id: string;
-  kind: JobKind;
-  title: string;
-  state: 'running' | 'done' | 'failed' | 'cancelled';
-  done: number;
-  total: number | null;
-  unit: string;
-  startedAt: string;
-  etaSeconds: number | null;
-  /** What the job is doing now, e.g. the pipeline stage and its calls. */
-  detail: string | null;
-  result: unknown;
-  error: ApiError | null;
 }
 
 export const appOperations = {

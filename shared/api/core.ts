@@ -5,23 +5,48 @@ import type { ProvenanceSource } from '../domain';
 
 export type ErrorCode = 'invalid_input' | 'not_found' | 'conflict' | 'unknown_operation' | 'cancelled' | 'internal' | 'unauthorized' | 'forbidden';
 
+/**
+ * What the caller can do about an error, as data. A service's message says what went wrong in
+ * terms of the data, never of one client; each client words the hint itself (the CLI names its
+ * flag or command, the UI its field or button).
+ */
+export type ErrorHint =
+  /** Repeat the call with this input field set to a reason, to go ahead over the check (recorded). */
+  | { kind: 'force'; field: string }
+  /** Repeat the call with this input field given, or given another value. */
+  | { kind: 'field'; field: string }
+  /** Call this operation first (with this input), then repeat the call. */
+  | { kind: 'operation'; operation: string; input?: Record<string, string | number | boolean> };
+
 export interface ApiError {
   code: ErrorCode;
   message: string;
   details?: unknown;
+  hint?: ErrorHint;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
-/** An error a handler throws on purpose; it crosses the boundary with its code and message. */
+/** An error a handler throws on purpose; it crosses the boundary with its code, message and hint. */
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
+    readonly hint?: ErrorHint,
   ) {
     super(message);
     this.name = 'AppError';
+  }
+
+  /** The error as data, as every transport carries it. */
+  toApiError(): ApiError {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.details !== undefined ? { details: this.details } : {}),
+      ...(this.hint ? { hint: this.hint } : {}),
+    };
   }
 }
 
@@ -71,6 +96,8 @@ export interface Operation<Input extends z.ZodType, Output> {
   input: Input;
   /** Phantom: carries the output type. */
   output?: Output;
+  /** For an operation that starts a job: the kind of job. */
+  job?: string;
 }
 
 /** Declares an operation: `op<Output>()(inputSchema)`. */
@@ -80,6 +107,25 @@ export function op<Output>() {
 
 /** What a field may name on the machine that runs the services, which network callers may not choose. */
 export type FieldMark = 'serverPath' | 'serverReach' | 'serverEndpoints';
+
+/**
+ * What an operation that starts a job answers at once: the job's id. The job's kind and the
+ * result it ends with ride along as types, so `Job.result` is typed per kind (see api/jobs.ts)
+ * and no client casts it.
+ */
+export interface JobTicket<Kind extends string = string, Result = unknown> {
+  jobId: string;
+  /** Phantom: the kind of the job and what it ends with. */
+  readonly job?: { kind: Kind; result: Result };
+}
+
+/**
+ * Declares an operation that starts a job: `startsJob<Result>()(kind, inputSchema)`. It answers
+ * `{jobId}` at once; the job, of `kind`, ends with `Result`.
+ */
+export function startsJob<Result>() {
+  return <const Kind extends string, Input extends z.ZodType>(kind: Kind, input: Input): Operation<Input, JobTicket<Kind, Result>> => ({ input, job: kind });
+}
 
 /**
  * A file or folder on the machine that runs the services. Every such field is declared with this,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { none, op, serverPath, serverReach } from './core';
+import { none, op, serverPath, serverReach, startsJob, type ImportIssue } from './core';
 
 /** Passage corpora: import, embedding, listing. */
 
@@ -12,6 +12,35 @@ export interface CorpusSummary {
 
 export const CORPUS_FORMATS = ['musique', 'jsonl', 'dpr-tsv', 'wikipedia-jsonl'] as const;
 export type CorpusFormat = (typeof CORPUS_FORMATS)[number];
+
+/** What a corpus import ends with. */
+export interface CorpusImportReport {
+  file: string;
+  format: CorpusFormat;
+  corpus: string;
+  records: number;
+  passagesRead: number;
+  passagesCreated: number;
+  duplicates: number;
+  rejected: number;
+  /** The record after which an interrupted import of the same file was resumed (0: from the start). */
+  resumedFrom: number;
+  errors: ImportIssue[];
+  committed: boolean;
+  seconds: number;
+}
+
+/** What embedding a corpus ends with. */
+export interface EmbedReport {
+  model: string;
+  corpus: string;
+  dimensions: number;
+  embedded: number;
+  already: number;
+  total: number;
+  requests: number;
+  seconds: number;
+}
 
 export const CorpusImportRequest = z
   .object({
@@ -44,6 +73,6 @@ export const EmbedRequest = z
 
 export const corpusOperations = {
   'corpus:list': op<CorpusSummary[]>()(none),
-  'corpus:import': op<{ jobId: string }>()(CorpusImportRequest),
-  'corpus:embed': op<{ jobId: string }>()(EmbedRequest),
+  'corpus:import': startsJob<CorpusImportReport>()('corpus-import', CorpusImportRequest),
+  'corpus:embed': startsJob<EmbedReport>()('embed', EmbedRequest),
 } as const;

@@ -4,7 +4,7 @@ import type { GoldInterpretation, MethodInterpretation, RetrievedPassage, TraceS
 import type { MetricSummary, UsageSummary } from '../eval/metrics';
 import type { CallTrace } from '../pipeline';
 import { ModelRef } from '../pipeline';
-import { endpointsConfig, id, none, op, serverPath, serverReach, sortDirection } from './core';
+import { endpointsConfig, id, none, op, serverPath, serverReach, sortDirection, startsJob } from './core';
 
 /** Evaluation runs: a QA method × a model × a release split or a dataset, every item's output, trace and metrics. */
 
@@ -179,9 +179,9 @@ export interface EvalPromptTemplate {
 const metricName = z.enum(['str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'latency_ms', 'cost_usd']);
 
 export const evaluationOperations = {
-  'evaluation:start': op<{ jobId: string }>()(EvalStartRequest),
+  'evaluation:start': startsJob<EvalRunSummary>()('evaluation', EvalStartRequest),
   /** Continues a run that stopped (killed, cancelled or failed): done items are kept, completed calls come from the cache. */
-  'evaluation:resume': op<{ jobId: string }>()(z.object({ id, config: endpointsConfig().optional(), configPath: serverPath().optional() }).strict()),
+  'evaluation:resume': startsJob<EvalRunSummary>()('evaluation', z.object({ id, config: endpointsConfig().optional(), configPath: serverPath().optional() }).strict()),
   'evaluation:list': op<EvalRunSummary[]>()(
     z
       .object({ limit: z.number().int().min(1).max(500).default(100) })

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Correlation } from '../eval/statistics';
+import type { Correlation } from '../eval/paired';
 import type { Coverage, RetrievalOverlap } from '../failures';
 import type { CampaignView } from './annotation';
 import { id, op, serverPath, sortDirection } from './core';

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import { annotationOperations } from './annotation';
-import { appOperations, type Job } from './app';
+import { appOperations } from './app';
+import type { Job } from './jobs';
 import { corpusOperations } from './corpus';
-import { AppError, type ApiError, type Operation, type OperationMap, type Result } from './core';
+import { AppError, type ApiError, type JobTicket, type Operation, type OperationMap, type Result } from './core';
 import { instanceOperations } from './instances';
 import { pipelineOperations } from './pipeline';
 import { releaseOperations } from './release';
@@ -26,6 +27,7 @@ export * from './app';
 export * from './core';
 export * from './corpus';
 export * from './instances';
+export * from './jobs';
 export * from './pipeline';
 export * from './release';
 export * from './evaluation';
@@ -74,6 +76,26 @@ export type Output<K extends OperationName> = Operations[K] extends Operation<z.
 /** `context` says who calls (team mode); transports that know no caller leave it out. */
 export type Handlers = { [K in OperationName]: (input: ParsedInput<K>, context?: CallContext) => Output<K> | Promise<Output<K>> };
 
+/** The operations that start a job. */
+export type JobOperationName = { [K in OperationName]: Output<K> extends JobTicket ? K : never }[OperationName];
+/** What the job an operation starts ends with. */
+export type JobResultOf<K extends JobOperationName> = Output<K> extends JobTicket<string, infer Result> ? Result : never;
+
+/** Whether the operation starts a job (it answers `{jobId}`, and the job carries the result). */
+export function startsAJob(name: OperationName): name is JobOperationName {
+  return operations[name].job !== undefined;
+}
+
+/**
+ * The result of a finished job that `name` started, typed as `name` declares it. The job's kind
+ * is checked against the operation's, so a job of another kind is refused rather than misread.
+ */
+export function jobResult<K extends JobOperationName>(name: K, job: Job): JobResultOf<K> {
+  if (job.kind !== operations[name].job) throw new AppError('internal', `Job ${job.id} is a ${job.kind} job, not one that ${name} starts`);
+  if (job.state !== 'done') throw new AppError('internal', `Job ${job.id} has not finished (${job.state})`);
+  return job.result as JobResultOf<K>;
+}
+
 export function isOperation(name: string): name is OperationName {
   return Object.hasOwn(operations, name);
 }
@@ -113,9 +135,7 @@ export async function dispatch(handlers: Handlers, name: string, input: unknown,
     const handler = handlers[name] as (input: unknown, context?: CallContext) => unknown;
     return { ok: true, value: await handler(parsed.data, context) };
   } catch (error) {
-    if (error instanceof AppError) {
-      return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
-    }
+    if (error instanceof AppError) return { ok: false, error: error.toApiError() };
     return { ok: false, error: { code: 'internal', message: (error as Error).message ?? String(error) } };
   }
 }

@@ -9,7 +9,7 @@ import {
   type InstanceStatus,
   type InterpretationStatus,
 } from '../domain';
-import { byId, id, type ImportIssue, none, op, type Page, paging, type PassageView, type Provenance, serverPath, sortDirection } from './core';
+import { byId, id, type ImportIssue, none, op, type Page, paging, type PassageView, type Provenance, serverPath, sortDirection, startsJob } from './core';
 
 /** Datasets, base questions and instances: browsing, import and export. */
 
@@ -272,8 +272,8 @@ export const instanceOperations = {
   'base-question:list': op<Page<BaseQuestionRow>>()(BaseQuestionQuery),
   'base-question:facets': op<BaseQuestionFacets>()(BaseQuestionFilter),
   'base-question:get': op<BaseQuestionDetail>()(byId),
-  'dataset:import': op<{ jobId: string }>()(ImportRequest),
-  'dataset:export': op<{ jobId: string }>()(ExportRequest),
+  'dataset:import': startsJob<ImportReport>()('import', ImportRequest),
+  'dataset:export': startsJob<ExportReport>()('export', ExportRequest),
   /** Imports the bundled demo data into a new, empty database; [] when there was nothing to do. */
   'dataset:seed-demo': op<ImportReport[]>()(none),
 } as const;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PIPELINE_STAGES } from '../domain';
 import type { Funnel, ItemTrace, PromptTemplate, RunSummary } from '../pipeline';
-import { endpointsConfig, none, op, serverPath } from './core';
+import { endpointsConfig, none, op, serverPath, startsJob } from './core';
 
 /** The construction pipeline: runs, funnel, traces, prompts and prices. */
 
@@ -20,7 +20,7 @@ export const PipelineStartRequest = z
   .refine((r) => (r.config === undefined) !== (r.configPath === undefined), { message: 'give either config or configPath' });
 
 export const pipelineOperations = {
-  'pipeline:start': op<{ jobId: string }>()(PipelineStartRequest),
+  'pipeline:start': startsJob<RunSummary>()('pipeline', PipelineStartRequest),
   'pipeline:validate': op<{ ok: true; detectors: number; filters: number; endpoints: string[] } | { ok: false; message: string }>()(z.object({ config: endpointsConfig() }).strict()),
   /** The example config (OpenRouter), the offline demo config (the bundled fake endpoint), and the last run's. */
   'pipeline:defaults': op<{ example: unknown; offline: unknown; last: unknown }>()(none),

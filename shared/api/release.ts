@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES, type AmbiguityType } from '../domain';
 import { isSemver } from '../release/semver';
 import { splitProblem } from '../release/splits';
-import { byId, none, op, serverPath } from './core';
+import { byId, none, op, serverPath, startsJob } from './core';
 
 /** Releases: frozen, versioned snapshots of instances with splits, a card, files and a gate. */
 
@@ -182,7 +182,7 @@ export interface ReleaseDiff {
 
 export const releaseOperations = {
   'release:preview': op<ReleasePreview>()(ReleaseDraft),
-  'release:create': op<{ jobId: string }>()(ReleaseCreateRequest),
+  'release:create': startsJob<ReleaseSummary>()('release', ReleaseCreateRequest),
   'release:list': op<ReleaseListRow[]>()(none),
   'release:get': op<ReleaseDetail>()(byId),
   'release:card': op<{ markdown: string }>()(byId),

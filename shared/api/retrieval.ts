@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { op, type PassageView, serverPath } from './core';
+import { op, type PassageView, serverPath, startsJob } from './core';
 
 /** Passage search (BM25, dense, hybrid) and the ambiguity cues. */
 
@@ -128,8 +128,7 @@ export const RetrievalEvalRequest = z
 
 export const retrievalOperations = {
   'retrieval:evidence': op<CollectedPassage[]>()(EvidenceRequestSchema),
-  /** A job: its result is a RetrievalEvalReport. */
-  'retrieval:evaluate': op<{ jobId: string }>()(RetrievalEvalRequest),
+  'retrieval:evaluate': startsJob<RetrievalEvalReport>()('retrieval-eval', RetrievalEvalRequest),
   'retrieval:search': op<SearchResult>()(SearchRequestSchema),
   'retrieval:cues': op<AmbiguityCues>()(CuesRequestSchema),
 } as const;

@@ -1,10 +1,11 @@
+import { toCsv as writeCsv, toLatex as writeLatex, toMarkdown as writeMarkdown, type TextTable } from '../tables';
 import type { MetricSummary } from './metrics';
 
 /**
  * Comparison tables of evaluation results (method × model as MARCH Table 3, method × ambiguity
  * type as Table 4): one row per combination of key columns, one column group per metric with its
  * mean, SD, bootstrap interval and n. Written as CSV (every figure in its own column), Markdown
- * and LaTeX ("mean ± SD [low, high]" per cell).
+ * and LaTeX ("mean ± SD [low, high]" per cell) by the shared table writers (shared/tables.ts).
  */
 
 export interface ComparisonRow {
@@ -49,70 +50,31 @@ export function formatCell(cell: MetricSummary | null, digits = 2, pm = '±'): s
   return out;
 }
 
-function csvCell(value: string): string {
-  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
 /** CSV (RFC 4180): key columns, then per metric its value, sd, ci_low, ci_high and n. */
 export function toCsv(table: ComparisonTable): string {
   const header = [...table.keyColumns, ...table.metrics.flatMap((m) => [m, `${m}_sd`, `${m}_ci_low`, `${m}_ci_high`, `${m}_n`])];
-  const lines = [header.map(csvCell).join(',')];
-  for (const row of table.rows) {
-    const figures = row.cells.flatMap((c) => [
-      fixed(c?.value, table.digits),
-      fixed(c?.sd, table.digits),
-      fixed(c?.ci?.low, table.digits),
-      fixed(c?.ci?.high, table.digits),
-      c ? String(c.n) : '',
-    ]);
-    lines.push([...row.keys, ...figures].map(csvCell).join(','));
-  }
-  return `${lines.join('\n')}\n`;
+  const rows = table.rows.map((row) => [
+    ...row.keys,
+    ...row.cells.flatMap((c) => [fixed(c?.value, table.digits), fixed(c?.sd, table.digits), fixed(c?.ci?.low, table.digits), fixed(c?.ci?.high, table.digits), c ? String(c.n) : '']),
+  ]);
+  return writeCsv({ header, rows });
 }
 
-function markdownCell(value: string): string {
-  return value.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** The table with one formatted cell ("mean ± SD [low, high]") per metric, key columns left and metrics right. */
+function displayTable(table: ComparisonTable): TextTable {
+  return {
+    header: [...table.keyColumns, ...table.metrics],
+    rows: table.rows.map((row) => [...row.keys, ...row.cells.map((c) => formatCell(c, table.digits))]),
+    align: [...table.keyColumns.map(() => 'l' as const), ...table.metrics.map(() => 'r' as const)],
+  };
 }
 
 /** A GitHub-flavoured Markdown table, numbers right-aligned. */
 export function toMarkdown(table: ComparisonTable): string {
-  const header = [...table.keyColumns, ...table.metrics];
-  const align = [...table.keyColumns.map(() => '---'), ...table.metrics.map(() => '---:')];
-  const lines = [`| ${header.map(markdownCell).join(' | ')} |`, `| ${align.join(' | ')} |`];
-  for (const row of table.rows) {
-    lines.push(`| ${[...row.keys, ...row.cells.map((c) => formatCell(c, table.digits))].map(markdownCell).join(' | ')} |`);
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-const LATEX_SPECIAL: Record<string, string> = {
-  '\\': '\\textbackslash{}',
-  '&': '\\&',
-  '%': '\\%',
-  $: '\\$',
-  '#': '\\#',
-  _: '\\_',
-  '{': '\\{',
-  '}': '\\}',
-  '~': '\\textasciitilde{}',
-  '^': '\\textasciicircum{}',
-};
-
-export function latexEscape(text: string): string {
-  return text.replace(/[\\&%$#_{}~^]/g, (ch) => LATEX_SPECIAL[ch]!);
+  return writeMarkdown(displayTable(table));
 }
 
 /** A LaTeX tabular (booktabs rules), one cell "mean $\pm$ SD [low, high]" per metric. */
 export function toLatex(table: ComparisonTable): string {
-  const spec = `${'l'.repeat(table.keyColumns.length)}${'r'.repeat(table.metrics.length)}`;
-  const lines = [
-    `\\begin{tabular}{${spec}}`,
-    '\\toprule',
-    `${[...table.keyColumns, ...table.metrics].map(latexEscape).join(' & ')} \\\\`,
-    '\\midrule',
-    ...table.rows.map((row) => `${[...row.keys.map(latexEscape), ...row.cells.map((c) => formatCell(c, table.digits, '$\\pm$'))].join(' & ')} \\\\`),
-    '\\bottomrule',
-    '\\end{tabular}',
-  ];
-  return `${lines.join('\n')}\n`;
+  return writeLatex(displayTable(table));
 }

@@ -18,8 +18,3 @@ export function ndcgAtK<Id>(ranked: readonly Id[], relevant: ReadonlySet<Id>, k:
   for (let i = 0; i < Math.min(k, relevant.size); i++) ideal += 1 / Math.log2(i + 2);
   return dcg / ideal;
 }
-
-export function mean(values: readonly (number | null)[]): number | null {
-  const defined = values.filter((v): v is number => v !== null && Number.isFinite(v));
-  return defined.length ? defined.reduce((a, b) => a + b, 0) / defined.length : null;
-}

@@ -1,5 +1,5 @@
 import type { WritableDB } from '../../db/sql';
-import { seededRandom } from '../../shared/agreement';
+import { seededRandom } from '../../shared/statistics';
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
 
 /**

@@ -278,14 +278,14 @@ describe('bad input: a clear error naming the place, and nothing imported', () =
     const db = memoryDb();
     const report = await importFile(db, { file, format: 'musique' });
     expect(report).toMatchObject({ committed: false, imported: 0, rejected: 300 });
-    expect(report.errors[0]!.message).toBe('this looks like ASQA data, not MuSiQue v1.0; try --format asqa');
+    expect(report.errors[0]!.message).toBe('this looks like ASQA data, not MuSiQue v1.0; try the format "asqa"');
     expect(report.errors.length).toBe(100);
     expect(report.moreErrors).toBeGreaterThan(0);
     expect(count(db, 'base_questions')).toBe(0);
     // ASQA records carry AmbigNQ's `annotations` key: still named as ASQA.
     const asAmbignq = await importFile(db, { file, format: 'ambignq' });
     expect(asAmbignq).toMatchObject({ committed: false, imported: 0 });
-    expect(asAmbignq.errors[0]!.message).toBe('this looks like ASQA data, not AmbigNQ (light or full); try --format asqa');
+    expect(asAmbignq.errors[0]!.message).toBe('this looks like ASQA data, not AmbigNQ (light or full); try the format "asqa"');
   });
 
   it('a byte-order mark and CRLF line ends simply work', async () => {

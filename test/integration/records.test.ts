@@ -11,7 +11,7 @@ import {
   readInBatches,
   readInstanceRecord,
   readInstanceRecords,
-} from '../../electron/services/records';
+} from '../../electron/services/record-reader';
 import type { AwbRecord } from '../../shared/awb-format';
 import { AMBIGNQ, ASQA, CONDAMBIGQA, memoryDb, MUSIQUE, ROOT, tempDir } from '../helpers/db';
 import { richRecord } from '../helpers/release-fixture';

@@ -13,7 +13,7 @@ import { createRelease, previewRelease } from '../../electron/services/release/c
 import { EncoderPool } from '../../electron/services/release/encoder-pool';
 import type { FileSink } from '../../electron/services/release/files';
 import { FrozenRecords } from '../../electron/services/release/frozen';
-import { AppError, dispatch, ReleaseCreateRequest, ReleaseDraft, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
+import { AppError, dispatch, jobResult, ReleaseCreateRequest, ReleaseDraft, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
 import { recordToRow } from '../../shared/release/schema';
 import { readParquetIndependently } from '../helpers/arrow-ffi';
@@ -63,10 +63,10 @@ afterAll(() => {
 
 async function create(input: Input<'release:create'>): Promise<ReleaseSummary> {
   const started = await dispatch(handlers, 'release:create', input);
-  if (!started.ok) throw new AppError(started.error.code, started.error.message);
+  if (!started.ok) throw new AppError(started.error.code, started.error.message, undefined, started.error.hint);
   const job = await workbench.jobs.wait((started.value as { jobId: string }).jobId);
-  if (job.state !== 'done') throw new AppError(job.error?.code ?? 'internal', job.error?.message ?? 'failed');
-  return job.result as ReleaseSummary;
+  if (job.state !== 'done') throw new AppError(job.error?.code ?? 'internal', job.error?.message ?? 'failed', undefined, job.error?.hint);
+  return jobResult('release:create', job);
 }
 
 const releaseCount = () => (db.prepare('SELECT count(*) AS n FROM releases').get() as { n: number }).n;
@@ -384,6 +384,8 @@ describe('gate and licences', () => {
     await expect(create({ name: 'ASQA', version: '1.0.0', out: tmp.file('asqa-by'), selection: asqa, licence: 'CC-BY-4.0' })).rejects.toMatchObject({
       code: 'conflict',
       message: expect.stringMatching(/CC-BY-SA-3\.0 \(share-alike\)/),
+      // The way out as data, which each client words: the CLI's --force, the form's "Force" field.
+      hint: { kind: 'force', field: 'force' },
     });
     expect(fs.existsSync(tmp.file('asqa-by'))).toBe(false);
     const summary = await create({ name: 'ASQA', version: '1.0.0', out: tmp.file('asqa'), selection: asqa });

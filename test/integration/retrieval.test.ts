@@ -222,11 +222,14 @@ describe('search', () => {
     expect(one.hits.map((h) => h.passage.corpus)).toEqual(['other']);
     const all = await retriever.search({ query: 'psychotherapy integration', mode: 'bm25', k: 20 });
     expect(new Set(all.hits.map((h) => h.passage.corpus))).toEqual(new Set(['other', 'musique']));
-    await expect(retriever.search({ query: 'x', mode: 'dense', k: 3, corpus: 'other' })).rejects.toThrow(/The corpus "other" has no vectors yet: run `awb corpus embed/);
+    await expect(retriever.search({ query: 'x', mode: 'dense', k: 3, corpus: 'other' })).rejects.toMatchObject({
+      message: expect.stringMatching(/The corpus "other" has no vectors yet: embed it first/),
+      hint: { kind: 'operation', operation: 'corpus:embed', input: { corpus: 'other', provider: 'offline' } },
+    });
     // Partly embedded: the search says how much is covered.
     upsertPassage(db, { corpusId: getOrCreateCorpus(db, 'musique'), sourceId: null, title: 'New', text: 'A passage added after embedding.', origin: 't' });
     expect((await retriever.search({ query: 'passage added', mode: 'dense', k: 3, corpus: 'musique' })).notes).toEqual([
-      expect.stringMatching(/vectors cover \d+ of \d+ passages; run `awb corpus embed` to finish/),
+      expect.stringMatching(/vectors cover \d+ of \d+ passages; embedding the corpus again finishes the rest/),
     ]);
   });
 
@@ -304,7 +307,7 @@ describe('vectors', () => {
     const vectors = () => count(db, sql`SELECT count(*) AS n FROM ${floatTable(model.id)}`);
     expect(vectors()).toBe(60);
     await expect(embedCorpus(db, { corpus: 'second', provider: 'offline', dimensions: 64, refit: true })).rejects.toThrow(
-      /A refit of offline:.*:64 would discard the vectors of "first" \(30\), which share its fit\. Embed this corpus with another --dimensions/,
+      /A refit of offline:.*:64 would discard the vectors of "first" \(30\), which share its fit\. Embed this corpus with other dimensions/,
     );
     expect(vectors()).toBe(60);
     // Alone in its model, a corpus can be refitted.

@@ -11,7 +11,8 @@ import { campaignView, createCampaign } from '../../electron/services/annotation
 import { DatabaseJudging } from '../../electron/services/annotation/judging';
 import { saveProtocol } from '../../electron/services/annotation/protocols';
 import { instanceDetail } from '../../electron/services/browse';
-import { readInstanceRecord, WriteContext, writeRecord } from '../../electron/services/records';
+import { readInstanceRecord } from '../../electron/services/record-reader';
+import { WriteContext, writeRecord } from '../../electron/services/record-writer';
 import { configureSync, removeStoreCampaign, runSync, syncStatus } from '../../electron/services/team/sync';
 import type { CampaignView } from '../../shared/api';
 import { AwbRecord } from '../../shared/awb-format';

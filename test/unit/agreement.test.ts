@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   agreementRates,
   binomial,
-  bootstrapInterval,
   cohenKappa,
   fleissFromPatterns,
   fleissKappa,
@@ -10,11 +9,13 @@ import {
   kappaFromTable,
   krippendorffAlpha,
   majorityLabel,
-  seededRandom,
+  patternBootstrapInterval,
   toPatterns,
   type Rating,
 } from '../../shared/agreement';
-import { agreementReport, agreementTable, statusTable, toLatex, validityTable, withCriterionLabels, type AgreementInput } from '../../shared/agreement-report';
+import { seededRandom } from '../../shared/statistics';
+import { agreementReport, agreementTable, statusTable, validityTable, withCriterionLabels, type AgreementInput } from '../../shared/agreement-report';
+import { toLatex } from '../../shared/tables';
 
 /** Expands a table of category counts per item into a ratings matrix. */
 function fromCounts(counts: number[][], categories: string[]): string[][] {
@@ -86,14 +87,14 @@ describe("Fleiss' kappa", () => {
   it('gives a seeded, reproducible bootstrap interval around κ', () => {
     const patterns = toPatterns(DIAGNOSES, FIVE);
     const statistic = (w: readonly number[]) => fleissFromPatterns(patterns, w).kappa.value;
-    const a = bootstrapInterval(patterns, statistic, { resamples: 2000, seed: 7 });
-    const b = bootstrapInterval(patterns, statistic, { resamples: 2000, seed: 7 });
+    const a = patternBootstrapInterval(patterns, statistic, { resamples: 2000, seed: 7 });
+    const b = patternBootstrapInterval(patterns, statistic, { resamples: 2000, seed: 7 });
     expect(a).toEqual(b);
     expect(a.low!).toBeLessThan(0.4302445);
     expect(a.high!).toBeGreaterThan(0.4302445);
     expect(a.high! - a.low!).toBeGreaterThan(0.05);
     expect(a.high! - a.low!).toBeLessThan(0.4);
-    const other = bootstrapInterval(patterns, statistic, { resamples: 2000, seed: 8 });
+    const other = patternBootstrapInterval(patterns, statistic, { resamples: 2000, seed: 8 });
     expect(other.low).not.toBe(a.low);
   });
 });

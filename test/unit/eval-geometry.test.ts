@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveK, centroid, cosine, dispersion, kMeans, queryState, silhouette } from '../../shared/eval/geometry';
+import { adaptiveK, kMeans, queryState } from '../../shared/retrieval/geometry';
+import { centroid, cosine, dispersion, silhouette } from '../../shared/vectors';
 import { citedKeys, cleanAnswers, conditionalLongAnswer, numberedPassages } from '../../shared/eval/methods/format';
 import { EVAL_PROMPTS, EVAL_PROMPT_NAMES, evalPlaceholders, fillTemplate } from '../../shared/eval/methods/prompts';
 import { EVAL_SCHEMAS, evalJsonSchema } from '../../shared/eval/methods/schemas';
@@ -38,12 +39,12 @@ describe('the retrieval-geometry gate', () => {
     // Point (0,0): a = 1 (to (0,1)); b = mean(10, √101) ; s = (b − a) / b. All four points are symmetric.
     const b = (10 + Math.sqrt(101)) / 2;
     expect(silhouette(points, assignment)).toBeCloseTo((b - 1) / b, 10);
-    // One cluster only: no separation.
-    expect(silhouette(points, [0, 0, 0, 0])).toBe(0);
+    // One cluster only: the silhouette is undefined.
+    expect(silhouette(points, [0, 0, 0, 0])).toBeNull();
   });
 
   it('classifies the query state as in eq. 3 and picks k as in eq. 4', () => {
-    const t = { variance: 0.25, separability: 0.1 };
+    const t = { variance: 0.25, separation: 0.1 };
     expect(queryState(0, 0.1, t)).toBe('ambiguous');
     expect(queryState(0.3, 0.05, t)).toBe('uncertain');
     expect(queryState(0.2, 0.05, t)).toBe('unambiguous');

@@ -1,28 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  aggregateByGroup,
-  aggregateMetrics,
-  bestTokenScores,
-  bootstrapInterval,
-  citationPrecision,
-  dF1,
-  disambigF1,
-  geometricMean,
-  lcsLength,
-  normalizeAnswer,
-  quantile,
-  rougeL,
-  rougeLsumTokens,
-  rougeTokens,
-  scoreItem,
-  splitSentences,
-  strEm,
-  summarizeUsage,
-  tokenExactMatch,
-  tokenF1,
-} from '../../shared/eval/metrics';
+import { bestTokenScores, citationPrecision, dF1, disambigF1, geometricMean, squadNormalize, strEm, tokenExactMatch, tokenF1 } from '../../shared/eval/answer-metrics';
+import { aggregateByGroup, aggregateMetrics, scoreItem, summarizeUsage } from '../../shared/eval/metrics';
+import { lcsLength, rougeL, rougeLsumTokens, rougeTokens, splitSentences } from '../../shared/eval/rouge';
+import { bootstrapInterval, quantile } from '../../shared/statistics';
 import { porterStem } from '../../shared/eval/porter';
 import { parsePredictions, PredictionsError } from '../../shared/eval/predictions';
 import { comparisonTable, toCsv, toLatex, toMarkdown } from '../../shared/eval/tables';
@@ -33,8 +15,8 @@ import { comparisonTable, toCsv, toLatex, toMarkdown } from '../../shared/eval/t
 
 describe('SQuAD normalisation, EM and F1', () => {
   it('lower-cases, strips punctuation and articles, collapses spaces (Python: official normalize_answer)', () => {
-    expect(normalizeAnswer("The  Quick, brown fox's AN apple! a")).toBe('quick brown foxs apple');
-    expect(normalizeAnswer('Theatre of the Absurd')).toBe('theatre of absurd');
+    expect(squadNormalize("The  Quick, brown fox's AN apple! a")).toBe('quick brown foxs apple');
+    expect(squadNormalize('Theatre of the Absurd')).toBe('theatre of absurd');
   });
 
   it('scores the SQuAD examples (Python: official f1_score)', () => {
@@ -301,7 +283,7 @@ describe('comparison tables', () => {
     const latex = toLatex(table);
     expect(latex).toContain('\\begin{tabular}{llr}');
     expect(latex).toContain('CLARION & gpt-4o & 55.50 $\\pm$ 28.00 [52.25, 58.75] \\\\');
-    expect(toLatex({ ...table, rows: [{ keys: ['50% & co_x', 'm'], cells: [null] }] })).toContain('50\\% \\& co\\_x & m & — \\\\');
+    expect(toLatex({ ...table, rows: [{ keys: ['50% & co_x', 'm'], cells: [null] }] })).toContain('50\\% \\& co\\_x & m & --- \\\\');
   });
 });
 

@@ -12,7 +12,7 @@ import {
   quadraticWeightedKappaValue,
   spearman,
   wilcoxonSignedRank,
-} from '../../shared/eval/statistics';
+} from '../../shared/eval/paired';
 
 // Reference values marked "Python" come from a standalone Python 3 script (standard library only:
 // statistics.correlation, statistics.NormalDist, math.comb, brute-force pair counts and an exact

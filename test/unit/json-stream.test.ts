@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileStructureError, firstInvalidUtf8, parseRecord, readRecords, type RawRecord } from '../../electron/services/import/json-stream';
+import { firstInvalidUtf8, parseRecord } from '../../electron/services/import/json-record';
+import { FileStructureError, type RawRecord } from '../../electron/services/import/json-scanner';
+import { readRecords } from '../../electron/services/import/json-stream';
 import { tempDir, writeFile } from '../helpers/db';
 
 const tmp = tempDir('awb-reader-');
@@ -138,12 +140,12 @@ describe('parseRecord', () => {
 
 describe('jsonSyntaxError', () => {
   it('accepts what JSON.parse accepts', async () => {
-    const { jsonSyntaxError } = await import('../../electron/services/import/json-stream');
+    const { jsonSyntaxError } = await import('../../electron/services/import/json-record');
     for (const text of ['{}', '[]', '{"a":[1,-2.5e3,true,false,null,"x\\u00e9\\n"]}', ' "s" ', '0']) expect(jsonSyntaxError(text)).toBeNull();
   });
 
   it('points at the first mistake', async () => {
-    const { jsonSyntaxError } = await import('../../electron/services/import/json-stream');
+    const { jsonSyntaxError } = await import('../../electron/services/import/json-record');
     expect(jsonSyntaxError('{"a": 1,}')).toEqual({ offset: 8, message: "expected a property name in double quotes, found \"}\"" });
     expect(jsonSyntaxError('{"a" 1}')?.message).toMatch(/expected ':'/);
     expect(jsonSyntaxError('[1 2]')?.offset).toBe(3);

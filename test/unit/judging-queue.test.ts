@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildQueue } from '../../electron/services/annotation/judging';
 import type { InstanceDetail, JudgingItem, JudgingQueue } from '../../shared/api';
-import { seededRandom } from '../../shared/agreement';
+import { seededRandom } from '../../shared/statistics';
 import { BUILT_IN_PROTOCOLS, scaleValues, type Protocol } from '../../shared/protocols';
 import { firstUndecided, nextAfterSkip, nextToJudge, startPosition, withDecision, withSkip, withValue } from '../../renderer/views/judging/queue';
 

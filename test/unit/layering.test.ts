@@ -71,7 +71,7 @@ describe('layering lint rules', () => {
       ['electron/cli/index.ts', '../desktop/main'],
       ['electron/services/pipeline/x.ts', '../../dev/fake-model'],
       ['electron/transport/x.ts', '../dev/fake-model'],
-      ['electron/dev/x.ts', '../services/records'],
+      ['electron/dev/x.ts', '../services/record-reader'],
       ['electron/dev/x.ts', '../../db/connection'],
       // Service domains meet only along the declared seams, and never through another's handlers.
       ['electron/services/annotation/x.ts', '../failures/flags'],
@@ -123,5 +123,34 @@ describe('the SQL lint rule', () => {
     expect(await sqlProblems('electron/services/x.ts', "import { transaction, type WritableDB } from '../../db/sql';\nexport const f = (db: WritableDB) => transaction(db, () => 1);\n")).toEqual([]);
     expect(await sqlProblems('electron/services/x.ts', "import { beginWrite, commit, rollback } from '../../db/sql';\nexport const f = [beginWrite, commit, rollback];\n")).toEqual([]);
     expect(await sqlProblems('electron/services/x.ts', "import type { ReadableDB } from '../../db/sql';\nexport type R = ReadableDB;\n")).toEqual([]);
+  });
+});
+
+describe('the size lint rules', () => {
+  /** A file of `n` lines (a comment and blank lines count too). */
+  const fileOf = (n: number) => `${'// a line\n'.repeat(Math.max(0, n - 1))}export const a = 1;\n`;
+  /** A function of `n` lines, braces included. */
+  const functionOf = (n: number) => `export function f(): number {\n${'  // a step\n'.repeat(n - 3)}  return 1;\n}\n`;
+  const sizeProblems = (file: string, code: string, rule: string) => problems(file, code, rule);
+
+  it('refuse a source file over 450 lines, comments and blank lines counted', async () => {
+    for (const file of ['electron/services/x.ts', 'db/queries/x.ts', 'shared/x.ts', 'renderer/views/X.tsx', 'scripts/x.mjs']) {
+      expect(await sizeProblems(file, fileOf(451), 'max-lines'), file).toHaveLength(1);
+      expect(await sizeProblems(file, fileOf(450), 'max-lines'), file).toEqual([]);
+    }
+    expect(await sizeProblems('shared/x.ts', `${'\n'.repeat(449)}export const a = 1;\n// one more\n`, 'max-lines')).toHaveLength(1);
+  });
+
+  it('let only the listed renderer files stay over it until they are split', async () => {
+    expect(await sizeProblems('renderer/views/releases/ReleasesView.tsx', fileOf(600), 'max-lines')).toEqual([]);
+    expect(await sizeProblems('renderer/views/releases/Other.tsx', fileOf(451), 'max-lines')).toHaveLength(1);
+  });
+
+  it('refuse a function over 150 lines in electron/, db/ and shared/, but not a migration', async () => {
+    for (const file of ['electron/services/x.ts', 'electron/cli/x.ts', 'db/queries/x.ts', 'shared/x.ts']) {
+      expect(await sizeProblems(file, functionOf(151), 'max-lines-per-function'), file).toHaveLength(1);
+      expect(await sizeProblems(file, functionOf(150), 'max-lines-per-function'), file).toEqual([]);
+    }
+    expect(await sizeProblems('db/migrations/0099-x.ts', functionOf(300), 'max-lines-per-function')).toEqual([]);
   });
 });

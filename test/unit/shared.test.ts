@@ -3,7 +3,7 @@ import { checkSpan, locateAnswer, sentenceAround } from '../../shared/checks';
 import { AMBIGUITY_TYPES, decompositionStyle } from '../../shared/domain';
 import { BUILT_IN_PROTOCOLS, ProtocolDocument, questionFor } from '../../shared/protocols';
 import { matchRanges, searchTerms, toFtsQuery } from '../../shared/search';
-import { countTokens, findSpan, htmlToText, normalizeAnswer } from '../../shared/text';
+import { countTokens, findSpan, foldForMatching, htmlToText } from '../../shared/text';
 import { listStateToSearch, parseBaseQuestionParams, parseInstanceParams } from '../../renderer/list-params';
 import { all, sql } from '../../db/sql';
 import { memoryDb } from '../helpers/db';
@@ -18,9 +18,9 @@ describe('text', () => {
     expect(findSpan('cost (in $)', '(in $)')).toEqual({ start: 5, end: 11 });
   });
 
-  it('normalises answers like SQuAD', () => {
-    expect(normalizeAnswer('The  F-Series!')).toBe('f series');
-    expect(normalizeAnswer('an Apple')).toBe('apple');
+  it('folds wordings for matching: punctuation breaks words, articles go', () => {
+    expect(foldForMatching('The  F-Series!')).toBe('f series');
+    expect(foldForMatching('an Apple')).toBe('apple');
     expect(countTokens('  one two\tthree ')).toBe(3);
     expect(countTokens('')).toBe(0);
   });

@@ -21,7 +21,8 @@ describe('the shared store address', () => {
     expect(connectionUrl('postgres://a@now/x', 'postgres://a@kept/x', {})).toBe('postgres://a@now/x');
     expect(connectionUrl(undefined, 'postgres://a@kept/x', { AWB_POSTGRES_URL: 'postgres://a@env/x' })).toBe('postgres://a@env/x');
     expect(connectionUrl(undefined, 'postgres://a@kept/x', {})).toBe('postgres://a@kept/x');
-    expect(() => connectionUrl(undefined, undefined, {})).toThrow(/awb team init --postgres/);
+    // What to do comes as a hint, which the CLI words as `awb team init --postgres URL`.
+    expect(() => connectionUrl(undefined, undefined, {})).toThrow(expect.objectContaining({ message: expect.stringMatching(/No shared store is set up/), hint: { kind: 'operation', operation: 'sync:configure' } }));
   });
 });
 

@@ -7,7 +7,7 @@ import { instanceIdsMatching, instanceTypesByIds } from '../../../db/queries/ins
 import { getProtocol } from '../../../db/queries/protocols';
 import { flaggedInstanceIds } from '../../../db/queries/instance-flags';
 import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
-import { seededRandom } from '../../../shared/agreement';
+import { seededRandom } from '../../../shared/statistics';
 import { AppError, type CampaignSelection, type CampaignSummary, type CampaignView, type InstanceFilter } from '../../../shared/api';
 import { AMBIGUITY_TYPES, type AmbiguityType } from '../../../shared/domain';
 import { resolveProtocol } from './protocols';

@@ -2,13 +2,13 @@ import path from 'node:path';
 import { protocolVersions } from '../../../db/queries/protocols';
 import type { WritableDB } from '../../../db/sql';
 import { AppError, type Handlers, type JudgingSession } from '../../../shared/api';
-import type { EventBus } from '../events';
 import { adjudicate, campaignAgreement, disagreements } from './agreement';
 import { campaignList, campaignView, createCampaign, sampleInstances } from './campaigns';
 import { DatabaseJudging, type JudgingStore } from './judging';
 import { exportJudgments, importJudgments, judgmentFormatOf } from './judgments-io';
 import { exportPack, importPack, PackJudging } from './packs';
 import { allProtocols, protocolDocument, resolveProtocol, saveProtocol } from './protocols';
+import type { Workbench } from '../workbench';
 
 type AnnotationOperation =
   | 'protocol:list'
@@ -58,7 +58,8 @@ class Sessions {
   }
 }
 
-export function annotationHandlers(db: WritableDB, events: EventBus): Pick<Handlers, AnnotationOperation> {
+export function annotationHandlers(workbench: Workbench): Pick<Handlers, AnnotationOperation> {
+  const { db, events } = workbench;
   const sessions = new Sessions(db);
   const changed = (reason: string) => {
     sessions.forgetDatabaseSessions();

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -11,6 +10,7 @@ import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type ImportIssue, type JudgmentFormat, type JudgmentImportReport } from '../../../shared/api';
 import { isValidValue } from '../../../shared/protocols';
 import { MAX_JUDGMENT_FILE_BYTES, readTextBounded } from './bounded-read';
+import { sha256 } from '../hash';
 
 /**
  * Judgments as plain files, one row per (campaign, instance, annotator, criterion):
@@ -119,7 +119,7 @@ export function importJudgments(db: WritableDB, campaignId: number, format: Judg
         findAssignment(db, campaignId, annotatorId, row.instanceId) ??
         { id: insertAssignment(db, campaignId, row.instanceId, annotatorId, nextPosition(db, campaignId, annotatorId)) };
       // The same row imported again gets the same id, and is passed over.
-      const uid = `file:${createHash('sha256').update([campaignId, row.instanceId, row.annotator, row.criterion, row.value, row.comment, row.createdAt].join('\u0000')).digest('hex').slice(0, 32)}`;
+      const uid = `file:${sha256([campaignId, row.instanceId, row.annotator, row.criterion, row.value, row.comment, row.createdAt].join('\u0000')).slice(0, 32)}`;
       const current = currentJudgments(db, assignment.id).find((j) => j.criterion === row.criterion);
       // A row that says what the database already holds (say, an export read back) adds nothing.
       if (judgmentExists(db, uid) || (current && current.value === row.value && current.comment === row.comment)) {

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type InstanceDetail, type JudgingItem, type JudgingQueue, type PackExportReport, type PackImportReport } from '../../../shared/api';
 import type { Protocol } from '../../../shared/protocols';
 import { instanceDetail } from '../browse';
+import { sha256 } from '../hash';
 import { judgedEvalAnswer } from './judged-answer';
 import { blindView, buildQueue, checkDecision, type Decision, type JudgingStore } from './judging';
 import { MAX_PACK_BYTES, MAX_RESULTS_BYTES, readTextBounded } from './bounded-read';
@@ -42,7 +43,7 @@ export function resultsPath(packFile: string): string {
 }
 
 function checksumOf(pack: Omit<Pack, 'checksum'>): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(pack)).digest('hex')}`;
+  return `sha256:${sha256(JSON.stringify(pack))}`;
 }
 
 

@@ -7,10 +7,12 @@ import { findCorpusImport, recordCorpusProgress, startCorpusImport } from '../..
 import { indexPassagesAfter, maxPassageId, upsertPassage } from '../../../db/queries/passages';
 import { optimize } from '../../../db/connection';
 import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
-import { AppError, type CorpusFormat, type ImportIssue } from '../../../shared/api';
+import { AppError, type CorpusFormat, type CorpusImportReport } from '../../../shared/api';
 import { nonBlank } from '../../../shared/awb-format';
 import { chunkText } from '../../../shared/retrieval/chunk';
-import { DEFAULT_MAX_RECORD_BYTES, FileStructureError, parseRecord, readRecords } from '../import/json-stream';
+import { parseRecord } from '../import/json-record';
+import { FileStructureError } from '../import/json-scanner';
+import { DEFAULT_MAX_RECORD_BYTES, readRecords } from '../import/json-stream';
 
 /**
  * Corpus import: passages from MuSiQue records, `{id, title, text}` JSON Lines, DPR's
@@ -36,21 +38,6 @@ export interface CorpusImportOptions {
   targetWords?: number;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
-}
-
-export interface CorpusImportReport {
-  file: string;
-  format: CorpusFormat;
-  corpus: string;
-  records: number;
-  passagesRead: number;
-  passagesCreated: number;
-  duplicates: number;
-  rejected: number;
-  resumedFrom: number;
-  errors: ImportIssue[];
-  committed: boolean;
-  seconds: number;
 }
 
 interface NewCorpusPassage {

@@ -51,7 +51,7 @@ export function usableMode(db: WritableDB, corpus: string | null, mode: Retrieva
   if (defaultModelFor(db, corpusId)) return { mode, note: null };
   return {
     mode: 'bm25',
-    note: `${corpus ? `The corpus "${corpus}"` : 'No corpus'} has no vectors, so ${mode} retrieval fell back to BM25 for every item (run \`awb corpus embed\` to search with vectors).`,
+    note: `${corpus ? `The corpus "${corpus}"` : 'No corpus'} has no vectors, so ${mode} retrieval fell back to BM25 for every item (embed the corpus to search with vectors).`,
   };
 }
 

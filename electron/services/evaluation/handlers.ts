@@ -1,9 +1,8 @@
 import { countEvalItems, listEvalItems, rowToEvalItemRowView, type ItemFilter } from '../../../db/queries/eval-items';
 import { getEvalRun } from '../../../db/queries/eval-runs';
-import type { WritableDB } from '../../../db/sql';
 import { AppError, type Handlers } from '../../../shared/api';
 import { EVAL_METHODS, METHOD_INFO } from '../../../shared/eval/methods';
-import type { JobRunner } from '../jobs';
+import type { Workbench } from '../workbench';
 import { evalItemDetail } from './items';
 import { evalPromptHistory, listEvalPrompts, saveEvalPrompt } from './prompts';
 import { compareEvalRuns, createEvalRun, evalRunSummaries, evalRunSummary, evalTables, executeEvalRun, readEndpoints } from './run';
@@ -22,14 +21,13 @@ type EvaluationOperation =
   | 'evaluation:prompt-history'
   | 'evaluation:prompt-save';
 
-export function evaluationHandlers(db: WritableDB, jobs: JobRunner, writer: () => { db: WritableDB; release(): void }, keys: () => Record<string, string>): Pick<Handlers, EvaluationOperation> {
+export function evaluationHandlers(workbench: Workbench): Pick<Handlers, EvaluationOperation> {
+  const db = workbench.db;
   const start = (runId: number, label: string, endpoints?: ReturnType<typeof readEndpoints>) =>
-    jobs.start('evaluation', label, 'items', async (control) => {
-      const connection = writer();
-      try {
-        return await executeEvalRun(connection.db, runId, {
+    workbench.writerJob('evaluation', label, 'items', (writer, control) =>
+      executeEvalRun(writer, runId, {
           signal: control.signal,
-          keys: keys(),
+          keys: workbench.apiKeys,
           endpoints,
           onProgress: (p, session) =>
             control.progress(
@@ -37,21 +35,18 @@ export function evaluationHandlers(db: WritableDB, jobs: JobRunner, writer: () =
               session.total,
               `evaluating run ${p.runId}: ${p.done}/${p.total} items, ${p.failed} failed · ${p.calls} calls, ${p.cachedCalls} cached · $${p.costUsd.toFixed(4)}`,
             ),
-        });
-      } finally {
-        connection.release();
-      }
-    });
+      }),
+    );
   return {
     'evaluation:start': (request) => {
       const runId = createEvalRun(db, request);
       const run = evalRunSummary(db, runId);
-      return { jobId: start(runId, `Evaluation ${run.id}: ${run.methodLabel} × ${run.model} on ${run.source}`).id };
+      return start(runId, `Evaluation ${run.id}: ${run.methodLabel} × ${run.model} on ${run.source}`);
     },
     'evaluation:resume': ({ id, config, configPath }) => {
       if (!getEvalRun(db, id)) throw new AppError('not_found', `No evaluation run ${id}`);
       const endpoints = config !== undefined || configPath !== undefined ? readEndpoints(config, configPath) : undefined;
-      return { jobId: start(id, `Evaluation ${id} (resumed)`, endpoints).id };
+      return start(id, `Evaluation ${id} (resumed)`, endpoints);
     },
     'evaluation:list': ({ limit }) => evalRunSummaries(db, limit),
     'evaluation:get': ({ id }) => evalRunSummary(db, id),

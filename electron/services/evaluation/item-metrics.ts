@@ -1,4 +1,5 @@
-import { disambigF1, scoreItem, strEm, type MetricName } from '../../../shared/eval/metrics';
+import { disambigF1, strEm } from '../../../shared/eval/answer-metrics';
+import { scoreItem, type MetricName } from '../../../shared/eval/metrics';
 import { conditionsForJudge, goldForJudge } from '../../../shared/eval/methods/format';
 import type { MethodOutput } from '../../../shared/eval/types';
 import type { ModelRef } from '../../../shared/pipeline';

@@ -1,6 +1,7 @@
 import type { EvalMethod } from '../../../shared/eval/methods';
 import { citedKeys, cleanAnswers, conditionalLongAnswer, describeHistory, fragmentsAsPassages, numberedPassages } from '../../../shared/eval/methods/format';
-import { adaptiveK, centroid, cosine, dispersion, kMeans, queryState, silhouette } from '../../../shared/eval/geometry';
+import { adaptiveK, kMeans, queryState } from '../../../shared/retrieval/geometry';
+import { centroid, cosine, dispersion, silhouette } from '../../../shared/vectors';
 import type { MethodInterpretation, MethodOutput, RetrievedPassage } from '../../../shared/eval/types';
 import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
 import { findCorpusByName } from '../../../db/queries/corpora';
@@ -255,8 +256,8 @@ async function adf(run: ItemRun): Promise<MethodOutput> {
     const v = withVectors.map((p) => [...vectors.get(p.id)!]);
     if (v.length < 4) run.note(`ADF gate: only ${v.length} passages have vectors; clustering is unreliable below 4`);
     const variance = dispersion(v);
-    const separability = v.length >= 2 ? silhouette(v, kMeans(v, 2)) : 0;
-    state = queryState(variance, separability, { variance: thresholds.varianceThreshold, separability: thresholds.separabilityThreshold });
+    const separability = (v.length >= 2 ? silhouette(v, kMeans(v, 2)) : null) ?? 0;
+    state = queryState(variance, separability, { variance: thresholds.varianceThreshold, separation: thresholds.separabilityThreshold });
     run.step('plan', 'geometry gate', { variance, separability, state, passages: v.length, model: model.name });
     if (state !== 'unambiguous' && v.length >= 2) {
       const [embedded] = await embedderFor(db, model).embedQueries([run.question]);

@@ -7,7 +7,8 @@ import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type EvalComparison, type EvalProgress, type EvalRunSummary, type EvalStartRequest, type EvalTableRow } from '../../../shared/api';
 import { METHOD_INFO } from '../../../shared/eval/methods';
 import { aggregateByGroup, aggregateMetrics, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
-import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/statistics';
+import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/paired';
+import { mean } from '../../../shared/statistics';
 import type { EvalGold } from '../../../shared/eval/types';
 import { DETECTABLE_TYPES, Endpoint, Price, withBaseUrlOverride, type ModelRef, type PipelineConfig } from '../../../shared/pipeline';
 import { LlmClient } from '../pipeline/llm';
@@ -135,27 +136,107 @@ export interface ExecuteOptions {
 /** Runs in this process right now (others left "running" ended with their process). */
 const active = new Set<number>();
 
+/**
+ * Finished items are written in batches, one transaction each (a commit per item would cost more
+ * than the item's own work against a fast endpoint). A kill loses at most the last batch, whose
+ * calls are in the call log already, so the resume repeats none of them. The run's done and
+ * failed counts move with each batch (a failed item tried again leaves "failed").
+ */
+class ItemWrites {
+  private pending: (() => void)[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private counted = { done: 0, failed: 0 };
+
+  constructor(
+    private readonly db: WritableDB,
+    private readonly runId: number,
+  ) {}
+
+  save(write: () => void, before: string, after: 'done' | 'failed'): void {
+    this.pending.push(write);
+    this.counted[after]++;
+    if (before === 'done' || before === 'failed') this.counted[before]--;
+    if (this.pending.length >= 64) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), 100);
+  }
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.pending;
+    const counted = this.counted;
+    this.pending = [];
+    this.counted = { done: 0, failed: 0 };
+    if (batch.length)
+      transaction(this.db, () => {
+        batch.forEach((write) => write());
+        addEvalRunCounts(this.db, this.runId, counted.done, counted.failed);
+      });
+  }
+}
+
+/** What running one item needs: the run's environment, its stored options, where results go. */
+interface ItemContext {
+  env: RunEnv;
+  stored: StoredOptions;
+  fellBack: boolean;
+  writes: ItemWrites;
+  signal: AbortSignal | undefined;
+}
+
+/** One item: the method, then its scores, saved as done; or the reason it failed, saved as failed. Returns whether it ended (not cancelled) and failed. */
+async function runItem(ctx: ItemContext, itemId: number): Promise<'done' | 'failed' | 'cancelled'> {
+  const { env, stored } = ctx;
+  const db = env.db;
+  const method = stored.method;
+  const item = getEvalItem(db, itemId)!;
+  const run = new ItemRun(env, itemId, JSON.parse(item.gold) as EvalGold);
+  if (ctx.fellBack) run.notes.push(`${stored.retrieval} retrieval fell back to BM25: the corpus has no vectors`);
+  let methodCalls: number | null = null;
+  const usage = () => {
+    const u = itemUsage(db, run.tag, run.callIds.slice(0, methodCalls ?? run.callIds.length));
+    return { latencyMs: u.latencyMs + run.retrievalMs, calls: u.calls, promptTokens: u.promptTokens, completionTokens: u.completionTokens, costUsd: u.costUsd, notes: run.notes };
+  };
+  try {
+    const out = await runMethod(method, run);
+    methodCalls = run.callIds.length;
+    const spent = usage();
+    const reader = stored.reader as ReaderChoice | undefined;
+    const scores = await scoreOutput(run, out, { reader, judge: stored.judge, retrieves: METHOD_INFO[method].retrieves, conditional: method.startsWith('condqa') });
+    const result = { longAnswer: out.longAnswer, shortAnswers: out.shortAnswers, citations: out.citations, interpretations: out.interpretations, retrieved: out.retrieved, ...scores, ...spent };
+    ctx.writes.save(() => saveItemDone(db, itemId, result, run.steps), item.status, 'done');
+    return 'done';
+  } catch (error) {
+    if (ctx.signal?.aborted || (error instanceof AppError && error.code === 'cancelled')) return 'cancelled';
+    const reason = error instanceof ItemFailure ? error.message : `${method}: ${(error as Error).message ?? String(error)}`;
+    const spent = usage();
+    ctx.writes.save(() => saveItemFailed(db, itemId, reason, run.steps, spent), item.status, 'failed');
+    return 'failed';
+  }
+}
+
+/** The LLM client of one session of a run: fresh calls only in the run's first session (a resume takes what this run already got from the cache). */
+function sessionClient(db: WritableDB, runId: number, stored: StoredOptions, endpoints: EndpointsConfig, prompts: ReturnType<typeof currentEvalPrompts>, options: ExecuteOptions): LlmClient {
+  return new LlmClient(db, llmConfig(endpoints, stored), {
+    runId,
+    ...(options.signal ? { signal: options.signal } : {}),
+    noCache: new Set(stored.noCache && !runHasCalls(db, runId) ? [...prompts.keys()].map((n) => `eval.${n}`) : []),
+    ...(options.keys ? { keys: options.keys } : {}),
+  });
+}
+
 /** Works through a run's remaining items. */
 export async function executeEvalRun(db: WritableDB, runId: number, options: ExecuteOptions = {}): Promise<EvalRunSummary> {
   const row = getEvalRun(db, runId);
   if (!row) throw new AppError('not_found', `No evaluation run ${runId}`);
   if (active.has(runId)) throw new AppError('conflict', `Evaluation run ${runId} is already running`);
   const stored = JSON.parse(row.options) as StoredOptions;
-  const endpoints = options.endpoints ?? (JSON.parse(row.endpoint) as EndpointsConfig);
-  const config = llmConfig(endpoints, stored);
   const prompts = currentEvalPrompts(db);
-  const llm = new LlmClient(db, config, {
-    runId,
-    ...(options.signal ? { signal: options.signal } : {}),
-    // Fresh calls only in the run's first session: a resume takes what this run already got from the cache.
-    noCache: new Set(stored.noCache && !runHasCalls(db, runId) ? [...prompts.keys()].map((n) => `eval.${n}`) : []),
-    ...(options.keys ? { keys: options.keys } : {}),
-  });
+  const llm = sessionClient(db, runId, stored, options.endpoints ?? (JSON.parse(row.endpoint) as EndpointsConfig), prompts, options);
   active.add(runId);
   markAbandonedEvalRuns(db, [...active]);
   setEvalRunStatus(db, runId, 'running', null);
-  const previous = JSON.parse(row.summary) as { notes?: string[] };
-  const notes = new Set(previous.notes ?? []);
+  const notes = new Set((JSON.parse(row.summary) as { notes?: string[] }).notes ?? []);
   const mode = usableMode(db, stored.corpus ?? null, stored.retrieval);
   if (mode.note) notes.add(mode.note);
   const env: RunEnv = {
@@ -174,12 +255,8 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     adf: stored.adf,
     signal: options.signal,
   };
-  const method = stored.method;
-  const reader = stored.reader as ReaderChoice | undefined;
   const ids = itemIdsToRun(db, runId);
-  const alreadyDone = row.done;
-  let done = 0;
-  let failed = 0;
+  const counts = { done: 0, failed: 0 };
   const started = Date.now();
   let lastReport = 0;
   const report = (force = false) => {
@@ -187,84 +264,14 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     if (!force && now - lastReport < 200) return;
     lastReport = now;
     const elapsed = (now - started) / 1000;
+    const s = llm.stats;
+    const etaSeconds = counts.done > 0 && elapsed > 0.5 ? ((ids.length - counts.done) * elapsed) / counts.done : null;
     options.onProgress?.(
-      {
-        runId,
-        done: alreadyDone + done,
-        total: row.total,
-        failed,
-        calls: llm.stats.calls,
-        cachedCalls: llm.stats.cachedCalls,
-        costUsd: llm.stats.costUsd,
-        etaSeconds: done > 0 && elapsed > 0.5 ? ((ids.length - done) * elapsed) / done : null,
-      },
-      { done, total: ids.length },
+      { runId, done: row.done + counts.done, total: row.total, failed: counts.failed, calls: s.calls, cachedCalls: s.cachedCalls, costUsd: s.costUsd, etaSeconds },
+      { done: counts.done, total: ids.length },
     );
   };
-
-  // Finished items are written in batches, one transaction each (a commit per item would cost
-  // more than the item's own work against a fast endpoint). A kill loses at most the last batch,
-  // whose calls are in the call log already, so the resume repeats none of them.
-  let pending: (() => void)[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const batch = pending;
-    pending = [];
-    if (batch.length)
-      transaction(db, () => {
-        batch.forEach((write) => write());
-        addEvalRunCounts(db, runId, counted.done, counted.failed);
-      });
-    counted = { done: 0, failed: 0 };
-  };
-  // The run's done and failed counts move with each batch (a failed item tried again leaves "failed").
-  let counted = { done: 0, failed: 0 };
-  const save = (write: () => void, before: string, after: 'done' | 'failed') => {
-    pending.push(write);
-    counted[after]++;
-    if (before === 'done' || before === 'failed') counted[before as 'done' | 'failed']--;
-    if (pending.length >= 64) flush();
-    else timer ??= setTimeout(flush, 100);
-  };
-
-  const runItem = async (itemId: number): Promise<void> => {
-    const item = getEvalItem(db, itemId)!;
-    const run = new ItemRun(env, itemId, JSON.parse(item.gold) as EvalGold);
-    if (mode.note) run.notes.push(`${stored.retrieval} retrieval fell back to BM25: the corpus has no vectors`);
-    const usage = () => {
-      const u = itemUsage(db, run.tag, run.callIds.slice(0, methodCalls ?? run.callIds.length));
-      return { latencyMs: u.latencyMs + run.retrievalMs, calls: u.calls, promptTokens: u.promptTokens, completionTokens: u.completionTokens, costUsd: u.costUsd, notes: run.notes };
-    };
-    let methodCalls: number | null = null;
-    try {
-      const out = await runMethod(method, run);
-      methodCalls = run.callIds.length;
-      const spent = usage();
-      const scores = await scoreOutput(run, out, { reader, judge: stored.judge, retrieves: METHOD_INFO[method].retrieves, conditional: method.startsWith('condqa') });
-      save(
-        () =>
-          saveItemDone(
-            db,
-            itemId,
-            { longAnswer: out.longAnswer, shortAnswers: out.shortAnswers, citations: out.citations, interpretations: out.interpretations, retrieved: out.retrieved, ...scores, ...spent },
-            run.steps,
-          ),
-        item.status,
-        'done',
-      );
-      done++;
-    } catch (error) {
-      if (options.signal?.aborted || (error instanceof AppError && error.code === 'cancelled')) return;
-      const reason = error instanceof ItemFailure ? error.message : `${method}: ${(error as Error).message ?? String(error)}`;
-      const spent = usage();
-      save(() => saveItemFailed(db, itemId, reason, run.steps, spent), item.status, 'failed');
-      done++;
-      failed++;
-    }
-    report();
-  };
+  const ctx: ItemContext = { env, stored, fellBack: Boolean(mode.note), writes: new ItemWrites(db, runId), signal: options.signal };
 
   let status: 'done' | 'failed' | 'cancelled' = 'done';
   let error: string | null = null;
@@ -272,7 +279,13 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     report(true);
     let next = 0;
     const worker = async () => {
-      while (next < ids.length && !options.signal?.aborted) await runItem(ids[next++]!);
+      while (next < ids.length && !options.signal?.aborted) {
+        const outcome = await runItem(ctx, ids[next++]!);
+        if (outcome === 'cancelled') continue;
+        counts.done++;
+        if (outcome === 'failed') counts.failed++;
+        report();
+      }
     };
     await Promise.all(Array.from({ length: Math.min(stored.concurrency, ids.length) }, worker));
     if (options.signal?.aborted) status = 'cancelled';
@@ -281,7 +294,7 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     status = 'failed';
     error = (e as Error).message;
   } finally {
-    flush();
+    ctx.writes.flush();
     active.delete(runId);
     refreshEvalRunTotals(db, runId, llm.stats.cachedCalls);
     saveEvalRunSummary(db, runId, { ...aggregates(db, runId), notes: [...notes] });
@@ -345,7 +358,6 @@ export function compareEvalRuns(db: WritableDB, a: number, b: number, threshold:
     const unit = metric === 'judge_mean' ? 5 : 1;
     const correct = (v: number) => v / scale / unit >= threshold;
     const mc = mcnemar(xs.map(correct), ys.map(correct));
-    const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
     return [
       {
         metric,

@@ -8,12 +8,12 @@ import { findFailureTag, insertFailureTag, listFailureTags, rowToFailureTagView,
 import { insertInstanceFlag, instanceFlags, resolveInstanceFlags, rowToInstanceFlagView } from '../../../db/queries/instance-flags';
 import { getInstance } from '../../../db/queries/instances';
 import { transaction, type WritableDB } from '../../../db/sql';
-import { toCsv } from '../../../shared/agreement-report';
+import { toCsv } from '../../../shared/tables';
 import { AppError, type CallContext, type FailureOperation, type FailureTagView, type Handlers } from '../../../shared/api';
 import { answerCoverage, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
-import type { EventBus } from '../events';
 import { evalItemDetail } from '../evaluation/items';
 import { finishedRun, judgeValidation, startJudgeCampaign } from './judge-validation';
+import type { Workbench } from '../workbench';
 
 /** The rules behind the tags the app suggests, in words. */
 const RULES: Record<string, string> = {
@@ -58,7 +58,8 @@ export function suggestTags(db: WritableDB, runId: number): Record<string, numbe
   });
 }
 
-export function failureHandlers(db: WritableDB, events: EventBus): Pick<Handlers, FailureOperation> {
+export function failureHandlers(workbench: Workbench): Pick<Handlers, FailureOperation> {
+  const { db, events } = workbench;
   const changed = (reason: string) => events.emit('data:changed', { reason });
   return {
     'failure:list': ({ run, sort, direction, offset, limit, tag, versus, thresholds, count, ...rest }) => {

@@ -4,10 +4,10 @@ import { runItemsWithInstances } from '../../../db/queries/eval-items';
 import { campaignCurrentJudgments } from '../../../db/queries/judgments';
 import { getProtocol } from '../../../db/queries/protocols';
 import type { WritableDB } from '../../../db/sql';
-import { seededRandom } from '../../../shared/agreement';
+import { seededRandom } from '../../../shared/statistics';
 import { AppError, JUDGE_CRITERIA, type CampaignView, type JudgeValidationReport, type JudgeValidationRow } from '../../../shared/api';
-import { mean } from '../../../shared/eval/metrics';
-import { judgeAgreement } from '../../../shared/eval/statistics';
+import { mean } from '../../../shared/statistics';
+import { judgeAgreement } from '../../../shared/eval/paired';
 import { createCampaign } from '../annotation/campaigns';
 
 /**

@@ -7,15 +7,11 @@ import { AppError, type ImportIssue, type ImportReport } from '../../../shared/a
 import type { AwbDataset, AwbRecord } from '../../../shared/awb-format';
 import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
 import { indexPassagesAfter, maxPassageId } from '../../../db/queries/passages';
-import { WriteContext, writeRecord } from '../records';
+import { WriteContext, writeRecord } from '../record-writer';
 import { FORMATS, type SourceFormat } from './formats';
-import {
-  DEFAULT_MAX_RECORD_BYTES,
-  FileStructureError,
-  parseRecord,
-  readRecords,
-  type RawRecord,
-} from './json-stream';
+import { parseRecord } from './json-record';
+import { FileStructureError, type RawRecord } from './json-scanner';
+import { DEFAULT_MAX_RECORD_BYTES, readRecords } from './json-stream';
 
 export interface ImportOptions {
   file: string;
@@ -59,7 +55,7 @@ function formatHint(value: unknown, current: ImportFormat): string | null {
   for (const name of IMPORT_FORMATS) {
     if (name === current) continue;
     if (FORMATS[name].schema.safeParse(value).success) {
-      return `this looks like ${FORMATS[name].label} data, not ${FORMATS[current].label}; try --format ${name}`;
+      return `this looks like ${FORMATS[name].label} data, not ${FORMATS[current].label}; try the format "${name}"`;
     }
   }
   return null;
@@ -77,6 +73,143 @@ function friendlyDatabaseError(error: unknown, file: string): Error {
   return error as Error;
 }
 
+/** One file being imported: its report, its rejects, and what it has seen so far. */
+class FileImport {
+  readonly shortName: string;
+  readonly report: ImportReport;
+  readonly context: WriteContext;
+  /** Source ids seen, with the line they were first seen on. */
+  private readonly seen = new Map<string, number>();
+  valid = 0;
+  private rejectsFd: number | null = null;
+
+  constructor(
+    db: WritableDB,
+    readonly options: ImportOptions,
+    readonly format: SourceFormat<unknown>,
+    readonly datasetName: string | null,
+  ) {
+    this.shortName = path.basename(options.file);
+    this.context = new WriteContext(db, this.shortName, true);
+    this.report = {
+      file: options.file,
+      format: format.name,
+      dataset: datasetName ?? '(from each record)',
+      read: 0,
+      imported: 0,
+      duplicates: 0,
+      rejected: 0,
+      committed: false,
+      errors: [],
+      moreErrors: 0,
+      rejectsFile: null,
+      passagesCreated: 0,
+      seconds: 0,
+    };
+  }
+
+  addIssues(issues: ImportIssue[]): void {
+    for (const issue of issues) {
+      if (this.report.errors.length < LISTED_ERRORS) this.report.errors.push(issue);
+      else this.report.moreErrors++;
+    }
+  }
+
+  /** Counts a rejected record, lists its issues, and (with skipInvalid) writes it to the rejects file. */
+  reject(raw: RawRecord, issues: ImportIssue[]): void {
+    this.report.rejected++;
+    this.addIssues(issues);
+    if (!this.options.skipInvalid) return;
+    if (this.rejectsFd === null) {
+      this.report.rejectsFile = this.options.rejectsFile ?? `${this.options.file}.rejects.jsonl`;
+      this.rejectsFd = fs.openSync(this.report.rejectsFile, 'w');
+    }
+    const record = raw.bytes && raw.bytes.length <= 1024 * 1024 ? raw.bytes.toString('utf8') : null;
+    fs.writeSync(this.rejectsFd, `${JSON.stringify({ location: `${this.shortName}: ${raw.location}`, errors: issues, record })}\n`);
+  }
+
+  close(): void {
+    if (this.rejectsFd !== null) fs.closeSync(this.rejectsFd);
+  }
+
+  /** The record in the format's terms, checked: parsed, valid for the format's schema, with a new id; null when rejected. */
+  check(raw: RawRecord, maxRecordBytes: number): unknown {
+    const location = `${this.shortName}: ${raw.location}`;
+    const parsed = parseRecord(raw, maxRecordBytes);
+    if (!parsed.ok) {
+      const message =
+        raw.index === 0 && raw.location.startsWith('line ') && parsed.message.startsWith('invalid JSON')
+          ? `${parsed.message} (the file should hold one JSON record per line, or one JSON array of records)`
+          : parsed.message;
+      this.reject(raw, [{ location: `${this.shortName}: line ${parsed.line}`, field: '', message }]);
+      return null;
+    }
+    const checked = this.format.schema.safeParse(parsed.value);
+    if (!checked.success) {
+      const issues = zodIssues(checked.error, location);
+      const hint = raw.index === 0 ? formatHint(parsed.value, this.format.name) : null;
+      if (hint) issues.unshift({ location, field: '', message: hint });
+      this.reject(raw, issues);
+      return null;
+    }
+    const sourceId = this.format.sourceId(checked.data, raw);
+    const firstLine = this.seen.get(sourceId);
+    if (sourceId.replaceAll('\u0000', '') === '') {
+      this.reject(raw, [{ location, field: 'id', message: 'the record has no id' }]);
+      return null;
+    }
+    if (firstLine !== undefined) {
+      this.reject(raw, [{ location, field: 'id', message: `duplicate id ${JSON.stringify(sourceId.replaceAll('\u0000', ' / ').replace(/ \/ $/, ''))} in this file (first on line ${firstLine})` }]);
+      return null;
+    }
+    this.seen.set(sourceId, raw.line);
+    this.valid++;
+    return checked.data;
+  }
+
+  /**
+   * Converts a checked record and writes it. No savepoint per record: FTS5 flushes its pending
+   * index at every savepoint, which made imports several times slower. A record that passed
+   * validation and still fails to store is a fault, and the whole file is rolled back.
+   */
+  store(data: unknown, raw: RawRecord, dataset: AwbDataset | null): void {
+    const record = this.format.toAwb(data, {
+      dataset: dataset ?? (data as AwbRecord).dataset,
+      corpus: this.datasetName ?? (data as AwbRecord).dataset.name,
+      raw,
+    });
+    let outcome: 'imported' | 'duplicate';
+    try {
+      outcome = writeRecord(this.context, record);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw Object.assign(new Error(`${this.shortName}: ${raw.location}: could not be stored: ${(error as Error).message}`), {
+        code: (error as { code?: string }).code,
+      });
+    }
+    if (outcome === 'imported') this.report.imported++;
+    else this.report.duplicates++;
+  }
+
+  /** Nothing was kept: the counts of what was written go back to zero. */
+  discardCounts(): void {
+    this.report.imported = 0;
+    this.report.duplicates = 0;
+    this.report.passagesCreated = 0;
+  }
+}
+
+function statFile(file: string): fs.Stats {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new AppError('not_found', `No file at ${file}`);
+  }
+  if (!stat.isFile()) throw new AppError('invalid_input', `${file} is not a file`);
+  return stat;
+}
+
 /**
  * Imports one file, all or nothing: the records are validated and written inside one
  * transaction, and any invalid record (unless `skipInvalid`) rolls the whole file back. A killed
@@ -85,61 +218,14 @@ function friendlyDatabaseError(error: unknown, file: string): Error {
 export async function importFile(db: WritableDB, options: ImportOptions): Promise<ImportReport> {
   const started = performance.now();
   const file = options.file;
-  const shortName = path.basename(file);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch {
-    throw new AppError('not_found', `No file at ${file}`);
-  }
-  if (!stat.isFile()) throw new AppError('invalid_input', `${file} is not a file`);
+  const stat = statFile(file);
   if (db.inTransaction) throw new AppError('conflict', 'Another write is in progress on this connection');
-
   const format: SourceFormat<unknown> = FORMATS[options.format];
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const datasetName = options.dataset ?? (options.format === 'awb' ? null : defaultDatasetName(file));
-  const dataset: AwbDataset | null = datasetName
-    ? { name: datasetName, source_format: format.name, ...format.defaults }
-    : null;
-
-  const report: ImportReport = {
-    file,
-    format: format.name,
-    dataset: datasetName ?? '(from each record)',
-    read: 0,
-    imported: 0,
-    duplicates: 0,
-    rejected: 0,
-    committed: false,
-    errors: [],
-    moreErrors: 0,
-    rejectsFile: null,
-    passagesCreated: 0,
-    seconds: 0,
-  };
-  const addIssues = (issues: ImportIssue[]) => {
-    for (const issue of issues) {
-      if (report.errors.length < LISTED_ERRORS) report.errors.push(issue);
-      else report.moreErrors++;
-    }
-  };
-
-  let rejectsFd: number | null = null;
-  const reject = (raw: RawRecord, issues: ImportIssue[]) => {
-    report.rejected++;
-    addIssues(issues);
-    if (!options.skipInvalid) return;
-    if (rejectsFd === null) {
-      report.rejectsFile = options.rejectsFile ?? `${file}.rejects.jsonl`;
-      rejectsFd = fs.openSync(report.rejectsFile, 'w');
-    }
-    const record = raw.bytes && raw.bytes.length <= 1024 * 1024 ? raw.bytes.toString('utf8') : null;
-    fs.writeSync(rejectsFd, `${JSON.stringify({ location: `${shortName}: ${raw.location}`, errors: issues, record })}\n`);
-  };
-
-  const context = new WriteContext(db, shortName, true);
-  const seen = new Map<string, number>();
-  let valid = 0;
+  const dataset: AwbDataset | null = datasetName ? { name: datasetName, source_format: format.name, ...format.defaults } : null;
+  const run = new FileImport(db, options, format, datasetName);
+  const report = run.report;
 
   let lastPassageBefore = 0;
   try {
@@ -154,68 +240,17 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
     });
     for await (const raw of records) {
       report.read++;
-      const location = `${shortName}: ${raw.location}`;
-      const parsed = parseRecord(raw, maxRecordBytes);
-      if (!parsed.ok) {
-        const message =
-          raw.index === 0 && raw.location.startsWith('line ') && parsed.message.startsWith('invalid JSON')
-            ? `${parsed.message} (the file should hold one JSON record per line, or one JSON array of records)`
-            : parsed.message;
-        reject(raw, [{ location: `${shortName}: line ${parsed.line}`, field: '', message }]);
-      } else {
-        const checked = format.schema.safeParse(parsed.value);
-        if (!checked.success) {
-          const issues = zodIssues(checked.error, location);
-          if (raw.index === 0) {
-            const hint = formatHint(parsed.value, format.name);
-            if (hint) issues.unshift({ location, field: '', message: hint });
-          }
-          reject(raw, issues);
-        } else {
-          const sourceId = format.sourceId(checked.data, raw);
-          const firstLine = seen.get(sourceId);
-          if (sourceId.replaceAll('\u0000', '') === '') {
-            reject(raw, [{ location, field: 'id', message: 'the record has no id' }]);
-          } else if (firstLine !== undefined) {
-            reject(raw, [{ location, field: 'id', message: `duplicate id ${JSON.stringify(sourceId.replaceAll('\u0000', ' / ').replace(/ \/ $/, ''))} in this file (first on line ${firstLine})` }]);
-          } else {
-            seen.set(sourceId, raw.line);
-            valid++;
-            if (report.rejected === 0 || options.skipInvalid) {
-              const record = format.toAwb(checked.data, {
-                dataset: dataset ?? (checked.data as AwbRecord).dataset,
-                corpus: datasetName ?? (checked.data as AwbRecord).dataset.name,
-                raw,
-              });
-              // No savepoint per record: FTS5 flushes its pending index at every savepoint,
-              // which made imports several times slower. A record that passed validation and
-              // still fails to store is a fault, and the whole file is rolled back.
-              let outcome: 'imported' | 'duplicate';
-              try {
-                outcome = writeRecord(context, record);
-              } catch (error) {
-                if (error instanceof AppError) throw error;
-                throw Object.assign(new Error(`${location}: could not be stored: ${(error as Error).message}`), {
-                  code: (error as { code?: string }).code,
-                });
-              }
-              if (outcome === 'imported') report.imported++;
-              else report.duplicates++;
-            }
-          }
-        }
-      }
-      if (valid === 0 && report.rejected >= GIVE_UP_AFTER) {
-        addIssues([{ location: shortName, field: '', message: `stopped reading after ${GIVE_UP_AFTER} invalid records and no valid one: is this a ${format.label} file?` }]);
+      const data = run.check(raw, maxRecordBytes);
+      if (data !== null && (report.rejected === 0 || options.skipInvalid)) run.store(data, raw, dataset);
+      if (run.valid === 0 && report.rejected >= GIVE_UP_AFTER) {
+        run.addIssues([{ location: run.shortName, field: '', message: `stopped reading after ${GIVE_UP_AFTER} invalid records and no valid one: is this a ${format.label} file?` }]);
         break;
       }
     }
-    report.passagesCreated = context.passagesCreated;
+    report.passagesCreated = run.context.passagesCreated;
     if (report.rejected > 0 && !options.skipInvalid) {
       rollback(db);
-      report.imported = 0;
-      report.duplicates = 0;
-      report.passagesCreated = 0;
+      run.discardCounts();
     } else {
       options.onProgress?.({ bytes: stat.size, totalBytes: stat.size, records: report.read });
       indexPassagesAfter(db, lastPassageBefore);
@@ -224,17 +259,12 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
     }
   } catch (error) {
     rollback(db);
-    if (error instanceof FileStructureError) {
-      addIssues([{ location: `${shortName}: line ${error.line}`, field: '', message: error.message }]);
-      report.imported = 0;
-      report.duplicates = 0;
-      report.passagesCreated = 0;
-      report.rejected = Math.max(report.rejected, 1);
-    } else {
-      throw friendlyDatabaseError(error, file);
-    }
+    if (!(error instanceof FileStructureError)) throw friendlyDatabaseError(error, file);
+    run.addIssues([{ location: `${run.shortName}: line ${error.line}`, field: '', message: error.message }]);
+    run.discardCounts();
+    report.rejected = Math.max(report.rejected, 1);
   } finally {
-    if (rejectsFd !== null) fs.closeSync(rejectsFd);
+    run.close();
   }
   if (report.committed && report.imported > 0) optimize(db);
   report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));

@@ -3,12 +3,11 @@ import path from 'node:path';
 import { deletePrice, listPrices, setPrice } from '../../../db/queries/model-prices';
 import { failedItems } from '../../../db/queries/pipeline-items';
 import { lastRunConfig } from '../../../db/queries/runs';
-import type { WritableDB } from '../../../db/sql';
 import type { Handlers } from '../../../shared/api';
 import { PIPELINE_STAGES } from '../../../shared/domain';
 import { formatUsd } from '../../../shared/pipeline';
 import { appRoot } from '../paths';
-import type { JobRunner } from '../jobs';
+import type { Workbench } from '../workbench';
 import { currentPrompts, promptHistory, savePrompt } from './prompts';
 import { itemTrace, parseConfig, pipelineFunnel, pipelineStatus, readConfigFile, runPipeline } from './run';
 
@@ -29,20 +28,14 @@ type PipelineOperation =
 /** Settings a run keeps in its stored config, not part of the config file itself. */
 const RUN_KEYS = ['stages', 'limit', 'datasets', 'noCache'];
 
-export function pipelineHandlers(
-  db: WritableDB,
-  jobs: JobRunner,
-  writer: () => { db: WritableDB; release(): void },
-  keys: () => Record<string, string>,
-): Pick<Handlers, PipelineOperation> {
+export function pipelineHandlers(workbench: Workbench): Pick<Handlers, PipelineOperation> {
+  const db = workbench.db;
   return {
     'pipeline:start': (request) => {
       const config = request.config ?? readConfigFile(path.resolve(request.configPath!));
       parseConfig(config); // refuse a bad config before a job exists
-      const job = jobs.start('pipeline', `Pipeline${request.stages.length ? `: ${request.stages.join(', ')}` : ''}`, 'items', async (control) => {
-        const connection = writer();
-        try {
-          return await runPipeline(connection.db, {
+      return workbench.writerJob('pipeline', `Pipeline${request.stages.length ? `: ${request.stages.join(', ')}` : ''}`, 'items', (writer, control) =>
+        runPipeline(writer, {
             config,
             stages: request.stages,
             ...(request.limit ? { limit: request.limit } : {}),
@@ -50,14 +43,10 @@ export function pipelineHandlers(
             // Without chosen stages the run takes every stage, so every stage skips the cache.
             ...(request.noCache ? { noCache: request.stages.length ? request.stages : [...PIPELINE_STAGES] } : {}),
             signal: control.signal,
-            keys: keys(),
+            keys: workbench.apiKeys,
             onProgress: (p) => control.progress(p.done, p.total, `${p.stage} · ${p.calls} calls, ${p.cachedCalls} cached · ${formatUsd(p.costUsd)}`),
-          });
-        } finally {
-          connection.release();
-        }
-      });
-      return { jobId: job.id };
+        }),
+      );
     },
     // A config being typed is often invalid: that is an answer here, not an error.
     'pipeline:validate': ({ config }) => {

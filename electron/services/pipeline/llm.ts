@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import OpenAI from 'openai';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -6,6 +5,7 @@ import { cachedCall, recordCall, tagCall } from '../../../db/queries/llm-calls';
 import { listPrices } from '../../../db/queries/model-prices';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
+import { sha256 } from '../hash';
 import { OpenAIEmbedder } from '../retrieval/openai-embedder';
 import { jsonSchemaFor, STAGE_SCHEMAS, type Endpoint, type ModelRef, type PipelineConfig, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
 
@@ -225,7 +225,7 @@ export class LlmClient {
 
   /** The cache key: endpoint URL, model, messages, schema and sampling parameters. */
   static hash(baseURL: string, body: unknown): string {
-    return createHash('sha256').update(JSON.stringify([baseURL.replace(/\/+$/, ''), body])).digest('hex');
+    return sha256(JSON.stringify([baseURL.replace(/\/+$/, ''), body]));
   }
 
   async ask<K extends SchemaName>(request: LlmRequest<K>, repair = true): Promise<LlmResult<SchemaOutput<K>>> {

@@ -18,8 +18,8 @@ import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { emptyStats, LlmClient } from './llm';
 import { currentPrompts } from './prompts';
 import { retrievalWork } from './retrieval-work';
-import * as stages from './stages';
-import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages';
+import { runStage } from './stages';
+import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages/context';
 
 /**
  * A pipeline run: the chosen stages in order, each over every item waiting for it (items made
@@ -253,19 +253,8 @@ async function prepareRetrieval(
   }
   const own = defaultModelFor(db, corpusId);
   const model = own?.name ?? 'none';
-  note(`Evidence is re-ranked with ${model}, the model the corpus was embedded with: not every corpus has offline vectors (\`awb corpus embed --provider offline\` adds them).`);
+  note(`Evidence is re-ranked with ${model}, the model the corpus was embedded with: not every corpus has offline vectors (embedding it with the offline provider adds them).`);
   return { evidenceModel: null, rerank: { provider: own?.provider === 'offline' ? 'offline' : 'openai', model, lexical: own?.lexical === 1 } };
-}
-
-function runStage(ctx: StageContext, stage: PipelineStage, item: QuestionItem | InstanceItem): Promise<Outcome> {
-  switch (stage) {
-    case 'detect':
-      return stages.detect(ctx, item as QuestionItem);
-    case 'collide':
-      return Promise.resolve(stages.collide(ctx, item as InstanceItem));
-    default:
-      return stages[stage](ctx, item as InstanceItem);
-  }
 }
 
 export function pipelineRuns(db: WritableDB, limit = 50): RunSummary[] {
@@ -309,7 +298,7 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
     return { step, counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
   });
   const kept = instances.filter((r) => r.status === 'ready');
-  const mean = (field: 'hops' | 'words', type: string | null) => {
+  const weightedAverage = (field: 'hops' | 'words', type: string | null) => {
     const rowsOf = kept.filter((r) => (type === null || r.ambiguity_type === type) && r[field] !== null);
     const n = rowsOf.reduce((a, r) => a + r.n, 0);
     return n ? Number((rowsOf.reduce((a, r) => a + r[field]! * r.n, 0) / n).toFixed(2)) : null;
@@ -317,8 +306,8 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
   return {
     types,
     rows: [{ step: 'base questions screened', counts: Object.fromEntries(types.map((t) => [t, questions])), total: questions }, ...rows],
-    averageHops: Object.fromEntries([...types.map((t) => [t, mean('hops', t)]), ['all', mean('hops', null)]]),
-    averageQuestionWords: Object.fromEntries([...types.map((t) => [t, mean('words', t)]), ['all', mean('words', null)]]),
+    averageHops: Object.fromEntries([...types.map((t) => [t, weightedAverage('hops', t)]), ['all', weightedAverage('hops', null)]]),
+    averageQuestionWords: Object.fromEntries([...types.map((t) => [t, weightedAverage('words', t)]), ['all', weightedAverage('words', null)]]),
   };
 }
 

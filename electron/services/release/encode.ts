@@ -3,8 +3,9 @@ import type { ReadableDB } from '../../../db/sql';
 import { AMBIGUITY_TYPES } from '../../../shared/domain';
 import { keyOf, parquetRowOf } from '../../../shared/release/schema';
 import type { Shredder } from '../../../shared/release/shred';
-import { readInBatches, readInstanceRecords } from '../records';
-import { encodeShredded, sha256, type EncodedGroup } from './files';
+import { readInBatches, readInstanceRecords } from '../record-reader';
+import { sha256 } from '../hash';
+import { encodeShredded, type EncodedGroup } from './files';
 
 /**
  * One unit of a release's work: up to a row group's worth of one split's instances, in key order.

@@ -1,4 +1,4 @@
-import { createHash, hash, type Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
@@ -199,6 +199,3 @@ export function parseChecksums(text: string): { path: string; sha256: string }[]
     });
 }
 
-export function sha256(data: string | Uint8Array): string {
-  return hash('sha256', data, 'hex');
-}

@@ -6,7 +6,7 @@ import type { WritableDB } from '../../../db/sql';
 import { AppError, type AmbiguityCues, type ConstraintCues, type GeometryCues } from '../../../shared/api';
 import { findConstraints, relax, type Constraint } from '../../../shared/retrieval/constraints';
 import { contentTerms, words } from '../../../shared/retrieval/terms';
-import { geometrySignals } from '../../../shared/retrieval/vectors';
+import { geometrySignals } from '../../../shared/retrieval/geometry';
 import { defaultModelFor } from './models';
 import { bm25Search, type Retriever } from './search';
 import { indexTotals, termStatistics } from './term-stats';

@@ -3,10 +3,12 @@ import { findCorpusByName } from '../../../db/queries/corpora';
 import { findPassageId } from '../../../db/queries/passages';
 import type { WritableDB } from '../../../db/sql';
 import { AppError, type RetrievalEvalReport, type SearchMode } from '../../../shared/api';
-import { mean, ndcgAtK, recallAtK } from '../../../shared/retrieval/metrics';
+import { ndcgAtK, recallAtK } from '../../../shared/retrieval/metrics';
+import { meanOfDefined } from '../../../shared/statistics';
 import { importCorpus } from '../corpus/import-corpus';
 import { FORMATS } from '../import/formats';
-import { parseRecord, readRecords } from '../import/json-stream';
+import { parseRecord } from '../import/json-record';
+import { readRecords } from '../import/json-stream';
 import { defaultModelFor, embedCorpus } from './models';
 import type { Retriever } from './search';
 
@@ -50,9 +52,9 @@ export async function evaluateRetrieval(db: WritableDB, retriever: Retriever, op
     if (!report.committed) throw new AppError('invalid_input', `Could not build the corpus: ${report.errors[0]?.message ?? 'invalid file'}`);
   }
   const corpus = findCorpusByName(db, corpusName);
-  if (!corpus) throw new AppError('not_found', `No corpus named "${corpusName}": pass --build-corpus to make it from the questions' paragraphs.`);
+  if (!corpus) throw new AppError('not_found', `No corpus named "${corpusName}": build it from the questions' paragraphs first.`, undefined, { kind: 'field', field: 'buildCorpus' });
   if (options.mode !== 'bm25' && !defaultModelFor(db, corpus.id, options.model)) {
-    if (!options.buildCorpus) throw new AppError('conflict', `The corpus "${corpusName}" has no vectors: run \`awb corpus embed --corpus "${corpusName}"\`.`);
+    if (!options.buildCorpus) throw new AppError('conflict', `The corpus "${corpusName}" has no vectors: embed it first.`, undefined, { kind: 'operation', operation: 'corpus:embed', input: { corpus: corpusName } });
     await embedCorpus(db, { corpus: corpusName, provider: 'offline' });
   }
 
@@ -102,10 +104,10 @@ export async function evaluateRetrieval(db: WritableDB, retriever: Retriever, op
     corpus: corpusName,
     model: options.mode === 'bm25' ? null : modelName,
     questions: records.length,
-    recallAtK: round(mean(recalls)),
-    ndcgAtK: round(mean(ndcgs)),
+    recallAtK: round(meanOfDefined(recalls)),
+    ndcgAtK: round(meanOfDefined(ndcgs)),
     subquestions: subRecalls.length,
-    subquestionRecallAtK: round(mean(subRecalls)),
+    subquestionRecallAtK: round(meanOfDefined(subRecalls)),
     seconds: Number(((performance.now() - started) / 1000).toFixed(3)),
   };
 }

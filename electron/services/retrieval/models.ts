@@ -15,7 +15,7 @@ import {
 import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
 import { passagesAfter } from '../../../db/queries/passages';
 import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
-import { AppError } from '../../../shared/api';
+import { AppError, type EmbedReport } from '../../../shared/api';
 import { forgetCodes } from './code-index';
 import { deserializeState, OfflineEmbedder, serializeState } from './offline-embedder';
 import { OpenAIEmbedder } from './openai-embedder';
@@ -75,7 +75,7 @@ function effectiveBaseURL(configured: string): string {
 export function embedderFor(db: WritableDB, row: EmbeddingModelRow): Embedder {
   if (row.provider === 'offline') {
     const embedder = offlineEmbedder(db, row);
-    if (!embedder.fitted) throw new AppError('conflict', `The offline model ${row.name} has not been fitted yet: run \`awb corpus embed\`.`);
+    if (!embedder.fitted) throw new AppError('conflict', `The offline model ${row.name} has not been fitted yet: embed a corpus with it first.`, undefined, { kind: 'operation', operation: 'corpus:embed', input: { provider: 'offline' } });
     return {
       model: row,
       embedQueries: async (texts) => texts.map((t) => embedder.embed(t)),
@@ -109,17 +109,6 @@ export interface EmbedOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface EmbedReport {
-  model: string;
-  corpus: string;
-  dimensions: number;
-  embedded: number;
-  already: number;
-  total: number;
-  requests: number;
-  seconds: number;
-}
-
 function corpusId(db: WritableDB, name: string): number {
   const corpus = findCorpusByName(db, name);
   if (!corpus) throw new AppError('not_found', `No corpus named "${name}"`);
@@ -143,7 +132,7 @@ export async function embedCorpus(db: WritableDB, options: EmbedOptions): Promis
       findModel(db, name) ??
       transaction(db, () => createModel(db, { name, provider: 'offline', model: OFFLINE_MODEL, dimensions, lexical: true, config: {} }));
   } else {
-    if (!options.model) throw new AppError('invalid_input', 'The openai provider needs --model');
+    if (!options.model) throw new AppError('invalid_input', 'The openai provider needs the name of a model.', undefined, { kind: 'field', field: 'model' });
     const baseURL = options.baseURL ?? 'https://api.openai.com/v1';
     const apiKeyEnv = options.apiKeyEnv ?? 'OPENAI_API_KEY';
     const name = openaiModelName(options.model, options.dimensions);
@@ -187,7 +176,9 @@ export async function embedCorpus(db: WritableDB, options: EmbedOptions): Promis
         throw new AppError(
           'conflict',
           `A refit of ${row.name} would discard the vectors of ${others.map((c) => `"${c.name}" (${c.n.toLocaleString('en-US')})`).join(', ')}, which share its fit. ` +
-            'Embed this corpus with another --dimensions (a separately fitted model) instead.',
+            'Embed this corpus with other dimensions (a separately fitted model) instead.',
+          undefined,
+          { kind: 'field', field: 'dimensions' },
         );
       }
     }

@@ -3,7 +3,7 @@ import { countEmbeddings, exactNeighbours, getVectors, rescore, vectorRevision, 
 import { getPassages } from '../../../db/queries/passages';
 import { bm25Passages } from '../../../db/queries/passages-fts';
 import type { WritableDB } from '../../../db/sql';
-import { AppError, type SearchHit, type SearchMode, type SearchResult } from '../../../shared/api';
+import { AppError, type ErrorHint, type SearchHit, type SearchMode, type SearchResult } from '../../../shared/api';
 import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
 import { contentTerms } from '../../../shared/retrieval/terms';
 import { denseCandidates } from './code-index';
@@ -172,12 +172,14 @@ export class EmbeddedRetriever implements Retriever {
       if (!model) {
         throw new AppError(
           'conflict',
-          `${request.corpus ? `The corpus "${request.corpus}" has no vectors yet` : 'No corpus has vectors yet'}: run \`awb corpus embed --corpus NAME\` (the offline embedder needs no network).`,
+          `${request.corpus ? `The corpus "${request.corpus}" has no vectors yet` : 'No corpus has vectors yet'}: embed it first (the offline embedder needs no network).`,
+          undefined,
+          { kind: 'operation', operation: 'corpus:embed', input: request.corpus ? { corpus: request.corpus, provider: 'offline' } : { provider: 'offline' } },
         );
       }
       const covered = countEmbeddings(db, model.id, corpusId);
       const total = passageCount(db, corpusId);
-      if (covered < total) notes.push(`vectors cover ${covered} of ${total} passages; run \`awb corpus embed\` to finish`);
+      if (covered < total) notes.push(`vectors cover ${covered} of ${total} passages; embedding the corpus again finishes the rest`);
       const feedback =
         request.mode === 'hybrid' && bm25
           ? { passageIds: bm25.ids.slice(0, request.feedbackDepth ?? FEEDBACK_DEPTH), weight: request.feedbackWeight ?? FEEDBACK_WEIGHT }
@@ -224,7 +226,10 @@ export class EmbeddedRetriever implements Retriever {
   async similarity(text: string, passageIds: readonly number[], options: { model?: string | undefined; corpus?: string | undefined } = {}): Promise<Map<number, number>> {
     // The model with vectors for this corpus: the one its passages were searched with.
     const model = defaultModelFor(this.db, resolveCorpus(this.db, options.corpus), options.model);
-    if (!model) throw new AppError('conflict', `${options.corpus ? `The corpus "${options.corpus}" has no vectors yet` : 'No corpus has vectors yet'}: run \`awb corpus embed\`.`);
+    if (!model) {
+      const embed: ErrorHint = { kind: 'operation', operation: 'corpus:embed', input: options.corpus ? { corpus: options.corpus } : {} };
+      throw new AppError('conflict', `${options.corpus ? `The corpus "${options.corpus}" has no vectors yet` : 'No corpus has vectors yet'}: embed it first.`, undefined, embed);
+    }
     const [vector] = await embedderFor(this.db, model).embedQueries([text]);
     const rows = rescore(this.db, model.id, vector!, passageIds, passageIds.length);
     return new Map(rows.map((r) => [r.id, 1 - r.distance]));

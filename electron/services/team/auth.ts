@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import {
   countAccounts,
@@ -14,6 +14,7 @@ import {
 } from '../../../db/queries/accounts';
 import type { WritableDB } from '../../../db/sql';
 import type { CallContext } from '../../../shared/api';
+import { sha256 } from '../hash';
 
 /**
  * Sign-in for team mode. Passwords and per-person tokens are kept only as argon2id hashes
@@ -26,10 +27,6 @@ export const SESSION_COOKIE = 'awb_session';
 export const SESSION_HOURS = 12;
 
 export type Caller = NonNullable<CallContext['account']>;
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
 
 export function hashSecret(secret: string): Promise<string> {
   return argon2Hash(secret);

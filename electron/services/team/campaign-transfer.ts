@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   campaignAnnotatorNames,
   campaignContents,
@@ -25,7 +24,9 @@ import { AppError } from '../../../shared/api';
 import { AwbRecord } from '../../../shared/awb-format';
 import { ProtocolDocument } from '../../../shared/protocols';
 import { keyOf } from '../../../shared/release/schema';
-import { RECORD_BATCH, readInstanceRecords, WriteContext, writeRecord } from '../records';
+import { sha256 } from '../hash';
+import { RECORD_BATCH, readInstanceRecords } from '../record-reader';
+import { WriteContext, writeRecord } from '../record-writer';
 
 /**
  * Carrying a campaign through the shared store to a desktop that lacks it. A maintainer's push
@@ -40,10 +41,6 @@ import { RECORD_BATCH, readInstanceRecords, WriteContext, writeRecord } from '..
  */
 
 const keyOfParts = (p: Pick<InstanceKeyParts, 'dataset' | 'source_id' | 'ambiguity_type'>) => keyOf(p.dataset, p.source_id, p.ambiguity_type);
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
 
 /** Maps a campaign's instance ids between the store and this desktop. */
 export class InstanceIds {
@@ -224,7 +221,7 @@ export function createReceivedCampaign(db: WritableDB, pkg: CampaignPackage, ids
   const here = findProtocol(db, `${c.protocol_key}@${c.protocol_version}`);
   let warning: string | null = null;
   if (here && JSON.stringify(here.criteria) !== JSON.stringify(parsed.data.criteria)) {
-    warning = `This desktop's protocol ${c.protocol_key}@${c.protocol_version} has other criteria than the one campaign "${pkg.name}" was made with; the campaign uses this desktop's. Ask the maintainer for the protocol file (awb protocol import).`;
+    warning = `This desktop's protocol ${c.protocol_key}@${c.protocol_version} has other criteria than the one campaign "${pkg.name}" was made with; the campaign uses this desktop's. Ask the maintainer for the protocol file and import it.`;
   }
   const protocolId = here?.id ?? insertProtocolAt(db, { ...parsed.data, version: c.protocol_version, builtIn: c.protocol_built_in });
   const campaignId = insertCampaign(db, {

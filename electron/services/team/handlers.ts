@@ -15,9 +15,9 @@ import {
 import { auditCounts, auditPage } from '../../../db/queries/audit';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type AccountView, type CallContext, type Handlers, type IssuedToken } from '../../../shared/api';
-import type { EventBus } from '../events';
 import { formatToken, hashSecret, newTokenSecret } from './auth';
 import { configureSync, removeStoreCampaign, runSync, syncStatus } from './sync';
+import type { Workbench } from '../workbench';
 
 type TeamOperation =
   | 'team:status'
@@ -62,7 +62,8 @@ async function issueToken(db: WritableDB, account: AccountRow, label: string, ex
   return { account: account.name, tokenId, token: formatToken(tokenId, secret), expiresAt };
 }
 
-export function teamHandlers(db: WritableDB, events: EventBus, log?: (line: string) => void): Pick<Handlers, TeamOperation> {
+export function teamHandlers(workbench: Workbench): Pick<Handlers, TeamOperation> {
+  const { db, events } = workbench;
   const views = () => {
     const counts = new Map(auditCounts(db).map((c) => [c.account, c]));
     return listAccounts(db).map((row) => accountView(db, row, counts));
@@ -114,7 +115,7 @@ export function teamHandlers(db: WritableDB, events: EventBus, log?: (line: stri
       auditPage(db, { account: name, offset, limit }),
     'sync:configure': (request) => configureSync(db, request),
     'sync:run': async ({ postgres }) => {
-      const report = await runSync(db, { postgres, ...(log ? { log } : {}) });
+      const report = await runSync(db, { postgres });
       events.emit('data:changed', { reason: 'sync' });
       return report;
     },

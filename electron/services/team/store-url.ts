@@ -1,3 +1,5 @@
+import { AppError } from '../../../shared/api';
+
 /**
  * The shared store's address. Its password never reaches the SQLite file or a log: what is kept
  * and shown is the URL without it; the password comes with the URL given at the command line, or
@@ -22,7 +24,7 @@ export function redactStoreUrl(url: string): string {
 /** The URL to connect with: one given now, the environment's, or the kept one (password from PGPASSWORD). */
 export function connectionUrl(given: string | undefined, kept: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const url = given ?? env.AWB_POSTGRES_URL ?? kept;
-  if (!url) throw new Error('No shared store is set up: run `awb team init --postgres postgres://user@host:port/database` first.');
+  if (!url) throw new AppError('invalid_input', 'No shared store is set up: connect this database to one first.', undefined, { kind: 'operation', operation: 'sync:configure' });
   redactStoreUrl(url);
   return url;
 }

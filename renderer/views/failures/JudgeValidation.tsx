@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
 import type { JudgeValidationReport } from '../../../shared/api';
-import type { Correlation } from '../../../shared/eval/statistics';
+import type { Correlation } from '../../../shared/eval/paired';
 import { ErrorNotice } from '../../components/bits';
 import { useOp, useOpMutation } from '../../query';
 

@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
 import type { Job } from '../../../shared/api';
-import { formatUsd, type RunSummary } from '../../../shared/pipeline';
+import { formatUsd } from '../../../shared/pipeline';
 import { useOp } from '../../query';
 import { failedItems, liveRun, stageInRun } from './live-run';
 import { PipelineJobLine } from './PipelineJobLine';
@@ -65,7 +65,8 @@ function RunResult({ job }: { job: Job }) {
       </div>
     );
   }
-  const run = job.result as RunSummary;
+  const run = job.kind === 'pipeline' ? job.result : null;
+  if (!run) return null;
   const failed = failedItems(run);
   return (
     <div className={`notice ${failed ? 'warn' : 'ok'}`} data-testid="pipeline-result">

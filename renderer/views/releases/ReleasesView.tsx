@@ -1,6 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import type { GateResult, Input, ReleaseSummary } from '../../../shared/api';
+import type { GateResult, Input } from '../../../shared/api';
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../../shared/domain';
 import { parseSplitSpec } from '../../../shared/release/splits';
 import { call, isDesktop } from '../../api';
@@ -123,7 +123,7 @@ function CreateDialog({ onClose, onCreated }: { onClose: () => void; onCreated: 
         };
   const preview = useOp('release:preview', draft);
   const p = preview.data;
-  const result = job?.state === 'done' ? (job.result as ReleaseSummary) : null;
+  const result = job?.kind === 'release' && job.state === 'done' ? job.result : null;
   useEffect(() => {
     if (result?.id) onCreated(result.id);
   }, [result, onCreated]);
@@ -245,7 +245,7 @@ function CreateDialog({ onClose, onCreated }: { onClose: () => void; onCreated: 
           <div style={{ gridColumn: '1 / -1' }}>
             <ErrorNotice error={error} />
             {job ? <JobLine job={job} /> : null}
-            {job?.error ? <div className="notice bad">{job.error.message}</div> : null}
+            <ErrorNotice error={job?.error} />
             {result && result.id === null ? <div className="notice bad">The gate refused the release; nothing was written.</div> : null}
           </div>
         </div>

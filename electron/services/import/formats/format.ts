@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AwbDataset, AwbProvenance, AwbRecord } from '../../../../shared/awb-format';
 import type { ImportFormat } from '../../../../shared/domain';
-import type { RawRecord } from '../json-stream';
+import type { RawRecord } from '../json-scanner';
 
 export interface ConvertContext {
   dataset: AwbDataset;

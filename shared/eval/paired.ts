@@ -2,11 +2,12 @@ import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import chisquareCdf from '@stdlib/stats-base-dists-chisquare-cdf';
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import wilcoxon from '@stdlib/stats-wilcoxon';
-import { bootstrapInterval, mean, quantile, seededRandom, type BootstrapOptions, type Interval } from './metrics';
+import { bootstrapInterval, bootstrapValues, mean, percentileInterval, type BootstrapOptions, type Interval } from '../statistics';
 
 /**
- * Statistics for comparing runs and for validating the LLM judge against people. Pure functions
- * over arrays; the distributions and the Wilcoxon test come from stdlib (pure JavaScript).
+ * Paired statistics: two runs on the same items, or the LLM judge and people on the same items.
+ * Pure functions over arrays; the distributions and the Wilcoxon test come from stdlib (pure
+ * JavaScript), the bootstrap from shared/statistics.ts.
  *
  * Paired tests (two runs on the same items):
  * - paired bootstrap of the mean difference (seeded percentile interval, two-sided p-value);
@@ -44,15 +45,14 @@ export function pairedBootstrap(a: readonly number[], b: readonly number[], opti
   const resamples = options.resamples ?? 1000;
   const d = a.map((x, i) => b[i]! - x);
   const difference = n ? mean(d) : Number.NaN;
-  const random = seededRandom(options.seed ?? 1);
-  const values: number[] = [];
-  for (let r = 0; r < resamples && n > 0; r++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += d[Math.floor(random() * n)]!;
-    values.push(sum / n);
-  }
-  const level = options.level ?? 0.95;
-  const ci = values.length ? { low: quantile(values, (1 - level) / 2)!, high: quantile(values, (1 + level) / 2)! } : null;
+  const values = n
+    ? bootstrapValues((random) => {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += d[Math.floor(random() * n)]!;
+        return sum / n;
+      }, { ...options, resamples })
+    : [];
+  const ci = percentileInterval(values, options.level);
   const atOrBelow = values.filter((v) => v <= 0).length / (values.length || 1);
   const atOrAbove = values.filter((v) => v >= 0).length / (values.length || 1);
   return { n, difference, ci, pValue: n ? Math.min(1, 2 * Math.min(atOrBelow, atOrAbove)) : 1, resamples };

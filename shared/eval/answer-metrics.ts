@@ -1,0 +1,189 @@
+/**
+ * The papers' answer metrics on text, as pure functions: SQuAD's normalisation, token EM and F1,
+ * ASQA's STR-EM and Disambig-F1, ADF's D-F1, and CondAmbigQA's citation and answer-count scores.
+ * No LLM calls: the extractive reader behind Disambig-F1 lives in the evaluation service, and
+ * this module scores what it returns. ROUGE-L has its own module (rouge.ts).
+ *
+ * Per-item functions return a fraction in [0, 1] (or a count); `null` means "not applicable to
+ * this item" (no gold short answer to look for, say) and leaves the item out of the mean.
+ */
+
+// ---- SQuAD normalisation and token EM / F1 ------------------------------------------------------
+
+/** Python's `string.punctuation`, which SQuAD's scorer strips. */
+const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+/** Articles as whole words; "word" as Python's Unicode-aware `\b` sees it. */
+const ARTICLES = /(?<![\p{L}\p{N}\p{M}_])(?:a|an|the)(?![\p{L}\p{N}\p{M}_])/gu;
+
+/**
+ * SQuAD's `normalize_answer`: lower-case, drop ASCII punctuation, replace the articles a/an/the
+ * by a space, collapse white space. The official ASQA scorer (STR-EM) uses exactly this.
+ *
+ * This is the normalisation for scoring, as the papers define it. It differs on purpose from
+ * `foldForMatching` (shared/text.ts), which locates and de-duplicates wordings: SQuAD deletes
+ * punctuation, so "U.S." becomes "us" and matches "US", while folding turns punctuation into a
+ * space ("u s") so that word boundaries stay where a reader sees them.
+ */
+export function squadNormalize(text: string): string {
+  const out = text.toLowerCase().replace(PUNCTUATION, '');
+  return out.replace(ARTICLES, ' ').split(/\s+/u).filter(Boolean).join(' ');
+}
+
+export function answerTokens(text: string): string[] {
+  const normal = squadNormalize(text);
+  return normal === '' ? [] : normal.split(' ');
+}
+
+/** SQuAD exact match: 1 when the normalised strings are equal. */
+export function tokenExactMatch(prediction: string, gold: string): number {
+  return squadNormalize(prediction) === squadNormalize(gold) ? 1 : 0;
+}
+
+/**
+ * SQuAD token F1 over normalised tokens with multiset overlap. When either side has no token,
+ * 1 if both are empty, else 0 (SQuAD 2.0's rule; 1.1 gave 0 for two empty strings).
+ */
+export function tokenF1(prediction: string, gold: string): number {
+  return tokenF1Tokens(answerTokens(prediction), answerTokens(gold));
+}
+
+function tokenF1Tokens(pred: readonly string[], gold: readonly string[]): number {
+  if (pred.length === 0 || gold.length === 0) return pred.length === gold.length ? 1 : 0;
+  const counts = new Map<string, number>();
+  for (const t of gold) counts.set(t, (counts.get(t) ?? 0) + 1);
+  let same = 0;
+  for (const t of pred) {
+    const left = counts.get(t) ?? 0;
+    if (left > 0) {
+      same++;
+      counts.set(t, left - 1);
+    }
+  }
+  if (same === 0) return 0;
+  const precision = same / pred.length;
+  const recall = same / gold.length;
+  return (2 * precision * recall) / (precision + recall);
+}
+
+/** SQuAD's `metric_max_over_ground_truths`: the best score of a prediction over the gold answers (0 when there are none). */
+export function maxOverGold(metric: (prediction: string, gold: string) => number, prediction: string, gold: readonly string[]): number {
+  let best = 0;
+  for (const g of gold) best = Math.max(best, metric(prediction, g));
+  return best;
+}
+
+/**
+ * Token EM / F1 of an item with several predicted and several gold answers (ADF's F1): the best
+ * score over every predicted answer and every gold answer of any interpretation.
+ */
+export function bestTokenScores(predicted: readonly string[], gold: readonly (readonly string[])[]): { em: number; f1: number } {
+  let em = 0;
+  let f1 = 0;
+  const goldTokens = gold.flat().map((g) => ({ normal: squadNormalize(g), tokens: answerTokens(g) }));
+  for (const p of predicted) {
+    const normal = squadNormalize(p);
+    const tokens = normal === '' ? [] : normal.split(' ');
+    for (const g of goldTokens) {
+      if (normal === g.normal) em = 1;
+      f1 = Math.max(f1, tokenF1Tokens(tokens, g.tokens));
+    }
+  }
+  return { em, f1 };
+}
+
+// ---- STR-EM ---------------------------------------------------------------------------------------
+
+/**
+ * ASQA's STR-EM for one item: for each interpretation, 1 when the normalised form of any of its
+ * short answers (answer and aliases) occurs as a substring of the normalised long answer; the
+ * mean over interpretations. Interpretations without any gold short answer are left out; an item
+ * with none at all is not applicable (null). As in the official scorer the test is a plain
+ * substring test ("1" is found in "1990") and an answer normalising to "" is always found.
+ */
+export function strEm(longAnswer: string, gold: readonly (readonly string[])[]): number | null {
+  const context = squadNormalize(longAnswer);
+  let found = 0;
+  let counted = 0;
+  for (const answers of gold) {
+    if (answers.length === 0) continue;
+    counted++;
+    if (answers.some((a) => context.includes(squadNormalize(a)))) found++;
+  }
+  return counted === 0 ? null : found / counted;
+}
+
+// ---- Disambig-F1, D-F1 --------------------------------------------------------------------------
+
+/**
+ * ASQA's Disambig-F1 for one item, given the reader's answers: `readerAnswers[i]` is what the
+ * extractive reader found in the long answer for interpretation i's clarified question (an empty
+ * string when it found nothing). Score: token F1 against the best of interpretation i's short
+ * answers; the mean over interpretations that have a gold short answer (null if none has).
+ */
+export function disambigF1(readerAnswers: readonly string[], gold: readonly (readonly string[])[]): number | null {
+  if (readerAnswers.length !== gold.length) {
+    throw new Error(`disambigF1: ${readerAnswers.length} reader answers for ${gold.length} interpretations`);
+  }
+  let sum = 0;
+  let counted = 0;
+  gold.forEach((answers, i) => {
+    if (answers.length === 0) return;
+    counted++;
+    sum += maxOverGold(tokenF1, readerAnswers[i] ?? '', answers);
+  });
+  return counted === 0 ? null : sum / counted;
+}
+
+/** ADF's coverage threshold: an interpretation counts as covered at token F1 ≥ 0.5. */
+export const D_F1_THRESHOLD = 0.5;
+
+/**
+ * ADF's D-F1 for one item: the fraction of interpretations (with gold short answers) covered,
+ * an interpretation being covered when some predicted answer reaches token F1 ≥ 0.5 against one
+ * of its gold answers. `predicted` is the item's short answers (or its long answer alone when the
+ * system gave none).
+ */
+export function dF1(predicted: readonly string[], gold: readonly (readonly string[])[]): number | null {
+  const pred = predicted.map(answerTokens);
+  let covered = 0;
+  let counted = 0;
+  for (const answers of gold) {
+    if (answers.length === 0) continue;
+    counted++;
+    const goldTokens = answers.map(answerTokens);
+    if (pred.some((p) => goldTokens.some((g) => tokenF1Tokens(p, g) >= D_F1_THRESHOLD))) covered++;
+  }
+  return counted === 0 ? null : covered / counted;
+}
+
+/**
+ * The geometric mean √(a × b) behind ASQA's DR (a = Disambig-F1, b = ROUGE-L) and ADF's DR-F1
+ * (a = D-F1). Both papers take it over the corpus-level means, not per item: pass the means.
+ */
+export function geometricMean(a: number, b: number): number {
+  return Math.sqrt(Math.max(0, a) * Math.max(0, b));
+}
+
+
+// ---- CondAmbigQA ------------------------------------------------------------------------------------
+
+/**
+ * CondAmbigQA's citation score: of the fragments the answer cites (counted once each), the
+ * fraction that the gold condition-answer pairs cite. An answer citing nothing scores 0 (it
+ * attributes nothing); null when the item has no gold citations to check against.
+ */
+export function citationPrecision(cited: readonly string[], goldCited: readonly string[]): number | null {
+  if (goldCited.length === 0) return null;
+  const predicted = new Set(cited);
+  if (predicted.size === 0) return 0;
+  const gold = new Set(goldCited);
+  let hits = 0;
+  for (const c of predicted) if (gold.has(c)) hits++;
+  return hits / predicted.size;
+}
+
+/** CondAmbigQA's answer-count difference: answers given minus interpretations expected (positive: over-generation). */
+export function answerCountDifference(predictedCount: number, goldCount: number): number {
+  return predictedCount - goldCount;
+}
+
