@@ -12,6 +12,7 @@ import { failures } from './0010-failures';
 import { releaseChunks } from './0011-release-chunks';
 import { failureIndexes } from './0012-failure-indexes';
 import { instanceOrder } from './0013-instance-order';
+import { instanceSearchPrefixes } from './0014-instance-search-prefixes';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   releaseChunks,
   failureIndexes,
   instanceOrder,
+  instanceSearchPrefixes,
 ];

@@ -5,10 +5,13 @@ import { engineVersions, openDatabase } from '../../db/connection';
 import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError, type Migration } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
 import { countInstances, listInstances } from '../../db/queries/instances';
+import { all, sql } from '../../db/sql';
+import { importFile } from '../../electron/services/import/import-file';
 import type { ReadableDB } from '../../db/sql';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { InstanceQuery } from '../../shared/api';
-import { memoryDb, tempDir } from '../helpers/db';
+import { toFtsQuery } from '../../shared/search';
+import { AMBIGNQ, memoryDb, tempDir } from '../helpers/db';
 
 describe('migrations', () => {
   it('bring a new database to the latest version, with every table STRICT', () => {
@@ -134,6 +137,27 @@ describe('migrations', () => {
     db.exec('DELETE FROM instances WHERE id = 1');
     expect(count('suspension')).toBe(0);
     expect(count('anthem')).toBe(1);
+  });
+
+  it('0014 gives the instance search prefix indexes: every search finds the same rows with the same ranks, to the bit', async () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 13));
+    await importFile(db, { file: AMBIGNQ, format: 'ambignq', dataset: 'a' });
+    // Whole words and their prefixes of 1 to 6 characters, alone and after another word.
+    const words = [...new Set(all<{ question: string }>(db, sql`SELECT question FROM base_questions ORDER BY id LIMIT 40`).flatMap((r) => r.question.toLowerCase().match(/[a-z]{4,}/g) ?? []))];
+    const searches = words.flatMap((w, k) => [w, ...[1, 2, 3, 4, 6].map((n) => w.slice(0, n)), `${words[(k + 7) % words.length]} ${w.slice(0, 3)}`]);
+    expect(searches.length).toBeGreaterThan(300);
+    const ranked = () =>
+      searches.map((text) => all<{ rowid: number; rank: number }>(db, sql`SELECT rowid, rank FROM instances_fts WHERE instances_fts MATCH ${toFtsQuery(text, { prefixLast: true })} ORDER BY rank, rowid`));
+    const before = ranked();
+    expect(before.filter((rows) => rows.length > 1).length).toBeGreaterThan(200);
+    migrate(db);
+    expect(String(all<{ sql: string }>(db, sql`SELECT sql FROM sqlite_schema WHERE name = 'instances_fts'`)[0]!.sql)).toMatch(/prefix = '2 3 4'/);
+    expect(ranked()).toEqual(before);
+    // The delete trigger came back with the table.
+    const id = before.find((rows) => rows.length > 0)![0]!.rowid;
+    db.prepare('DELETE FROM instances WHERE id = ?').run(id);
+    expect(ranked().flat().some((r) => r.rowid === id)).toBe(false);
   });
 
   it('0011 moves frozen release records into compressed chunks, every record and hash kept', () => {
