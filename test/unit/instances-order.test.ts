@@ -10,6 +10,7 @@ import { all, sql, type WritableDB } from '../../db/sql';
 import { InstanceQuery, INSTANCE_SORT_COLUMNS, type InstanceFilter } from '../../shared/api';
 import { memoryDb, ROOT, tempDir } from '../helpers/db';
 import { plansOf } from '../helpers/query-plans';
+import { randomInstanceQueries } from '../helpers/instance-queries';
 import { fillInstances, rng } from '../helpers/synthetic';
 
 /**
@@ -35,17 +36,7 @@ const plain = (db: WritableDB, q: InstanceQuery) => all<{ id: number }>(db, page
 const byPosition = (db: WritableDB, q: InstanceQuery) => positionPageIds(db, q, countInstances(db, q));
 
 function randomQueries(seed: number, count: number, rows: number): InstanceQuery[] {
-  const random = rng(seed);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
-  return Array.from({ length: count }, () =>
-    InstanceQuery.parse({
-      ...pick(FILTERS),
-      sort: pick(INSTANCE_SORT_COLUMNS),
-      direction: random() < 0.5 ? 'asc' : 'desc',
-      offset: Math.floor(random() * (rows + 50)),
-      limit: 1 + Math.floor(random() * 150),
-    }),
-  );
+  return randomInstanceQueries(seed, count, { filters: FILTERS, offset: (random) => Math.floor(random() * (rows + 50)), maxLimit: 150 });
 }
 
 /** Each query's offset is taken within its own filter's rows (and a little past them). */
