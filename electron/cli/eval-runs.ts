@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { EvalComparison, EvalRunSummary } from '../../shared/api';
 import { EVAL_METHODS } from '../../shared/eval/methods';
 import type { MetricSummary } from '../../shared/eval/metrics';
@@ -127,7 +127,7 @@ export function addEvalRunCommands(evaluation: Command): void {
       .option('--k <n>', 'passages per search (default: ADF 5, the others 10)', integer)
       .option('--limit <n>', 'at most this many items', integer)
       .option('--search-budget <n>', 'ReAct and CLARION: steps (and so searches) per item (default 5)', integer)
-      .addOption(new Option('--max-iterations <n>', 'the former name of --search-budget').argParser(integer).hideHelp())
+      .option('--max-iterations <n>', 'the former name of --search-budget (still accepted)', integer)
       .option('--max-interpretations <n>', 'CLARION interpretation set and ADF clusters at most (default 4)', integer)
       .option('--clarifications <n>', 'CLARION: clarified questions asked for (default 2)', integer)
       .option('--diva-interpretations <n>', 'DIVA: interpretations (default 3)', integer)
