@@ -11,6 +11,13 @@ function defaultConfig(defaults: { example: unknown; last: unknown } | undefined
   return JSON.stringify({ endpoints, prices: {} }, null, 2);
 }
 
+/** The bundled offline demo (resources/eval.offline.json): endpoints, and the run it suggests. */
+interface OfflineDemo {
+  endpoints: unknown;
+  prices?: unknown;
+  evaluation: { method: string; model: string; judge: string; reader: string; dataset: string; corpus: string; retrieval: 'bm25' | 'dense' | 'hybrid'; limit: number };
+}
+
 function parseRef(text: string): { endpoint: string; model: string } {
   const slash = text.indexOf('/');
   return slash === -1 ? { endpoint: '', model: text } : { endpoint: text.slice(0, slash), model: text.slice(slash + 1) };
@@ -44,6 +51,21 @@ export function StartEvalForm({ running }: { running: boolean }) {
     configProblem = `The config is not valid JSON: ${(e as Error).message}`;
   }
   const info = methods.data?.find((m) => m.method === method);
+  const demo = defaults.data?.offlineEvaluation as OfflineDemo | undefined;
+  const loadDemo = () => {
+    if (!demo) return;
+    const e = demo.evaluation;
+    setConfig(JSON.stringify({ endpoints: demo.endpoints, prices: demo.prices ?? {} }, null, 2));
+    setMethod(e.method);
+    setModel(e.model);
+    setJudge(e.judge);
+    setReader(e.reader);
+    setSource(`dataset:${e.dataset}`);
+    setSplit('');
+    setCorpus(e.corpus);
+    setMode(e.retrieval);
+    setLimit(String(e.limit));
+  };
   const blocked = running ? 'A run is going: wait for it, or cancel it.' : (configProblem ?? (!source ? 'Choose a release or a dataset.' : null));
 
   const submit = () => {
@@ -130,11 +152,32 @@ export function StartEvalForm({ running }: { running: boolean }) {
         <input id="eval-reader" className="input mono" value={reader} onChange={(e) => setReader(e.target.value)} placeholder="endpoint/model or http://… (for Disambig-F1)" />
       </div>
       {info ? <p className="small muted">{info.description}</p> : null}
+      {info ? (
+        <details className="small" data-testid="method-paper">
+          <summary>The paper’s steps, and where this implementation departs ({info.source})</summary>
+          <ol>
+            {info.paperSteps.map((step) => (
+              <li key={step}>{step}</li>
+            ))}
+          </ol>
+          <ul className="muted">
+            {info.departures.map((d) => (
+              <li key={d}>{d}</li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
       <label className="small muted" htmlFor="eval-config">
         Endpoints and prices (JSON; a pipeline config works as is)
       </label>
       <textarea id="eval-config" className="input mono" rows={7} value={config} onChange={(e) => setConfig(e.target.value)} spellCheck={false} />
       {configProblem ? <span className="small flag-bad">{configProblem}</span> : null}
+      <div className="row-gap">
+        <div className="spacer" />
+        <button type="button" className="button small ghost" title="Runs against the bundled fake model: start it with `npx awb pipeline fake-endpoint`" disabled={!demo} onClick={loadDemo}>
+          Load the offline demo
+        </button>
+      </div>
       <div className="row-gap">
         <button type="button" className="button primary" disabled={blocked !== null || start.isPending} onClick={submit} title={blocked ?? undefined}>
           Start
