@@ -81,7 +81,8 @@ function refused(plan: ReleasePlan, out: string): ReleaseSummary {
   return { id: null, name: plan.draft.name, version: plan.draft.version, dir: out, counts: plan.counts, files: [], gate: plan.gate };
 }
 
-export async function createRelease(db: WritableDB, request: ReleaseCreateRequest, options: CreateOptions): Promise<ReleaseSummary> {
+/** Writes a release to `request.out` (the handler resolves the default folder first). */
+export async function createRelease(db: WritableDB, request: ReleaseCreateRequest & { out: string }, options: CreateOptions): Promise<ReleaseSummary> {
   const out = path.resolve(request.out);
   const date = options.date ?? today();
   // One transaction from the first read to the commit: the instances cannot move in between.
