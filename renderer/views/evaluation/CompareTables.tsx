@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { EvalTableRow } from '../../../shared/api';
-import { downloadText } from '../../components/bits';
+import { saveFile } from '../../download';
 import { useOp } from '../../query';
 import { formatMetric, shownMetrics, tableText } from './tables';
 
@@ -17,13 +17,13 @@ function MetricTable({ rows, title, testId }: { rows: EvalTableRow[]; title: str
       <div className="row-gap">
         <h2>{title}</h2>
         <span className="spacer" />
-        <button type="button" className="button small ghost" onClick={() => downloadText(`${testId}.csv`, tableText(rows, 'csv'), 'text/csv')}>
+        <button type="button" className="button small ghost" onClick={() => saveFile(`${testId}.csv`, tableText(rows, 'csv'), 'text/csv')}>
           CSV
         </button>
-        <button type="button" className="button small ghost" onClick={() => downloadText(`${testId}.md`, tableText(rows, 'markdown'), 'text/markdown')}>
+        <button type="button" className="button small ghost" onClick={() => saveFile(`${testId}.md`, tableText(rows, 'markdown'), 'text/markdown')}>
           Markdown
         </button>
-        <button type="button" className="button small ghost" onClick={() => downloadText(`${testId}.tex`, tableText(rows, 'latex'), 'text/x-tex')}>
+        <button type="button" className="button small ghost" onClick={() => saveFile(`${testId}.tex`, tableText(rows, 'latex'), 'text/x-tex')}>
           LaTeX
         </button>
       </div>
