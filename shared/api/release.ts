@@ -147,6 +147,7 @@ export interface ReleaseListRow {
   licence: string;
   gatePassed: boolean;
   gateVerdict: GateVerdict;
+  gateCoverage: GateCoverage | null;
   forced: string | null;
   dir: string;
   createdAt: string;

@@ -20,6 +20,7 @@ function listRow(row: Omit<ReleaseRow, 'card' | 'metadata' | 'files'>): ReleaseL
     licence: row.licence,
     gatePassed: gate.passed,
     gateVerdict: gate.verdict,
+    gateCoverage: gate.coverage,
     forced: row.forced_reason,
     dir: row.dir,
     createdAt: row.created_at,
