@@ -24,7 +24,7 @@ function cell(m: MetricSummary | undefined): string {
 function printRun(run: EvalRunSummary): void {
   const lines = [
     `Run ${run.id}: ${run.methodLabel} × ${run.model} on ${run.source}: ${runStatusLabel(run)}${run.error ? ` (${run.error})` : ''}`,
-    `  items: ${run.done - run.failed} of ${run.total} answered, ${run.failed} failed` + (run.corpus ? `; corpus ${run.corpus}, ${run.retrievalMode}, k=${run.k}` : ''),
+    `  items: ${run.done} of ${run.total} answered, ${run.failed} failed` + (run.corpus ? `; corpus ${run.corpus}, ${run.retrievalMode}, k=${run.k}` : ''),
     `  calls: ${run.calls} sent, ${run.cachedCalls} from the cache; ${run.promptTokens} tokens in, ${run.completionTokens} out; $${run.costUsd.toFixed(4)}`,
   ];
   if (run.usage?.n) {
@@ -159,7 +159,7 @@ export function addEvalRunCommands(evaluation: Command): void {
             r.model,
             r.source,
             runStatusLabel(r),
-            `${r.done - r.failed}/${r.total}`,
+            `${r.done}/${r.total}`,
             r.metrics.str_em?.value?.toFixed(2) ?? '–',
             r.metrics.disambig_f1?.value?.toFixed(2) ?? '–',
             r.metrics.judge_mean?.value?.toFixed(2) ?? '–',

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { Job } from '../../shared/api';
+import { metricLabel } from '../../shared/eval/labels';
 import { useJobs, useOp } from '../query';
 import { CompareTables } from './evaluation/CompareTables';
 import { PromptsPanel } from './evaluation/PromptsPanel';
@@ -78,7 +79,7 @@ export function EvaluationView({ run }: { run?: number | undefined }) {
       <div className="page-inner">
         <header className="page-head">
           <h1>Evaluation</h1>
-          <span className="small muted">QA methods × models on a release or dataset: STR-EM, Disambig-F1, ROUGE-L, LLM judge, latency and cost</span>
+          <span className="small muted">QA methods × models on a release or dataset: {['str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'latency_ms', 'cost_usd'].map(metricLabel).join(', ')}</span>
         </header>
         {run !== undefined ? (
           <RunDetail id={run} />

@@ -9,6 +9,8 @@
  * (ADF).
  */
 
+import { METHOD_INFO } from './methods';
+
 /** How a metric's corpus value reads: percent, a 0-5 or 0-1 grade, a count, milliseconds, dollars. */
 export type MetricUnit = 'percent' | 'grade-0-5' | 'grade-0-1' | 'count' | 'ms' | 'usd';
 
@@ -34,6 +36,7 @@ export const METRIC_LABELS = {
   citation_precision: { label: 'Citation precision', source: 'CondAmbigQA', unit: 'percent', description: 'share of the cited fragments that the gold interpretations cite' },
   answer_count: { label: 'Answer count', source: 'CondAmbigQA', unit: 'count', description: 'short answers given' },
   answer_count_difference: { label: 'Answer-count difference', source: 'CondAmbigQA', unit: 'count', description: 'short answers given minus gold interpretations' },
+  interpretations_covered: { label: 'Interpretations covered', source: 'ASQA', unit: 'count', description: 'gold interpretations whose short answer the long answer contains' },
   condition_score: { label: 'Condition score', source: 'CondAmbigQA', unit: 'grade-0-1', description: "the judge's grade of the stated conditions against the reference ones" },
   answer_score: { label: 'Answer score', source: 'CondAmbigQA', unit: 'grade-0-1', description: "the judge's grade of the answers under their conditions" },
   judge_mean: { label: 'Judge (0-5)', source: 'MARCH', unit: 'grade-0-5', description: "mean of the judge's four grades" },
@@ -69,6 +72,11 @@ export function formatMetricValue(id: string, value: number | null | undefined, 
   if (unit === 'usd') return `$${value.toFixed(4)}`;
   if (unit === 'count') return Number.isInteger(value) ? String(value) : value.toFixed(2);
   return value.toFixed(options.digits ?? 2);
+}
+
+/** A QA method's name (`naive-rag` → "NaiveRAG"), from the method table. */
+export function methodLabel(method: string): string {
+  return (METHOD_INFO as Record<string, { label: string } | undefined>)[method]?.label ?? method;
 }
 
 // ---- statuses --------------------------------------------------------------------------------------

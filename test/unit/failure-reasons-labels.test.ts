@@ -43,7 +43,7 @@ describe('failure reasons', () => {
 
 describe('the label table', () => {
   it('names every metric a run, a score or a comparison computes, and no two alike', () => {
-    const ids = [...METRIC_NAMES, ...READER_METRIC_NAMES, ...FAILURE_METRICS, ...JUDGE_CRITERIA.map((c) => `judge_${c}`), 'condition_score', 'answer_score'];
+    const ids = [...METRIC_NAMES, ...READER_METRIC_NAMES, ...FAILURE_METRICS, ...JUDGE_CRITERIA.map((c) => `judge_${c}`), 'condition_score', 'answer_score', 'interpretations_covered'];
     for (const id of ids) expect(Object.keys(METRIC_LABELS), id).toContain(id);
     const labels = Object.values(METRIC_LABELS).map((m) => m.label);
     expect(new Set(labels).size).toBe(labels.length);

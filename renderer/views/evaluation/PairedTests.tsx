@@ -1,7 +1,7 @@
 import { Bar, BarChart, CartesianGrid, ErrorBar, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { EvalComparison } from '../../../shared/api';
 import { formatMetricValue, metricLabel, runStatusLabel } from '../../../shared/eval/labels';
-import { ErrorNotice } from '../../components/bits';
+import { ErrorNotice, plural } from '../../components/bits';
 import { useOp } from '../../query';
 
 /**
@@ -43,7 +43,7 @@ export function PairedTests({ a, b }: { a: number; b: number }) {
   const comparison = useOp('evaluation:compare', { a, b });
   const c = comparison.data;
   if (!c) return <ErrorNotice error={comparison.error} />;
-  const answered = (run: EvalComparison['a']) => run.done - run.failed;
+  const answered = (run: EvalComparison['a']) => run.done;
   return (
     <section className="card" data-testid="paired-tests">
       <div className="card-head">
@@ -53,7 +53,7 @@ export function PairedTests({ a, b }: { a: number; b: number }) {
         </span>
       </div>
       <div className={`small ${c.paired < Math.max(answered(c.a), answered(c.b)) ? 'flag-warn' : 'muted'}`} data-testid="paired-count">
-        {c.paired} items answered by both runs are paired (A answered {answered(c.a)}, B {answered(c.b)}); items only one run answered are left out of every test.
+        {plural(c.paired, 'item')} answered by both runs {c.paired === 1 ? 'is' : 'are'} paired (A answered {answered(c.a)}, B {answered(c.b)}); items only one run answered are left out of every test.
         {c.a.source !== c.b.source ? ` The runs are on different items (${c.a.source} and ${c.b.source}): only the items they share are compared.` : ''}
       </div>
       <table className="plain compact numbers" data-testid="paired-table">

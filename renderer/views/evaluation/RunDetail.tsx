@@ -71,7 +71,7 @@ export function RunDetail({ id }: { id: number }) {
           </h2>
         </div>
         <div className="small muted">
-          {r.source} · <span data-testid="run-status">{runStatusLabel(r)}</span> · {r.done}/{r.total} done · {r.calls} calls ({r.cachedCalls} cached) · ${r.costUsd.toFixed(4)}
+          {r.source} · <span data-testid="run-status">{runStatusLabel(r)}</span> · {r.done} of {r.total} answered · {r.calls} calls ({r.cachedCalls} cached) · ${r.costUsd.toFixed(4)}
           {r.corpus ? ` · ${r.corpus}, ${r.retrievalMode}, k=${r.k}` : ''}
           {r.reader ? ` · reader ${r.reader}` : ''}
           {r.judge ? ` · judge ${r.judge}` : ''}
@@ -103,7 +103,7 @@ export function RunDetail({ id }: { id: number }) {
             <tr>
               <td>all</td>
               {metrics.map(([k, m]) => (
-                <td key={k} className="num">
+                <td key={k} className="num" style={{ whiteSpace: 'nowrap' }}>
                   {formatMetric(m)}
                 </td>
               ))}
@@ -112,7 +112,7 @@ export function RunDetail({ id }: { id: number }) {
               <tr key={type}>
                 <td>{type}</td>
                 {metrics.map(([k]) => (
-                  <td key={k} className="num">
+                  <td key={k} className="num" style={{ whiteSpace: 'nowrap' }}>
                     {formatMetric(byType[k])}
                   </td>
                 ))}

@@ -44,13 +44,12 @@ const statusClass = (r: EvalRunSummary) => (r.status === 'done' ? (r.failed ? 'f
 export function EvalRunsTable({ runs, selected, onToggle }: { runs: EvalRunSummary[]; selected: readonly number[]; onToggle: (id: number) => void }) {
   if (!runs.length) return <div className="muted small">No evaluation run yet: start one on the left, or with `awb eval run`.</div>;
   return (
+    <div style={{ overflowX: 'auto' }}>
     <table className="plain" data-testid="eval-runs">
       <thead>
         <tr>
-          <th title="choose two to compare">Compare</th>
+          <th title="tick two to compare" style={{ width: 24 }} />
           <th>Run</th>
-          <th>Method</th>
-          <th>Model</th>
           <th>Status</th>
           <th className="num">Answered</th>
           {(['str_em', 'disambig_f1', 'judge_mean'] as const).map((m) => (
@@ -67,16 +66,14 @@ export function EvalRunsTable({ runs, selected, onToggle }: { runs: EvalRunSumma
             <td>
               <input type="checkbox" aria-label={`compare run ${r.id}`} checked={selected.includes(r.id)} onChange={() => onToggle(r.id)} />
             </td>
-            <td>
-              <Link href={`/evaluation/${r.id}`}>#{r.id}</Link>
+            <td title={`${r.source}${r.corpus ? ` · ${r.corpus}, ${r.retrievalMode}` : ''}`}>
+              <Link href={`/evaluation/${r.id}`}>#{r.id}</Link> {r.methodLabel} <span className="mono small muted">× {r.model}</span>
             </td>
-            <td title={`${r.source}${r.corpus ? ` · ${r.corpus}, ${r.retrievalMode}` : ''}`}>{r.methodLabel}</td>
-            <td className="mono small">{r.model}</td>
             <td className={statusClass(r)} title={r.error ?? undefined}>
               {runStatusLabel(r)}
             </td>
             <td className="num">
-              {r.done - r.failed}/{r.total}
+              {r.done}/{r.total}
             </td>
             <td className="num">{value(r.metrics.str_em)}</td>
             <td className="num">{value(r.metrics.disambig_f1)}</td>
@@ -86,5 +83,6 @@ export function EvalRunsTable({ runs, selected, onToggle }: { runs: EvalRunSumma
         ))}
       </tbody>
     </table>
+    </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { FailureItemView } from '../../../shared/api';
+import { methodLabel } from '../../../shared/eval/labels';
 import { ShortcutSheet } from '../../components/CommandPalette';
 import { ErrorNotice } from '../../components/bits';
 import { useKeys } from '../../hooks';
@@ -115,7 +116,7 @@ export function FailureItem({ run, id }: { run: number; id: number }) {
             <div className="item-title">
               <h1 data-testid="item-question">{view.item.question}</h1>
               <div className="small muted">
-                <span className={`tag tag-${view.item.ambiguityType}`}>{view.item.ambiguityType}</span> item {view.item.position + 1} of {view.run.total} · {view.run.method} × {view.run.model} ·{' '}
+                <span className={`tag tag-${view.item.ambiguityType}`}>{view.item.ambiguityType}</span> item {view.item.position + 1} of {view.run.total} · {methodLabel(view.run.method)} × {view.run.model} ·{' '}
                 <span className="mono">{view.item.key}</span>
               </div>
             </div>

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { Link, useLocation, useSearch } from 'wouter';
 import { FAILURE_METRICS, type FailureMetricName, type FailureRow } from '../../../shared/api';
 import { AMBIGUITY_TYPES } from '../../../shared/domain';
-import { itemStatusLabel } from '../../../shared/eval/labels';
+import { itemStatusLabel, methodLabel } from '../../../shared/eval/labels';
 import { ErrorNotice, plural } from '../../components/bits';
 import { DataTable, type Column } from '../../components/DataTable';
 import { opQuery, useOp, useOpMutation } from '../../query';
@@ -58,9 +58,9 @@ function columns(versus: boolean): Column<FailureRow>[] {
     },
     { id: 'type', header: 'Type', cell: ({ row }) => <span className={`tag tag-${row.original.ambiguityType}`}>{row.original.ambiguityType}</span>, meta: { width: '120px', label: 'type' } },
     metricColumn('str_em', 'strEm', versus ? '104px' : '76px'),
-    metricColumn('disambig_f1', 'disambigF1', versus ? '104px' : '92px'),
+    metricColumn('disambig_f1', 'disambigF1', versus ? '150px' : '140px'),
     metricColumn('rouge_l', 'rougeL', versus ? '104px' : '82px'),
-    metricColumn('judge_mean', 'judgeMean', versus ? '110px' : '70px'),
+    metricColumn('judge_mean', 'judgeMean', versus ? '120px' : '96px'),
     metricColumn('latency_ms', 'latencyMs', '70px'),
     {
       id: 'flags',
@@ -227,10 +227,10 @@ export function FailureTable({ run, compare, header }: { run: number; compare?: 
           <Link href={`/evaluation/${run}`} className="small">
             ← run {run}
           </Link>
-          <strong>{info ? `${info.method} × ${info.model}` : `Run ${run}`}</strong>
+          <strong>{info ? `${methodLabel(info.method)} × ${info.model}` : `Run ${run}`}</strong>
           {versus ? (
             <span className="versus small">
-              vs <strong>{`${versus.method} × ${versus.model}`}</strong> (run {versus.id}):{' '}
+              vs <strong>{`${methodLabel(versus.method)} × ${versus.model}`}</strong> (run {versus.id}):{' '}
               <select
                 className="input"
                 aria-label="side by side"
