@@ -29,10 +29,15 @@ export const METRIC_LABELS = {
   disambig_f1: { label: 'Disambig-F1 (ASQA)', source: 'ASQA', unit: 'percent', description: "token F1 of a reader's answer to each clarified question, read from the long answer" },
   rouge_l: { label: 'ROUGE-L', source: 'ASQA', unit: 'percent', description: 'longest common subsequence F-measure against the reference long answers' },
   dr: { label: 'DR (ASQA)', source: 'ASQA', unit: 'percent', description: 'geometric mean of Disambig-F1 (ASQA) and ROUGE-L' },
-  token_em: { label: 'Token EM', source: 'SQuAD', unit: 'percent', description: 'exact match of a short answer with a gold answer, after normalisation' },
-  token_f1: { label: 'Token F1', source: 'SQuAD', unit: 'percent', description: 'token overlap F1 of the best short answer with the best gold answer' },
+  march_avg: { label: 'Avg (MARCH)', source: 'MARCH', unit: 'percent', description: 'mean of STR-EM and Disambig-F1 (ASQA), as MARCH Table 3 reports' },
+  token_em: { label: 'Token EM', source: 'SQuAD', unit: 'percent', description: 'exact match of the answer with a gold answer, after normalisation' },
+  token_f1: { label: 'Token F1', source: 'SQuAD', unit: 'percent', description: 'token overlap F1 of the answer with the best gold answer' },
+  token_em_short: { label: 'Token EM (short answers)', source: 'SQuAD', unit: 'percent', description: "token EM of the method's short answers, the best of them" },
+  token_f1_short: { label: 'Token F1 (short answers)', source: 'SQuAD', unit: 'percent', description: "token F1 of the method's short answers, the best of them" },
   d_f1: { label: 'D-F1 (ADF)', source: 'ADF', unit: 'percent', description: 'share of interpretations some predicted answer matches at token F1 ≥ 0.5' },
+  d_f1_short: { label: 'D-F1 (ADF, short answers)', source: 'ADF', unit: 'percent', description: "D-F1 with the method's short answers as the predictions" },
   dr_f1: { label: 'DR-F1 (ADF)', source: 'ADF', unit: 'percent', description: 'geometric mean of D-F1 (ADF) and ROUGE-L' },
+  dr_f1_corpus: { label: 'DR-F1 (ADF, corpus)', source: 'ADF', unit: 'percent', description: 'geometric mean of the corpus means of D-F1 (ADF) and ROUGE-L' },
   citation_precision: { label: 'Citation precision', source: 'CondAmbigQA', unit: 'percent', description: 'share of the cited fragments that the gold interpretations cite' },
   answer_count: { label: 'Answer count', source: 'CondAmbigQA', unit: 'count', description: 'short answers given' },
   answer_count_difference: { label: 'Answer-count difference', source: 'CondAmbigQA', unit: 'count', description: 'short answers given minus gold interpretations' },
@@ -90,8 +95,17 @@ export function itemStatusLabel(status: string): string {
   return (ITEM_STATUS_LABELS as Record<string, string>)[status] ?? status;
 }
 
-/** A run's status in words: "done", "done with 3 failed", "running", "cancelled" ... */
-export function runStatusLabel(run: { status: string; failed: number }): string {
-  const word = (RUN_STATUS_LABELS as Record<string, string>)[run.status] ?? run.status;
-  return run.status === 'done' && run.failed > 0 ? `${word} with ${run.failed} failed` : word;
+/**
+ * A run's status in words, saying when items failed: "done", "done with 37 failed", "failed: all
+ * 38 items failed", "cancelled (12 of 38 done)", "stopped (12 of 38 done, 2 failed)". The stored
+ * status says whether the run ended; this says how it went. (`done` counts the items answered.)
+ */
+export function runStatusLabel(run: { status: string; total: number; done: number; failed: number }): string {
+  const { status, total, done, failed } = run;
+  if (status === 'running') return RUN_STATUS_LABELS.running;
+  if (total > 0 && failed === total) return `failed: all ${total} items failed`;
+  const counts = `${done} of ${total} done${failed ? `, ${failed} failed` : ''}`;
+  if (status === 'cancelled') return `cancelled (${counts})`;
+  if (status === 'failed') return `stopped (${counts})`;
+  return failed ? `done with ${failed} failed` : RUN_STATUS_LABELS.done;
 }

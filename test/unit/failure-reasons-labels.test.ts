@@ -66,9 +66,12 @@ describe('the label table', () => {
   it('words statuses the same everywhere', () => {
     expect(itemStatusLabel('done')).toBe('answered');
     expect(itemStatusLabel('failed')).toBe('failed');
-    expect(runStatusLabel({ status: 'done', failed: 3 })).toBe('done with 3 failed');
-    expect(runStatusLabel({ status: 'done', failed: 0 })).toBe('done');
-    expect(runStatusLabel({ status: 'cancelled', failed: 1 })).toBe('cancelled');
+    expect(runStatusLabel({ status: 'done', total: 38, done: 1, failed: 37 })).toBe('done with 37 failed');
+    expect(runStatusLabel({ status: 'done', total: 3, done: 3, failed: 0 })).toBe('done');
+    expect(runStatusLabel({ status: 'done', total: 3, done: 0, failed: 3 })).toBe('failed: all 3 items failed');
+    expect(runStatusLabel({ status: 'cancelled', total: 38, done: 12, failed: 0 })).toBe('cancelled (12 of 38 done)');
+    expect(runStatusLabel({ status: 'failed', total: 38, done: 12, failed: 2 })).toBe('stopped (12 of 38 done, 2 failed)');
+    expect(runStatusLabel({ status: 'running', total: 38, done: 12, failed: 2 })).toBe('running');
   });
 
   it('is what the researcher guide calls each metric', () => {
