@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { EvalComparison, EvalRunSummary } from '../../shared/api';
 import { EVAL_METHODS } from '../../shared/eval/methods';
+import { metricLabel, runStatusLabel } from '../../shared/eval/labels';
 import type { MetricSummary } from '../../shared/eval/metrics';
 import { withClient } from './client';
 import { choices, integer, number, printJson, printTable, withCommon, type CommonOptions } from './common';
@@ -22,8 +23,8 @@ function cell(m: MetricSummary | undefined): string {
 
 function printRun(run: EvalRunSummary): void {
   const lines = [
-    `Run ${run.id}: ${run.methodLabel} × ${run.model} on ${run.source}: ${run.status}${run.error ? ` (${run.error})` : ''}`,
-    `  items: ${run.done} of ${run.total} done, ${run.failed} failed` + (run.corpus ? `; corpus ${run.corpus}, ${run.retrievalMode}, k=${run.k}` : ''),
+    `Run ${run.id}: ${run.methodLabel} × ${run.model} on ${run.source}: ${runStatusLabel(run)}${run.error ? ` (${run.error})` : ''}`,
+    `  items: ${run.done} of ${run.total} answered, ${run.failed} failed` + (run.corpus ? `; corpus ${run.corpus}, ${run.retrievalMode}, k=${run.k}` : ''),
     `  calls: ${run.calls} sent, ${run.cachedCalls} from the cache; ${run.promptTokens} tokens in, ${run.completionTokens} out; $${run.costUsd.toFixed(4)}`,
   ];
   if (run.usage?.n) {
@@ -33,13 +34,13 @@ function printRun(run: EvalRunSummary): void {
     );
   }
   lines.push(`  settings: ${describeSettings(run)}`);
-  if (run.reader) lines.push(`  Disambig-F1 reader: ${run.reader}`);
+  if (run.reader) lines.push(`  ${metricLabel('disambig_f1')} reader: ${run.reader}`);
   if (run.judge) lines.push(`  judge: ${run.judge}`);
   for (const note of run.notes) lines.push(`  note: ${note}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   const shown = SHOWN.filter((m) => run.metrics[m]);
   if (shown.length === 0) return;
-  printTable(['', ...shown], [['all', ...shown.map((m) => cell(run.metrics[m]))], ...Object.entries(run.byType).map(([type, metrics]) => [type, ...shown.map((m) => cell(metrics[m]))])]);
+  printTable(['', ...shown.map(metricLabel)], [['all', ...shown.map((m) => cell(run.metrics[m]))], ...Object.entries(run.byType).map(([type, metrics]) => [type, ...shown.map((m) => cell(metrics[m]))])]);
 }
 
 /** The settings that matter for the run's method, on one line. */
@@ -60,7 +61,7 @@ function printComparison(c: EvalComparison): void {
   printTable(
     ['metric', 'A', 'B', 'B − A [95% CI]', 'bootstrap p', 'Wilcoxon p', 'McNemar (A only / B only) p'],
     c.metrics.map((m) => [
-      m.metric,
+      metricLabel(m.metric),
       m.meanA?.toFixed(2) ?? '–',
       m.meanB?.toFixed(2) ?? '–',
       m.bootstrap ? `${m.bootstrap.difference.toFixed(2)} [${m.bootstrap.ciLow?.toFixed(2) ?? '–'}, ${m.bootstrap.ciHigh?.toFixed(2) ?? '–'}]` : '–',
@@ -194,15 +195,14 @@ export function addEvalRunCommands(evaluation: Command): void {
         const runs = await client.call('evaluation:list', { limit: options.limit ?? 100 });
         if (options.json) return printJson(runs);
         printTable(
-          ['run', 'method', 'model', 'source', 'status', 'done', 'failed', 'STR-EM', 'D-F1', 'judge', 'cost'],
+          ['run', 'method', 'model', 'source', 'status', 'answered', metricLabel('str_em'), metricLabel('disambig_f1'), metricLabel('judge_mean'), 'cost'],
           runs.map((r) => [
             String(r.id),
             r.methodLabel,
             r.model,
             r.source,
-            r.status,
+            runStatusLabel(r),
             `${r.done}/${r.total}`,
-            String(r.failed),
             r.metrics.str_em?.value?.toFixed(2) ?? '–',
             r.metrics.disambig_f1?.value?.toFixed(2) ?? '–',
             r.metrics.judge_mean?.value?.toFixed(2) ?? '–',

@@ -398,7 +398,7 @@ export function compareEvalRuns(db: WritableDB, a: number, b: number, threshold:
 export function evalTables(db: WritableDB, runs: readonly number[]): { byModel: EvalTableRow[]; byType: EvalTableRow[] } {
   const summaries = (runs.length ? runs.map((id) => evalRunSummary(db, id)) : evalRunSummaries(db, 500)).filter((s) => s.done > 0);
   return {
-    byModel: summaries.map((s) => ({ method: s.method, methodLabel: s.methodLabel, model: s.model, type: null, runId: s.id, n: s.done - s.failed, metrics: s.metrics })),
+    byModel: summaries.map((s) => ({ method: s.method, methodLabel: s.methodLabel, model: s.model, type: null, runId: s.id, n: s.done, metrics: s.metrics })),
     byType: summaries.flatMap((s) =>
       Object.entries(s.byType).map(([type, metrics]) => ({
         method: s.method,
