@@ -17,6 +17,8 @@ interface OfflineDemo {
   endpoints: unknown;
   prices?: unknown;
   evaluation: { method: string; model: string; judge: string; reader: string; dataset: string; corpus: string; retrieval: 'bm25' | 'dense' | 'hybrid'; limit: number };
+}
+
 /** What the form remembers between visits (this browser only): the last run's choices, never a key. */
 interface Remembered {
   method: string;
