@@ -11,8 +11,9 @@ import { team } from './0009-team';
 import { failures } from './0010-failures';
 import { releaseChunks } from './0011-release-chunks';
 import { failureIndexes } from './0012-failure-indexes';
-import { instanceOrder } from './0013-instance-order';
-import { instanceSearchPrefixes } from './0014-instance-search-prefixes';
+import { evalMethods } from './0013-eval-methods';
+import { instanceOrder } from './0014-instance-order';
+import { instanceSearchPrefixes } from './0015-instance-search-prefixes';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -28,6 +29,7 @@ export const migrations: readonly Migration[] = [
   failures,
   releaseChunks,
   failureIndexes,
+  evalMethods,
   instanceOrder,
   instanceSearchPrefixes,
 ];

@@ -139,9 +139,9 @@ describe('migrations', () => {
     expect(count('anthem')).toBe(1);
   });
 
-  it('0014 gives the instance search prefix indexes: every search finds the same rows with the same ranks, to the bit', async () => {
+  it('0015 gives the instance search prefix indexes: every search finds the same rows with the same ranks, to the bit', async () => {
     const db = openDatabase(':memory:', { migrate: false });
-    migrate(db, migrations.slice(0, 13));
+    migrate(db, migrations.slice(0, 14));
     await importFile(db, { file: AMBIGNQ, format: 'ambignq', dataset: 'a' });
     // Whole words and their prefixes of 1 to 6 characters, alone and after another word.
     const words = [...new Set(all<{ question: string }>(db, sql`SELECT question FROM base_questions ORDER BY id LIMIT 40`).flatMap((r) => r.question.toLowerCase().match(/[a-z]{4,}/g) ?? []))];

@@ -289,7 +289,7 @@ function fillFences(db: BetterSqlite3.Database, s: FenceSort, walkAll: string): 
 }
 
 export const instanceOrder: Migration = {
-  version: 13,
+  version: 14,
   name: 'instance-order',
   up(db) {
     db.exec(`
