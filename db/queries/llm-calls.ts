@@ -35,6 +35,13 @@ export interface NewCall {
   completionTokens: number | null;
   latencyMs: number | null;
   costUsd: number | null;
+  /** `batch` when a Batch API answered it (then `batchId` says which batch). */
+  mode?: 'sync' | 'batch';
+  batchId?: number | null;
+  /** The ambiguity type the call served, where it has one. */
+  ambiguityType?: string | null;
+  /** Prompt tokens the provider read from its prompt cache. */
+  cachedPromptTokens?: number | null;
 }
 
 /** Records a call; a failed call with the same request is replaced (the last attempt is kept). */
@@ -42,12 +49,14 @@ export function recordCall(db: WritableDB, c: NewCall): number {
   return get<{ id: number }>(
     db,
     sql`INSERT INTO llm_calls (request_hash, run_id, endpoint, model, stage, item, request, response, status, error,
-                               prompt_tokens, completion_tokens, latency_ms, cost_usd)
+                               prompt_tokens, completion_tokens, latency_ms, cost_usd, mode, batch_id, ambiguity_type, cached_prompt_tokens)
         VALUES (${c.hash}, ${c.runId}, ${c.endpoint}, ${c.model}, ${c.stage}, ${c.item}, ${JSON.stringify(c.request)}, ${c.response},
-                ${c.status}, ${c.error}, ${c.promptTokens}, ${c.completionTokens}, ${c.latencyMs}, ${c.costUsd})
+                ${c.status}, ${c.error}, ${c.promptTokens}, ${c.completionTokens}, ${c.latencyMs}, ${c.costUsd},
+                ${c.mode ?? 'sync'}, ${c.batchId ?? null}, ${c.ambiguityType ?? null}, ${c.cachedPromptTokens ?? null})
         ON CONFLICT (request_hash) DO UPDATE SET run_id = excluded.run_id, response = excluded.response, status = excluded.status,
           error = excluded.error, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
-          latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd, item = excluded.item, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+          latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd, item = excluded.item, mode = excluded.mode, batch_id = excluded.batch_id,
+          ambiguity_type = excluded.ambiguity_type, cached_prompt_tokens = excluded.cached_prompt_tokens, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
         RETURNING id`,
   )!.id;
 }

@@ -431,7 +431,7 @@ describe('fields that reach out from the server', () => {
   });
 
   it('refuses every declared field to a network caller, and any endpoint that is not the server\'s, in every operation', () => {
-    const registry = () => ({ lab: { baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: 'LAB_KEY', maxInFlight: 8, requestsPerMinute: null, tokensPerMinute: null, structuredOutput: 'json_schema' as const, timeoutMs: 1000, retries: 0 } });
+    const registry = () => ({ lab: { baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: 'LAB_KEY', maxInFlight: 8, requestsPerMinute: null, tokensPerMinute: null, structuredOutput: 'json_schema' as const, timeoutMs: 1000, retries: 0, batch: 'openai' as const } });
     let checked = 0;
     for (const [name, operation] of Object.entries(operations)) {
       for (const field of markedFields(operation.input, 'serverReach')) {
