@@ -41,6 +41,6 @@ export function detectionVotes(
 }
 
 /** A run's votes per stage key (ambiguity type), model and verdict: what ordering by the run's own statistics starts from on resume. */
-export function detectionVoteCounts(db: ReadableDB, runId: number): { ambiguity_type: string; model: string; verdict: DetectionVerdict; n: number }[] {
-  return all(db, sql`SELECT ambiguity_type, model, verdict, count(*) AS n FROM detection_votes WHERE run_id = ${runId} GROUP BY 1, 2, 3`);
+export function detectionVoteCounts(db: ReadableDB, runId: number): { ambiguity_type: string; model: string; verdict: DetectionVerdict; first: number; n: number }[] {
+  return all(db, sql`SELECT ambiguity_type, model, verdict, asked_position = 1 AS first, count(*) AS n FROM detection_votes WHERE run_id = ${runId} GROUP BY 1, 2, 3, 4`);
 }

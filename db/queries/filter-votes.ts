@@ -41,6 +41,6 @@ export function listFilterVotes(db: ReadableDB, instanceId: number): FilterVoteR
 }
 
 /** A run's filter votes per model and verdict (statistics for the voting order on resume). */
-export function filterVoteCounts(db: ReadableDB, runId: number): { model: string; verdict: FilterVerdict; n: number }[] {
-  return all(db, sql`SELECT model, verdict, count(*) AS n FROM filter_votes WHERE run_id = ${runId} GROUP BY 1, 2`);
+export function filterVoteCounts(db: ReadableDB, runId: number): { model: string; verdict: FilterVerdict; first: number; n: number }[] {
+  return all(db, sql`SELECT model, verdict, asked_position = 1 AS first, count(*) AS n FROM filter_votes WHERE run_id = ${runId} GROUP BY 1, 2, 3`);
 }

@@ -7,6 +7,7 @@ import { AppError } from '../../shared/api';
 import { locateAnswer } from '../../shared/checks';
 import { DETECTABLE_TYPES, type DetectableType, type SchemaName } from '../../shared/pipeline';
 import { contentTerms } from '../../shared/retrieval/terms';
+import { clarifiedType, FakeProfileSchema, profileAnswer, profileDetect, profileFilter, type FakeProfile } from './fake-profile';
 
 /**
  * A stand-in for an OpenAI-compatible model server, for the tests and for trying the pipeline
@@ -39,6 +40,8 @@ export interface FakeScript {
   /** The filter verdict where no item names one (default: aligned). */
   filter?: FakeVerdict;
   items?: FakeItem[];
+  /** Verdicts and answers drawn per item from a rejection profile (MARCH_PROFILE: MARCH's funnel) instead of the defaults above. */
+  profile?: FakeProfile;
 }
 
 export interface FakeReply {
@@ -161,7 +164,7 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
       case 'detect_syntactic':
       case 'detect_constraint': {
         const type = schema.slice('detect_'.length) as DetectableType;
-        const ambiguous = verdict(item?.detect?.[type] ?? script.detect?.[type], model, type === 'semantic');
+        const ambiguous = script.profile && !item ? profileDetect(script.profile, question, type, model) : verdict(item?.detect?.[type] ?? script.detect?.[type], model, type === 'semantic');
         const reason = ambiguous ? `"${ambiguousExpression(question)}" can be taken in more than one way here` : `the question reads one way only as far as ${type} ambiguity goes`;
         return reply(type === 'syntactic' ? { ambiguous, phenomena: ambiguous ? [1] : [], reason } : { ambiguous, reason });
       }
@@ -170,7 +173,9 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
         const n = Math.max(2, Number(/at least (\d+) clarified/.exec(user)?.[1] ?? 2));
         const expression = ambiguousExpression(question);
         const base = question.replace(/[?.!\s]+$/u, '');
-        return reply({ clarified_questions: Array.from({ length: n }, (_, i) => `${base}, taking "${expression}" in its ${ORDINALS[i] ?? `${i + 1}th`} sense?`) });
+        // With a profile the type is part of each clarified question, so later stages can draw per instance.
+        const kind = script.profile ? ` ${clarifiedType(system)}` : '';
+        return reply({ clarified_questions: Array.from({ length: n }, (_, i) => `${base}, taking "${expression}" in its ${ORDINALS[i] ?? `${i + 1}th`}${kind} sense?`) });
       }
       case 'decompose':
         // One self-contained step per clarified question: enough for retrieval to pool from.
@@ -183,13 +188,18 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
           // Not in any passage: answered from memory, as a model may (the pipeline must catch it).
           return reply({ answer: scripted, passage: index === -1 ? 1 : index + 1 });
         }
-        const sense = ORDINALS.findIndex((o) => question.includes(`in its ${o} sense`));
+        const clarified = /^(.*), taking ".*" in its (\w+)(?: (\w+))? sense\?$/.exec(question);
+        const sense = clarified ? ORDINALS.indexOf(clarified[2]!) : -1;
         const asked = words(question);
         const ranked = passages
           .map((text, index) => ({ index, text, overlap: [...words(text)].filter((w) => asked.has(w)).length }))
           .sort((a, b) => b.overlap - a.overlap || a.index - b.index);
         const pool = ranked.flatMap((p) => candidates(p.text, question).map((answer) => ({ answer, index: p.index })));
-        const pick = pool[Math.max(0, sense)] ?? pool[0];
+        const drawn = script.profile && clarified ? profileAnswer(script.profile, clarified[1]!, clarified[3] ?? '', sense) : Math.max(0, sense);
+        if (drawn === 'unsupported') return reply({ answer: '', passage: 0 });
+        // A drawn collision: every interpretation takes the same answer (the first in text order of its passages' candidates).
+        const same = script.profile && clarified && drawn === 0 ? [...pool].sort((a, b) => a.answer.localeCompare(b.answer))[0] : undefined;
+        const pick = same ?? pool[drawn] ?? pool[0];
         return reply(pick ? { answer: pick.answer, passage: pick.index + 1 } : { answer: '', passage: 0 });
       }
       case 'long_answer': {
@@ -205,7 +215,7 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
         return reply({ answer: current.split(/\s+/).slice(0, Math.max(1, Math.min(most, 3))).join(' ') });
       }
       case 'filter': {
-        const aligned = verdict(item?.filter ?? script.filter, model, true);
+        const aligned = script.profile && !item ? profileFilter(script.profile, question, line(user, 'Kind of ambiguity'), model) : verdict(item?.filter ?? script.filter, model, true);
         return reply({ aligned, reason: aligned ? 'the interpretations differ, and each answer is supported by its passage' : 'the interpretations do not match the stated ambiguity' });
       }
       default:
@@ -318,6 +328,7 @@ export const FakeScriptSchema = z
   .object({
     detect: Detect.optional(),
     filter: Verdict.optional(),
+    profile: FakeProfileSchema.optional(),
     items: z
       .array(
         z

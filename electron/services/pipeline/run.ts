@@ -249,10 +249,10 @@ async function runItems(ctx: StageContext, stage: PipelineStage, items: (Questio
   report(true);
 }
 
-/** A resumed run starts where its votes left the voting order. */
+/** A resumed run starts where its votes left the voting order (votes asked first count for the rates). */
 function seedVoteStats(db: WritableDB, runId: number, votes: VoteStats): void {
-  for (const row of detectionVoteCounts(db, runId)) if (row.verdict !== 'not_needed') votes.count('detect', row.ambiguity_type, row.model, row.verdict === 'no', row.n);
-  for (const row of filterVoteCounts(db, runId)) if (row.verdict !== 'not_needed') votes.count('filter', '', row.model, row.verdict === 'misaligned', row.n);
+  for (const row of detectionVoteCounts(db, runId)) if (row.verdict !== 'not_needed') votes.count('detect', row.ambiguity_type, row.model, row.verdict === 'no', row.n, row.first === 1);
+  for (const row of filterVoteCounts(db, runId)) if (row.verdict !== 'not_needed') votes.count('filter', '', row.model, row.verdict === 'misaligned', row.n, row.first === 1);
 }
 
 /**

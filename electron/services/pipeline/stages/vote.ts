@@ -51,11 +51,12 @@ export interface Election<V, R extends Answer<V>> {
 
 export async function voteInOrder<V, R extends Answer<V>>(ctx: StageContext, election: Election<V, R>): Promise<Tally<R>> {
   const { earlyExit } = ctx.config;
-  const everyone = !earlyExit.enabled || asksEveryone(`${election.stage}|${election.key}|${election.item}`, earlyExit.explore);
-  const order =
-    earlyExit.enabled && earlyExit.order === 'stats'
-      ? orderVoters(election.voters, (ref) => ctx.votes.record(election.stage, election.key, modelName(ref)), earlyExit.warmup)
-      : [...election.voters];
+  const byStats = earlyExit.enabled && earlyExit.order === 'stats';
+  const record = (ref: ModelRef) => ctx.votes.record(election.stage, election.key, modelName(ref));
+  // Until every voter has `warmup` votes that nothing before it decided on, items ask everyone: the rates the order rests on are then unbiased.
+  const warming = byStats && election.voters.some((ref) => (record(ref)?.asked ?? 0) < earlyExit.warmup);
+  const everyone = !earlyExit.enabled || warming || asksEveryone(`${election.stage}|${election.key}|${election.item}`, earlyExit.explore);
+  const order = byStats ? orderVoters(election.voters, record, earlyExit.warmup) : [...election.voters];
   const wave = everyone ? order.length : earlyExit.wave;
   const asked: Ballot<R>[] = [];
   let outcome: VoteOutcome | null = null;
@@ -67,7 +68,8 @@ export async function voteInOrder<V, R extends Answer<V>>(ctx: StageContext, ele
     outcome = election.decide(values(asked), order.length);
     if (outcome && (election.stopOn === 'any' || outcome === 'fail')) break;
   }
-  for (const ballot of asked) ctx.votes.count(election.stage, election.key, modelName(ballot.ref), election.rejects((ballot.result as { value: V }).value));
+  // A voter's answer counts for its rate only when nothing asked before it decided that it be asked.
+  for (const ballot of asked) ctx.votes.count(election.stage, election.key, modelName(ballot.ref), election.rejects((ballot.result as { value: V }).value), 1, everyone || ballot.position <= wave);
   if (everyone && earlyExit.enabled) checkAgainstEarlyExit(ctx, election, asked, outcome);
   const notNeeded = order.slice(asked.length);
   ctx.votes.notNeeded(election.stage, election.key, notNeeded.length);
@@ -93,9 +95,15 @@ function checkAgainstEarlyExit<V, R extends Answer<V>>(ctx: StageContext, electi
   ctx.votes.checked++;
 }
 
-/** Per stage, key and voter: votes asked and rejections seen in this run; costs per call from the client's accounting. */
+/**
+ * Per stage, key and voter: votes asked in this run, and the unbiased ones among them (asked first,
+ * or on an item that asked everyone) with their rejections, which give the voter's rate; costs per
+ * call from the client's accounting. A voter asked only after others said yes sees mostly items
+ * that pass, so its later votes would understate how often it rejects.
+ */
 export class VoteStats {
   private readonly seen = new Map<string, { asked: number; rejected: number }>();
+  private readonly total = new Map<string, number>();
   private readonly skipped = new Map<string, number>();
   /** Exploring items whose early-exit outcome was checked against asking everyone. */
   checked = 0;
@@ -106,8 +114,10 @@ export class VoteStats {
     return `${stage}\u0000${key}\u0000${model}`;
   }
 
-  count(stage: string, key: string, model: string, rejected: boolean, n = 1): void {
+  count(stage: string, key: string, model: string, rejected: boolean, n = 1, unbiased = true): void {
     const k = VoteStats.key(stage, key, model);
+    this.total.set(k, (this.total.get(k) ?? 0) + n);
+    if (!unbiased) return;
     const entry = this.seen.get(k) ?? { asked: 0, rejected: 0 };
     entry.asked += n;
     if (rejected) entry.rejected += n;
@@ -135,7 +145,7 @@ export class VoteStats {
   summary(voters: { stage: string; key: string; refs: readonly ModelRef[] }[], warmup: number, byStats: boolean): VotingSummary[] {
     return voters.flatMap(({ stage, key, refs }) => {
       const names = refs.map(modelName);
-      const asked = names.reduce((n, m) => n + (this.seen.get(VoteStats.key(stage, key, m))?.asked ?? 0), 0);
+      const asked = names.reduce((n, m) => n + (this.total.get(VoteStats.key(stage, key, m)) ?? 0), 0);
       if (asked === 0) return [];
       const order = byStats ? orderVoters(names, (m) => this.record(stage, key, m), warmup) : names;
       return [{ stage, key, order, asked, notNeeded: this.skipped.get(`${stage}\u0000${key}`) ?? 0 }];
