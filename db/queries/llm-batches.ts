@@ -9,7 +9,8 @@ import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } fro
 
 export const OPEN_BATCH_STATES = ['planned', 'uploaded', 'submitted', 'validating', 'in_progress', 'finalizing', 'cancelling'] as const;
 export const FINISHED_BATCH_STATES = ['completed', 'failed', 'expired', 'cancelled'] as const;
-export type BatchState = (typeof OPEN_BATCH_STATES)[number] | (typeof FINISHED_BATCH_STATES)[number] | 'ingested';
+/** A batch's last known state at the provider; `ingested_at` says when its files were read back. */
+export type BatchState = (typeof OPEN_BATCH_STATES)[number] | (typeof FINISHED_BATCH_STATES)[number];
 
 export interface BatchRow {
   id: number;
@@ -104,7 +105,7 @@ export function ingestBatch(db: WritableDB, id: number, answered: ReadonlyMap<st
     for (const [hash, response] of answered) run(db, sql`UPDATE llm_batch_requests SET state = 'done', response = ${response}, error = NULL WHERE batch_id = ${id} AND request_hash = ${hash}`);
     for (const [hash, error] of failed) run(db, sql`UPDATE llm_batch_requests SET state = 'failed', error = ${error} WHERE batch_id = ${id} AND request_hash = ${hash}`);
     run(db, sql`UPDATE llm_batch_requests SET state = 'failed', error = 'the batch gave no answer and no error for this line' WHERE batch_id = ${id} AND state = 'pending'`);
-    run(db, sql`UPDATE llm_batches SET state = 'ingested', ingested_at = ${NOW} WHERE id = ${id}`);
+    run(db, sql`UPDATE llm_batches SET ingested_at = ${NOW} WHERE id = ${id}`);
   });
 }
 
@@ -118,7 +119,7 @@ export function batchLines(db: ReadableDB, id: number): BatchLineRow[] {
 
 /** Batches not yet read back, of any run (paid work waiting): what a new or resumed run polls first. */
 export function unfinishedBatches(db: ReadableDB): BatchRow[] {
-  return all<BatchRow>(db, sql`SELECT * FROM llm_batches WHERE state <> 'ingested' ORDER BY id`);
+  return all<BatchRow>(db, sql`SELECT * FROM llm_batches WHERE ingested_at IS NULL ORDER BY id`);
 }
 
 /** The latest line for a request: pending in an open batch, answered, or failed (with the batch's attempt). */
@@ -140,7 +141,7 @@ export function openBatchCounts(db: ReadableDB, runIds: readonly number[]): Map<
   if (!runIds.length) return new Map();
   const rows = all<{ run_id: number; n: number }>(
     db,
-    sql`SELECT run_id, count(*) AS n FROM llm_batches WHERE state <> 'ingested' AND run_id IN ${sql.list([...runIds])} GROUP BY run_id`,
+    sql`SELECT run_id, count(*) AS n FROM llm_batches WHERE ingested_at IS NULL AND run_id IN ${sql.list([...runIds])} GROUP BY run_id`,
   );
   return new Map(rows.map((r) => [r.run_id, r.n]));
 }

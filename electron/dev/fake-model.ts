@@ -7,6 +7,7 @@ import { AppError } from '../../shared/api';
 import { locateAnswer } from '../../shared/checks';
 import { DETECTABLE_TYPES, type DetectableType, type SchemaName } from '../../shared/pipeline';
 import { contentTerms } from '../../shared/retrieval/terms';
+import { fakeBatchApi, type FakeBatchApi, type FakeBatchOptions } from './fake-batch';
 import { clarifiedType, FakeProfileSchema, profileAnswer, profileDetect, profileFilter, type FakeProfile } from './fake-profile';
 
 /**
@@ -241,6 +242,8 @@ export interface FakeEndpoint {
   url: string;
   /** Requests answered, by path. */
   counts: Record<string, number>;
+  /** The Batch API beside the chat endpoint (same answers). */
+  batch: FakeBatchApi;
   close(): Promise<void>;
 }
 
@@ -249,8 +252,9 @@ export interface FakeEndpoint {
  * `POST /v1/chat/completions`, `POST /v1/embeddings`, `GET /v1/models`. Point a pipeline config's
  * endpoint (or `AWB_BASE_URL`) at the URL it gives.
  */
-export async function startFakeEndpoint(options: { port?: number; host?: string; script?: FakeScript; dimensions?: number } = {}): Promise<FakeEndpoint> {
+export async function startFakeEndpoint(options: { port?: number; host?: string; script?: FakeScript; dimensions?: number; batch?: FakeBatchOptions } = {}): Promise<FakeEndpoint> {
   const answer = fakeModel(options.script);
+  const batch = fakeBatchApi(answer, options.batch);
   const counts: Record<string, number> = {};
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -259,50 +263,57 @@ export async function startFakeEndpoint(options: { port?: number; host?: string;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '').replace(/\?.*$/, '').replace(/\/+$/, '');
-      counts[path] = (counts[path] ?? 0) + 1;
-      if (req.method === 'GET' && path.endsWith('/models')) {
-        send(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', owned_by: 'awb' }] });
-        return;
-      }
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-      } catch {
-        send(res, 400, { error: { message: 'the request body is not JSON', type: 'invalid_request_error' } });
-        return;
-      }
-      if (path.endsWith('/embeddings')) {
-        const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input ?? '')];
-        const dimensions = typeof body.dimensions === 'number' ? body.dimensions : (options.dimensions ?? 64);
-        send(res, 200, {
-          object: 'list',
-          model: body.model,
-          data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dimensions) })),
-          usage: { prompt_tokens: input.length, total_tokens: input.length },
-        });
-        return;
-      }
-      if (path.endsWith('/chat/completions')) {
-        const reply = answer(body);
-        if (reply.status && reply.status !== 200) {
-          send(res, reply.status, { error: { message: 'the fake model does not know this request', type: 'invalid_request_error' } });
-          return;
-        }
-        send(res, 200, {
-          id: `chatcmpl-fake-${counts[path]}`,
-          object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000),
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: reply.promptTokens, completion_tokens: reply.completionTokens, total_tokens: reply.promptTokens + reply.completionTokens },
-        });
-        return;
-      }
-      send(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
-    });
+    req.on('end', () => void route(req, res, Buffer.concat(chunks)));
   });
+  const route = async (req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) => {
+    const path = (req.url ?? '').replace(/\?.*$/, '').replace(/\/+$/, '');
+    counts[path] = (counts[path] ?? 0) + 1;
+    const batched = await batch.handle(req.method ?? 'GET', path, req.headers['content-type'] ?? '', raw);
+    if (batched) {
+      res.writeHead(batched.status, { 'content-type': batched.type });
+      res.end(batched.body);
+      return;
+    }
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      send(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', owned_by: 'awb' }] });
+      return;
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>;
+    } catch {
+      send(res, 400, { error: { message: 'the request body is not JSON', type: 'invalid_request_error' } });
+      return;
+    }
+    if (path.endsWith('/embeddings')) {
+      const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input ?? '')];
+      const dimensions = typeof body.dimensions === 'number' ? body.dimensions : (options.dimensions ?? 64);
+      send(res, 200, {
+        object: 'list',
+        model: body.model,
+        data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dimensions) })),
+        usage: { prompt_tokens: input.length, total_tokens: input.length },
+      });
+      return;
+    }
+    if (path.endsWith('/chat/completions')) {
+      const reply = answer(body);
+      if (reply.status && reply.status !== 200) {
+        send(res, reply.status, { error: { message: 'the fake model does not know this request', type: 'invalid_request_error' } });
+        return;
+      }
+      send(res, 200, {
+        id: `chatcmpl-fake-${counts[path]}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: reply.promptTokens, completion_tokens: reply.completionTokens, total_tokens: reply.promptTokens + reply.completionTokens },
+      });
+      return;
+    }
+    send(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -312,6 +323,7 @@ export async function startFakeEndpoint(options: { port?: number; host?: string;
   return {
     url: `http://${host}:${address.port}/v1`,
     counts,
+    batch,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -188,7 +188,7 @@ export class Batcher {
       return;
     }
     if ((OPEN_BATCH_STATES as readonly string[]).includes(row.state)) row = await this.poll(endpoint, row);
-    if (row.state !== 'ingested') await this.readBack(endpoint, row);
+    if (row.ingested_at === null) await this.readBack(endpoint, row);
   }
 
   private async upload(endpoint: BatchEndpoint, row: BatchRow): Promise<BatchRow> {

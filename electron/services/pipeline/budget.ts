@@ -104,6 +104,12 @@ export class CostCeiling {
     this.reservedTokens = Math.max(0, this.reservedTokens - reservation.tokens);
   }
 
+  /** Stops the run for another reason (no call sent from now on), and throws it. */
+  halt(reason: string): never {
+    this.stopped ??= reason;
+    throw new AppError('cancelled', this.stopped);
+  }
+
   /** Stops the run: no call is sent from now on; the message says what was spent of what. */
   stop(): never {
     const { usd, tokens } = this.spent();

@@ -282,6 +282,8 @@ export class LlmClient {
     if (answer.reason === 'cancelled') throw new AppError('cancelled', 'Cancelled');
     if (answer.reason === 'budget') this.ceiling.stop();
     if (this.config.batch.fallback === 'sync') return null;
+    const missing = this.batcher?.unsupportedReason(endpoint.name);
+    if (missing) this.ceiling.halt(`${missing}, and batch.fallback is "fail": the run stopped rather than send its calls one by one.`);
     return { ok: false, reason: `not answered in a batch (${answer.reason}), and batch.fallback is "fail"`, raw: null, callId: null };
   }
 
