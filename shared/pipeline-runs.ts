@@ -135,6 +135,8 @@ export interface Funnel {
   /** Of the instances kept: mean hops and mean question length in words, per type. */
   averageHops: Record<string, number | null>;
   averageQuestionWords: Record<string, number | null>;
+  /** What a kept instance cost, over every construction call for these datasets. */
+  cost?: CostPerKept;
 }
 
 export interface CallTrace {

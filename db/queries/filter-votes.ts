@@ -44,3 +44,12 @@ export function listFilterVotes(db: ReadableDB, instanceId: number): FilterVoteR
 export function filterVoteCounts(db: ReadableDB, runId: number): { model: string; verdict: FilterVerdict; first: number; n: number }[] {
   return all(db, sql`SELECT model, verdict, asked_position = 1 AS first, count(*) AS n FROM filter_votes WHERE run_id = ${runId} GROUP BY 1, 2, 3`);
 }
+
+/** A run's filter votes not asked, per ambiguity type of the instance and model. */
+export function filterNotNeeded(db: ReadableDB, runId: number): { type: string; model: string; n: number }[] {
+  return all(
+    db,
+    sql`SELECT i.ambiguity_type AS type, v.model, count(*) AS n FROM filter_votes v JOIN instances i ON i.id = v.instance_id
+        WHERE v.run_id = ${runId} AND v.verdict = 'not_needed' GROUP BY 1, 2`,
+  );
+}

@@ -193,3 +193,48 @@ export function callsForItems(db: ReadableDB, items: readonly string[]): CallTra
       UNION SELECT provenance_id FROM filter_votes WHERE instance_id IN ${instances})`;
   return all<CallRow>(db, sql`SELECT * FROM llm_calls WHERE item IN ${sql.list([...items])} OR id IN (${cited}) ORDER BY id`).map(rowToCallTrace);
 }
+
+// ---- cost per kept instance ------------------------------------------------------------------------
+
+/** Spend grouped by stage, ambiguity type, model and mode (the type of an instance's call is the instance's). */
+export interface SpendRow {
+  stage: string;
+  type: string | null;
+  model: string;
+  mode: 'sync' | 'batch';
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedPromptTokens: number;
+  costUsd: number;
+  /** Calls with tokens but no cost (their model had no price). */
+  unpriced: number;
+}
+
+const CALL_TYPE = sql`coalesce(c.ambiguity_type, CASE WHEN c.item LIKE 'inst:%' THEN (SELECT i.ambiguity_type FROM instances i WHERE i.id = CAST(substr(c.item, 6) AS INTEGER)) END)`;
+
+function spendWhere(db: ReadableDB, where: ReturnType<typeof sql>): SpendRow[] {
+  return all<SpendRow>(
+    db,
+    sql`SELECT coalesce(c.stage, '') AS stage, ${CALL_TYPE} AS type, c.model, c.mode, count(*) AS calls,
+               coalesce(sum(c.prompt_tokens), 0) AS promptTokens, coalesce(sum(c.completion_tokens), 0) AS completionTokens,
+               coalesce(sum(c.cached_prompt_tokens), 0) AS cachedPromptTokens, coalesce(sum(c.cost_usd), 0) AS costUsd,
+               coalesce(sum(c.cost_usd IS NULL AND c.prompt_tokens IS NOT NULL), 0) AS unpriced
+        FROM llm_calls c WHERE ${where} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+  );
+}
+
+/** What one run's calls spent (calls answered from the cache cost it nothing and are not here). */
+export function runSpend(db: ReadableDB, runId: number): SpendRow[] {
+  return spendWhere(db, sql`c.run_id = ${runId}`);
+}
+
+/** What the construction of these datasets' items spent, over every run (all datasets when none). */
+export function datasetSpend(db: ReadableDB, datasetIds: readonly number[]): SpendRow[] {
+  const scope = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return spendWhere(
+    db,
+    sql`c.stage IN ('detect', 'clarify', 'decompose', 'retrieve', 'answer', 'merge', 'shorten', 'collide', 'filter')
+        AND c.item IN (SELECT 'bq:' || id FROM base_questions ${scope} UNION ALL SELECT 'inst:' || id FROM instances ${scope})`,
+  );
+}

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { costPerKept } from '../../electron/services/pipeline/cost';
+import type { CostPerKept, RunSummary } from '../../shared/pipeline';
+import { awbJson } from '../helpers/cli';
 import type { WritableDB } from '../../db/sql';
 import { runPipeline } from '../../electron/services/pipeline/run';
 import { MARCH_PROFILE } from '../../electron/dev/fake-profile';
@@ -105,4 +108,30 @@ describe('early exit against asking everyone, on the same answers', () => {
     // The configured order stays where asked for.
     expect(arms.waves!.run.voting!.find((v) => v.stage === 'detect' && v.key === 'semantic')!.order).toEqual((marchConfig('x').detectors as { model: string }[]).map((d) => `fake/${d.model}`));
   });
+
+  it('counts what a kept instance cost per stage and type, checked against the stored calls, and shows it in awb pipeline show --json', () => {
+    const { db, run } = arms.early!;
+    const cost = costPerKept(db, { runId: run.id }, marchConfig('x').prices as never);
+    // Independently: the run's calls and kept instances straight from the tables.
+    const calls = db.prepare('SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) AS tokens, sum(cost_usd) AS usd FROM llm_calls WHERE run_id = ?').get(run.id) as { tokens: number; usd: number };
+    const kept = count(db, "SELECT count(*) AS n FROM instances WHERE status = 'ready'");
+    expect(cost.kept.total).toBe(kept);
+    expect(cost.total.spend.tokens).toBe(calls.tokens);
+    expect(cost.total.perKept.tokens).toBeCloseTo(calls.tokens / kept, 6);
+    expect(cost.total.perKept.usd).toBeCloseTo(calls.usd / kept, 9);
+    const detectSemantic = db.prepare("SELECT sum(prompt_tokens + completion_tokens) AS t FROM llm_calls WHERE run_id = ? AND stage = 'detect' AND ambiguity_type = 'semantic'").get(run.id) as { t: number };
+    const keptSemantic = count(db, "SELECT count(*) AS n FROM instances WHERE status = 'ready' AND ambiguity_type = 'semantic'");
+    expect(cost.stages.find((s) => s.stage === 'detect')!.byType.semantic!.perKept.tokens).toBeCloseTo(detectSemantic.t / keptSemantic, 6);
+    expect(cost.notNeeded.votes).toBe(count(db, "SELECT (SELECT count(*) FROM detection_votes WHERE verdict = 'not_needed') + (SELECT count(*) FROM filter_votes WHERE verdict = 'not_needed') AS n"));
+    // The same run asking everyone, estimated from the skipped votes and merges, is near what asking everyone really spent (answers skipped are left out).
+    const measured = run.promptTokens + run.completionTokens;
+    const everyone = arms.everyone!.run.promptTokens + arms.everyone!.run.completionTokens;
+    expect(cost.askEveryoneSync.tokensRatio!).toBeCloseTo(measured / everyone, 1);
+
+    const shown = awbJson<RunSummary & { costPerKept: CostPerKept }>(['pipeline', 'show', String(run.id), '--db', tmp.file('early.db'), '--json']);
+    expect(shown.status).toBe(0);
+    expect(shown.json.costPerKept.total.perKept.tokens).toBeCloseTo(cost.total.perKept.tokens!, 6);
+    expect(shown.json.costPerKept.stages.map((s) => s.stage)).toEqual(['detect', 'clarify', 'decompose', 'answer', 'merge', 'filter']);
+  });
 });
+

@@ -8,6 +8,7 @@ import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { PIPELINE_STAGES } from '../../../shared/domain';
 import type { Funnel, ItemTrace, RunSummary } from '../../../shared/pipeline';
+import { costPerKept } from './cost';
 
 /** What the pipeline has made so far: runs, stage counts, the funnel (MARCH Table 2, top) and item traces. */
 
@@ -64,6 +65,7 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
     rows: [{ step: 'base questions screened', counts: Object.fromEntries(types.map((t) => [t, questions])), total: questions }, ...rows],
     averageHops: Object.fromEntries([...types.map((t) => [t, weightedAverage('hops', t)]), ['all', weightedAverage('hops', null)]]),
     averageQuestionWords: Object.fromEntries([...types.map((t) => [t, weightedAverage('words', t)]), ['all', weightedAverage('words', null)]]),
+    cost: costPerKept(db, { datasetIds }),
   };
 }
 
