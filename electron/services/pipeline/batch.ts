@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import OpenAI, { toFile } from 'openai';
 import {
   batchLines, batchPolled, batchRefused, batchSubmitted, batchUploaded, getBatch, ingestBatch, latestBatchLine, OPEN_BATCH_STATES, planBatch, unfinishedBatches,
@@ -69,6 +70,8 @@ export class Batcher {
     private readonly note: (line: string) => void,
     signal: AbortSignal | undefined,
   ) {
+    // Every batch being polled waits on this signal: as many listeners as batches in flight is expected.
+    setMaxListeners(100_000, this.halt.signal);
     signal?.addEventListener('abort', () => this.stop(), { once: true });
   }
 

@@ -53,8 +53,9 @@ export async function voteInOrder<V, R extends Answer<V>>(ctx: StageContext, ele
   const { earlyExit } = ctx.config;
   const byStats = earlyExit.enabled && earlyExit.order === 'stats';
   const record = (ref: ModelRef) => ctx.votes.record(election.stage, election.key, modelName(ref));
-  // Until every voter has `warmup` votes that nothing before it decided on, items ask everyone: the rates the order rests on are then unbiased.
-  const warming = byStats && election.voters.some((ref) => (record(ref)?.asked ?? 0) < earlyExit.warmup);
+  // The first `warmup` items of each stage and key ask everyone, so every voter has that many unbiased votes
+  // (counted as items start: in a batched stage every item starts before any vote is back).
+  const warming = byStats && ctx.votes.warmupItem(election.stage, election.key, earlyExit.warmup);
   const everyone = !earlyExit.enabled || warming || asksEveryone(`${election.stage}|${election.key}|${election.item}`, earlyExit.explore);
   const order = byStats ? orderVoters(election.voters, record, earlyExit.warmup) : [...election.voters];
   const wave = everyone ? order.length : earlyExit.wave;
@@ -104,6 +105,7 @@ function checkAgainstEarlyExit<V, R extends Answer<V>>(ctx: StageContext, electi
 export class VoteStats {
   private readonly seen = new Map<string, { asked: number; rejected: number }>();
   private readonly total = new Map<string, number>();
+  private readonly warming = new Map<string, number>();
   private readonly skipped = new Map<string, number>();
   /** Exploring items whose early-exit outcome was checked against asking everyone. */
   checked = 0;
@@ -122,6 +124,15 @@ export class VoteStats {
     entry.asked += n;
     if (rejected) entry.rejected += n;
     this.seen.set(k, entry);
+  }
+
+  /** Whether one more item of this stage and key is among the first `warmup`, which ask everyone. */
+  warmupItem(stage: string, key: string, warmup: number): boolean {
+    const k = `${stage}\u0000${key}`;
+    const started = this.warming.get(k) ?? 0;
+    if (started >= warmup) return false;
+    this.warming.set(k, started + 1);
+    return true;
   }
 
   notNeeded(stage: string, key: string, n: number): void {
