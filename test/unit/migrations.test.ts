@@ -176,9 +176,9 @@ describe('migrations', () => {
     const stored = db.prepare('SELECT sum(length(content)) FROM release_chunks').pluck().get() as number;
     expect(stored).toBeLessThan(2500 * 28 / 3);
   });
-  it('0013 keeps every vote, allows not_needed only without a call, and adds batches and call modes', () => {
+  it('0014 keeps every vote, allows not_needed only without a call, and adds batches and call modes', () => {
     const db = openDatabase(':memory:', { migrate: false });
-    migrate(db, migrations.slice(0, 12));
+    migrate(db, migrations.slice(0, 13));
     db.exec(`
       INSERT INTO datasets (id, name, source_format) VALUES (1, 'd', 'awb');
       INSERT INTO base_questions (id, dataset_id, source_id, question) VALUES (1, 1, 'q1', 'Which river flows through Springfield?');

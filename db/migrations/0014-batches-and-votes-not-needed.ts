@@ -15,7 +15,7 @@ import type { Migration } from '../migrate';
  * - `model_prices` gains batch prices and a cached-input price.
  */
 export const batchesAndVotesNotNeeded: Migration = {
-  version: 13,
+  version: 14,
   name: 'batches-and-votes-not-needed',
   up(db) {
     db.exec(`
