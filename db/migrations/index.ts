@@ -12,6 +12,7 @@ import { failures } from './0010-failures';
 import { releaseChunks } from './0011-release-chunks';
 import { failureIndexes } from './0012-failure-indexes';
 import { evalMethods } from './0013-eval-methods';
+import { batchesAndVotesNotNeeded } from './0014-batches-and-votes-not-needed';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   releaseChunks,
   failureIndexes,
   evalMethods,
+  batchesAndVotesNotNeeded,
 ];

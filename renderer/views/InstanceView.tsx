@@ -407,7 +407,7 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true }: { detail: I
               {d.filterVotes.map((v) => (
                 <tr key={v.model}>
                   <td className="mono">{v.model}</td>
-                  <td className={v.verdict === 'aligned' ? 'flag-ok' : 'flag-bad'}>{v.verdict}</td>
+                  <td className={v.verdict === 'aligned' ? 'flag-ok' : v.verdict === 'not_needed' ? 'muted' : 'flag-bad'}>{v.verdict === 'not_needed' ? 'not needed' : v.verdict}</td>
                   <td>{v.reason}</td>
                 </tr>
               ))}

@@ -176,4 +176,34 @@ describe('migrations', () => {
     const stored = db.prepare('SELECT sum(length(content)) FROM release_chunks').pluck().get() as number;
     expect(stored).toBeLessThan(2500 * 28 / 3);
   });
+  it('0014 keeps every vote, allows not_needed only without a call, and adds batches and call modes', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 13));
+    db.exec(`
+      INSERT INTO datasets (id, name, source_format) VALUES (1, 'd', 'awb');
+      INSERT INTO base_questions (id, dataset_id, source_id, question) VALUES (1, 1, 'q1', 'Which river flows through Springfield?');
+      INSERT INTO instances (id, base_question_id, dataset_id, ambiguity_type, status, stage) VALUES (7, 1, 1, 'semantic', 'ready', 'filter');
+      INSERT INTO provenance (id, source, detail) VALUES (3, 'llm', 'detect');
+      INSERT INTO detection_votes VALUES (1, 'semantic', 'f/det-a', 'yes', '[]', 'two cities', 3), (1, 'syntactic', 'f/det-a', 'no', '[]', 'one parse', NULL);
+      INSERT INTO filter_votes (id, instance_id, model, verdict, reason, provenance_id) VALUES (41, 7, 'f/fil-a', 'aligned', 'fine', 3);
+      INSERT INTO model_prices VALUES ('gen', 2, 8);
+    `);
+    migrate(db);
+    expect(db.prepare('SELECT base_question_id, ambiguity_type, model, verdict, reason, provenance_id, run_id, asked_position FROM detection_votes ORDER BY ambiguity_type').all()).toEqual([
+      { base_question_id: 1, ambiguity_type: 'semantic', model: 'f/det-a', verdict: 'yes', reason: 'two cities', provenance_id: 3, run_id: null, asked_position: null },
+      { base_question_id: 1, ambiguity_type: 'syntactic', model: 'f/det-a', verdict: 'no', reason: 'one parse', provenance_id: null, run_id: null, asked_position: null },
+    ]);
+    expect(db.prepare('SELECT id, verdict FROM filter_votes').all()).toEqual([{ id: 41, verdict: 'aligned' }]);
+    db.exec(`INSERT INTO detection_votes (base_question_id, ambiguity_type, model, verdict, reason) VALUES (1, 'semantic', 'f/det-b', 'not_needed', 'not asked')`);
+    // A vote not asked has no call behind it and no place in the order asked.
+    expect(() => db.exec(`INSERT INTO detection_votes (base_question_id, ambiguity_type, model, verdict, provenance_id) VALUES (1, 'semantic', 'f/det-c', 'not_needed', 3)`)).toThrow(/CHECK/);
+    expect(() => db.exec(`INSERT INTO filter_votes (instance_id, model, verdict, asked_position) VALUES (7, 'f/fil-b', 'not_needed', 2)`)).toThrow(/CHECK/);
+    expect(() => db.exec(`INSERT INTO filter_votes (instance_id, model, verdict) VALUES (7, 'f/fil-b', 'maybe')`)).toThrow(/CHECK/);
+    // Old calls read as synchronous; prices keep their values, batch prices empty.
+    db.exec(`INSERT INTO llm_calls (request_hash, endpoint, model, request, status) VALUES ('h', 'x', 'gen', '{}', 'ok')`);
+    expect(db.prepare('SELECT mode, batch_id, ambiguity_type FROM llm_calls').get()).toEqual({ mode: 'sync', batch_id: null, ambiguity_type: null });
+    expect(() => db.exec(`UPDATE llm_calls SET mode = 'later'`)).toThrow(/CHECK/);
+    expect(db.prepare('SELECT input_per_million, batch_input_per_million FROM model_prices').get()).toEqual({ input_per_million: 2, batch_input_per_million: null });
+    expect(() => db.exec(`INSERT INTO llm_batches (run_id, stage, endpoint, base_url, model, state, requests) VALUES (1, 'detect', 'f', 'u', 'm', 'planned', 1)`)).toThrow(/FOREIGN KEY/);
+  });
 });

@@ -11,7 +11,7 @@ import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/ev
 import { mean } from '../../../shared/statistics';
 import { condqaCombined } from '../../../shared/eval/geval';
 import type { EvalGold } from '../../../shared/eval/types';
-import { DETECTABLE_TYPES, Endpoint, Price, withBaseUrlOverride, type ModelRef, type PipelineConfig } from '../../../shared/pipeline';
+import { BatchMode, Budget, DETECTABLE_TYPES, EarlyExit, Endpoint, Price, withBaseUrlOverride, type ModelRef, type PipelineConfig } from '../../../shared/pipeline';
 import { LlmClient } from '../pipeline/llm';
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { ItemFailure, ItemRun, usableMode, type RunEnv } from './context';
@@ -85,6 +85,9 @@ function llmConfig(endpoints: EndpointsConfig, options: StoredOptions): Pipeline
     filter: { rule: 'all' },
     concurrency: options.concurrency,
     prices: endpoints.prices,
+    earlyExit: EarlyExit.parse({ enabled: false }),
+    batch: BatchMode.parse({}),
+    budget: Budget.parse({}),
   };
   return withBaseUrlOverride(config, process.env.AWB_BASE_URL);
 }

@@ -46,6 +46,7 @@ const READS_FOR_ALL_ROLES: readonly string[] = [
   'pipeline:prompts',
   'pipeline:prompt-history',
   'pipeline:status',
+  'pipeline:show',
   'pipeline:trace',
   'evaluation:list',
   'evaluation:get',
