@@ -2,7 +2,7 @@ import http, { type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign } from '../../electron/services/annotation/campaigns';
 import { createHandlers, Workbench } from '../../electron/services';
-import { roleMayCall } from '../../electron/services/team/access';
+import { roleMayCall } from '../../shared/api/access';
 import { createHttpServer, listen } from '../../electron/transport/http';
 import { dispatch, operations, type CampaignView, type Job, type OperationName, type Result } from '../../shared/api';
 import { tempDir } from '../helpers/db';
