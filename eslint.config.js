@@ -238,8 +238,6 @@ const MAX_LINES = 450;
  */
 const OVER_MAX_LINES_FOR_NOW = [
   'renderer/views/releases/ReleasesView.tsx',
-  'renderer/views/CampaignsView.tsx',
-  'renderer/views/InstanceView.tsx',
   'renderer/views/failures/FailureItem.tsx',
 ];
 /**

@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import type { InstanceDetail, JudgingItem, JudgingSession } from '../../../shared/api';
 import { ShortcutSheet } from '../../components/CommandPalette';
 import { ErrorNotice } from '../../components/bits';
-import { InstanceBody } from '../InstanceView';
+import { InstanceBody } from '../instance/InstanceBody';
 import { CriteriaPanel } from './CriteriaPanel';
 import { GuidelinesPanel } from './GuidelinesPanel';
 import { JudgeBar } from './JudgeBar';
