@@ -3,7 +3,7 @@ import type { InstanceDetail } from '../../../shared/api';
 import { AMBIGUITY_TYPE_DEFINITIONS } from '../../../shared/domain';
 import { describeProvenance, plural, ProvenanceMark, StatusWord, TypeTag } from '../../components/bits';
 import { LongAnswer, sharedProvenance } from './Answers';
-import { InterpretationColumn, InterpretationSupport, JudgedInterpretation } from './Interpretation';
+import { hasSupport, InterpretationColumn, InterpretationSupport, JudgedInterpretation } from './Interpretation';
 import { FrozenEvidence } from './Passages';
 
 /**
@@ -138,11 +138,15 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true, layout = 'rea
       </div>
       <div data-section="evidence" className="judge-section">
         <h3 className="section-title">Sub-questions and evidence</h3>
-        <div className="interpretations">
-          {d.interpretations.map((interpretation) => (
-            <InterpretationSupport key={interpretation.id} interpretation={interpretation} frozen={d.evidence} />
-          ))}
-        </div>
+        {d.interpretations.some(hasSupport) ? (
+          <div className="interpretations">
+            {d.interpretations.map((interpretation) => (
+              <InterpretationSupport key={interpretation.id} interpretation={interpretation} frozen={d.evidence} />
+            ))}
+          </div>
+        ) : d.evidence.length ? null : (
+          <div className="muted small">No sub-questions or evidence with this instance.</div>
+        )}
         <FrozenEvidence detail={d} />
       </div>
       <FilterVotes detail={d} />

@@ -117,9 +117,14 @@ export function JudgedInterpretation(props: Props & { frozen: EvidenceView[]; bl
   );
 }
 
+/** Whether an interpretation has sub-questions, evidence or an answer passage to show. */
+export function hasSupport(interpretation: InterpretationView): boolean {
+  return interpretation.subQuestions.length > 0 || interpretation.evidence.length > 0 || interpretation.answerPassage !== null || interpretation.citations.length > 0;
+}
+
 /** What supports an interpretation: its sub-questions and evidence (the judging screen, below the answers). */
 export function InterpretationSupport({ interpretation, frozen }: { interpretation: InterpretationView; frozen: EvidenceView[] }) {
-  const empty = !interpretation.subQuestions.length && !interpretation.evidence.length && !interpretation.answerPassage && !interpretation.citations.length;
+  const empty = !hasSupport(interpretation);
   return (
     <Column interpretation={interpretation} testId="interpretation-support">
       <header className="interpretation-head">
