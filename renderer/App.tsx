@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { navigate, useLocationProperty } from 'wouter/use-browser-location';
 import { CommandPalette, ShortcutSheet } from './components/CommandPalette';
 import { useTheme } from './hooks';
 import { useOp } from './query';
@@ -20,15 +20,16 @@ export function App() {
   );
 }
 
+const isPackSession = () => location.pathname === '/judge' && new URLSearchParams(location.search).has('pack');
+
 /**
  * Someone handed one pack file judges it in a shell of its own: the judging screen and nothing
- * else (no views of a database they do not have, no database path).
+ * else (no views of a database they do not have, no database path). The shell itself follows
+ * only whether the URL is a pack's, so moving between items renders the view, not the shell.
  */
 function Shell() {
   const info = useOp('app:info', {});
-  const [location, navigate] = useLocation();
-  const search = useSearch();
-  const packSession = location === '/judge' && new URLSearchParams(search).has('pack');
+  const packSession = useLocationProperty(isPackSession);
 
   // Opened with a pack (`npm start -- FILE`): straight to judging it.
   const openedPack = useRef(false);
@@ -36,14 +37,14 @@ function Shell() {
     if (!info.data?.pack || openedPack.current) return;
     openedPack.current = true;
     navigate(`/judge?pack=${encodeURIComponent(info.data.pack)}`, { replace: true });
-  }, [info.data?.pack, navigate]);
+  }, [info.data?.pack]);
 
   // The desktop menu navigates through the preload.
   useEffect(() => {
     const onNavigate = (event: Event) => navigate((event as CustomEvent<string>).detail);
     window.addEventListener('awb:navigate', onNavigate);
     return () => window.removeEventListener('awb:navigate', onNavigate);
-  }, [navigate]);
+  }, []);
 
   if (info.isPending) return null;
   return info.data?.pack || packSession ? <PackShell /> : <Workbench />;
@@ -54,7 +55,7 @@ function PackShell() {
   return (
     <div className="shell pack-shell" data-testid="pack-shell">
       <TopBar theme={theme} setTheme={setTheme}>
-        <span className="muted">Judging an offline pack: every decision is saved beside the pack file.</span>
+        <span className="muted">Judging from a pack file: each decision is saved beside it.</span>
       </TopBar>
       <main className="main">
         <JudgingView />
@@ -67,7 +68,6 @@ function Workbench() {
   const [theme, setTheme] = useTheme();
   const [palette, setPalette] = useState(false);
   const [sheet, setSheet] = useState(false);
-  const [, navigate] = useLocation();
   const openSheet = useCallback(() => setSheet(true), []);
   const togglePalette = useCallback(() => setPalette((open) => !open), []);
   const commands = useCommands(setTheme, openSheet);

@@ -12,7 +12,16 @@ import { useOp } from './query';
  * server still checks every call: this only spares people a form they cannot send.
  */
 
-export type Permission = { allowed: true; reason?: undefined } | { allowed: false; reason: string };
+export type Permission =
+  | { allowed: true; reason?: undefined }
+  | {
+      allowed: false;
+      /** Why, for a disabled button ("Only maintainers may do this; you are signed in as …"). */
+      reason: string;
+      /** Who may, and who is signed in: for saying why something is left out ("Only maintainers write packs; …"). */
+      who: string;
+      me: string;
+    };
 
 const ALLOWED: Permission = { allowed: true };
 
@@ -31,13 +40,14 @@ function accessFor(me: Access['me']): Access {
   const may = (operation: OperationName): Permission => {
     if (roleMayCall(me.role, operation)) return ALLOWED;
     const who = roleMayCall('annotator', operation) ? WHO_MAY.annotators : WHO_MAY.maintainers;
-    return { allowed: false, reason: `Only ${who} may do this; you are signed in as ${me.name} (${me.role}).` };
+    const signedIn = `${me.name} (${me.role})`;
+    return { allowed: false, reason: `Only ${who} may do this; you are signed in as ${signedIn}.`, who, me: signedIn };
   };
   const mayJudgeAs = (annotator: string): Permission => {
     const judging = may('judging:decide');
     if (!judging.allowed) return judging;
     if (me.role === 'maintainer' || annotator === me.name) return ALLOWED;
-    return { allowed: false, reason: `You judge as ${me.name}, not as ${annotator}.` };
+    return { allowed: false, reason: `You judge as ${me.name}, not as ${annotator}.`, who: annotator, me: me.name };
   };
   return { me, may, mayJudgeAs };
 }
@@ -47,12 +57,12 @@ export function useAccess(): Access {
   return useMemo(() => accessFor(me), [me]);
 }
 
-/** Why an action is not open to this role, in the place the action would be. */
-export function NotAllowed({ permission }: { permission: Permission }) {
+/** Why an action is not open to this role, in the place the action would be; `what` names it when its button is left out ("create campaigns"). */
+export function NotAllowed({ permission, what }: { permission: Permission; what?: string }) {
   if (permission.allowed) return null;
   return (
     <span className="small muted not-allowed" data-testid="not-allowed">
-      {permission.reason}
+      {what ? `Only ${permission.who} ${what}; you are signed in as ${permission.me}.` : permission.reason}
     </span>
   );
 }

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef } from 'react';
-import { useLocation } from 'wouter';
+import { navigate, useLocationProperty } from 'wouter/use-browser-location';
 import type { OperationName } from '../../shared/api';
 import { useAccess } from '../access';
 import type { Command } from '../components/CommandPalette';
@@ -10,7 +10,6 @@ type Entry = Command & { needs?: OperationName };
 
 /** The palette's commands: every view and action, less those the signed-in role may not use. */
 export function useCommands(setTheme: (theme: Theme) => void, openSheet: () => void): Command[] {
-  const [, navigate] = useLocation();
   const { may } = useAccess();
   return useMemo(() => {
     const all: Entry[] = [
@@ -34,17 +33,20 @@ export function useCommands(setTheme: (theme: Theme) => void, openSheet: () => v
       { id: 'removed', title: 'Show removed instances', run: () => navigate('/instances?status=removed') },
     ];
     return all.filter((c) => !c.needs || may(c.needs).allowed).map(({ needs: _needs, ...command }) => command);
-  }, [navigate, setTheme, openSheet, may]);
+  }, [setTheme, openSheet, may]);
 }
 
 const G_PREFIX: Record<string, string> = { i: '/instances', b: '/base-questions', s: '/search', c: '/campaigns', p: '/protocols', l: '/pipeline' };
 
+/** The judging screen and the failure view of an item own every key. */
+const viewOwnsKeys = () => location.pathname.startsWith('/judge') || /^\/evaluation\/\d+\/items\/\d+/.test(location.pathname);
+
 /**
  * The app's own keys: Ctrl K the palette, Ctrl I import, Ctrl E export, ? the key sheet, and
- * "g then a letter" to a view. The judging screen and the failure view of an item own every key.
+ * "g then a letter" to a view. (They follow whether the view owns the keys, not every move in the URL.)
  */
 export function useShellKeys({ enabled, togglePalette, openSheet }: { enabled: boolean; togglePalette: () => void; openSheet: () => void }): void {
-  const [location, navigate] = useLocation();
+  const ownKeys = useLocationProperty(viewOwnsKeys);
   const pendingG = useRef(0);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -58,9 +60,8 @@ export function useShellKeys({ enabled, togglePalette, openSheet }: { enabled: b
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [navigate, togglePalette]);
+  }, [togglePalette]);
 
-  const ownKeys = location.startsWith('/judge') || /^\/evaluation\/\d+\/items\/\d+/.test(location);
   useKeys((event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === '?') return openSheet();

@@ -27,7 +27,7 @@ export function CampaignsView() {
               New campaign
             </Link>
           ) : (
-            <NotAllowed permission={creating} />
+            <NotAllowed permission={creating} what="create campaigns" />
           )}
         </div>
         <ErrorNotice error={list.error} />

@@ -1,5 +1,5 @@
 import { Link, useLocation } from 'wouter';
-import { useAccess } from '../../access';
+import { NotAllowed, useAccess } from '../../access';
 import { DoneOfTotal, ErrorNotice } from '../../components/bits';
 import { useOp } from '../../query';
 import { AgreementPanel, DisagreementsPanel } from '../AgreementView';
@@ -47,9 +47,10 @@ export function CampaignView({ id, tab }: { id: number; tab: Tab }) {
                 </button>
               ))}
             </div>
-            {tab === 'overview' && otherQueues ? (
+            {tab === 'overview' && (otherQueues || !packs.allowed) ? (
               <p className="small muted" data-testid="role-note">
-                {access.mayJudgeAs(otherQueues.annotator).reason} {packs.allowed ? '' : 'Maintainers write the offline packs.'}
+                {!access.may('judging:decide').allowed ? <NotAllowed permission={access.may('judging:decide')} what="judge" /> : otherQueues ? <>You judge as {access.me?.name}; the other queues are their annotators'.</> : null}{' '}
+                {packs.allowed ? null : "Offline packs and the campaign's files are for maintainers."}
               </p>
             ) : null}
             {tab === 'overview' ? (

@@ -62,7 +62,7 @@ export function NewCampaignView() {
           <Link href="/campaigns">← Campaigns</Link>
         </div>
         <h1>New campaign</h1>
-        <NotAllowed permission={creating} />
+        <NotAllowed permission={creating} what="create campaigns" />
         <div className="form">
           <label htmlFor="campaign-name">Name</label>
           <input id="campaign-name" className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. MARCH validation, round 1" autoFocus />

@@ -1,4 +1,4 @@
-import { memo, useLayoutEffect, useRef, useState } from 'react';
+import { Activity, memo, useCallback, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import type { InstanceDetail, JudgingItem, JudgingSession } from '../../../shared/api';
 import { ShortcutSheet } from '../../components/CommandPalette';
@@ -68,12 +68,26 @@ export function JudgingView() {
 }
 
 function JudgingScreen({ session, position, goTo }: { session: JudgingSession; position: number | null; goTo: (position: number) => void }) {
-  const judging = useJudging(session, position, goTo);
+  const scroller = useRef<HTMLDivElement>(null);
+  // Each item opens at its top, where what is judged is (set before the item changes, so no layout is forced after).
+  const goToTop = useCallback(
+    (to: number) => {
+      const side = scroller.current;
+      if (side && side.scrollTop !== 0) side.scrollTop = 0;
+      goTo(to);
+    },
+    [goTo],
+  );
+  const judging = useJudging(session, position, goToTop);
   const [guidelines, setGuidelines] = useState(false);
   const [sheet, setSheet] = useState(false);
-  const scroller = useRef<HTMLDivElement>(null);
   const { queue, item, finished } = judging;
-  const jump = (section: JudgingSection) => scroller.current?.querySelector(`[data-section="${section}"]`)?.scrollIntoView({ block: 'start' });
+  // The short answers go back to the top, with the question; the others scroll their section to the top.
+  const jump = (section: JudgingSection) => {
+    const side = scroller.current;
+    if (section === 'answers') side?.scrollTo({ top: 0 });
+    else side?.querySelector(`[data-testid="judged-item"]:not([style*="none"]) [data-section="${section}"]`)?.scrollIntoView({ block: 'start' });
+  };
   useJudgingKeys(judging, {
     enabled: !sheet,
     toggleGuidelines: () => setGuidelines((open) => !open),
@@ -81,10 +95,6 @@ function JudgingScreen({ session, position, goTo }: { session: JudgingSession; p
     openSheet: () => setSheet(true),
     jump,
   });
-  // Each item opens at its top, where what is judged is.
-  useLayoutEffect(() => {
-    scroller.current?.scrollTo({ top: 0 });
-  }, [item?.position]);
   return (
     <div className="judge" data-testid="judging">
       <JudgeBar judging={judging} guidelines={guidelines} onGuidelines={() => setGuidelines(!guidelines)} onSheet={() => setSheet(true)} />
@@ -99,7 +109,18 @@ function JudgingScreen({ session, position, goTo }: { session: JudgingSession; p
             <>
               <SectionNav onJump={jump} />
               <div className="judge-instance" ref={scroller} data-testid="judge-instance" data-position={item?.position ?? ''}>
-                {item ? <InstanceSide detail={judgedDetail(item)} linkBaseQuestion={!queue?.offline} layout="judge" /> : <div className="empty">Loading…</div>}
+                {item ? (
+                  // The item a decision moves to is rendered ahead, hidden, so the key that moves there only shows it.
+                  [item, ...(judging.upcoming && judging.upcoming.position !== item.position ? [judging.upcoming] : [])].map((shown) => (
+                    <Activity key={shown.position} mode={shown === item ? 'visible' : 'hidden'}>
+                      <div className="judged-item" data-testid="judged-item" data-position={shown.position}>
+                        <InstanceSide detail={judgedDetail(shown)} linkBaseQuestion={!queue?.offline} layout="judge" />
+                      </div>
+                    </Activity>
+                  ))
+                ) : (
+                  <div className="empty">Loading…</div>
+                )}
               </div>
             </>
           )}

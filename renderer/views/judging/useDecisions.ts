@@ -12,8 +12,8 @@ import type { ItemFocus } from './useItemFocus';
 /**
  * Decisions, undos and skips. A decision shows at once: it is written into the item's and the
  * queue's cache entries, and when it completes the item the next one (fetched ahead) is on screen
- * in the same frame, without waiting for the network. The request goes out meanwhile, one per
- * decision; all three kinds run one at a time, in the order they were made (one mutation scope),
+ * in the next frame, without waiting for the network. The request goes out once that frame is
+ * painted, one per decision; all three kinds run one at a time, in the order they were made (one mutation scope),
  * so decisions typed faster than they save are queued, never dropped, and the bar says "saving…"
  * until the last is on disk. What the server answers wins: a save that fails reads the item and
  * the queue again and says so.
@@ -54,6 +54,24 @@ export interface Decisions {
   finished: boolean;
 }
 
+/**
+ * Resolves once the frame now being prepared has been rendered: the request of a decision goes
+ * out after the next item is painted, so the keypress's frame carries no network work (issuing a
+ * request costs the main thread milliseconds). A hidden page renders no frames: it goes on after
+ * a tenth of a second regardless.
+ */
+function afterThisFrame(): Promise<void> {
+  return new Promise((resolve) => {
+    const fallback = setTimeout(resolve, 100);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(fallback);
+        resolve();
+      }, 0),
+    );
+  });
+}
+
 const sameValues = (a: JudgingItem['values'], b: JudgingItem['values']) => JSON.stringify(a) === JSON.stringify(b);
 
 export function useDecisions(session: JudgingSession, data: JudgingData, { setFocus, lap }: ItemFocus, goTo: (position: number) => void): Decisions {
@@ -82,7 +100,10 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
 
   const decision = useMutation({
     scope: { id: SCOPE },
-    mutationFn: ({ request }: Decision) => call('judging:decide', request),
+    mutationFn: async ({ request }: Decision) => {
+      await afterThisFrame();
+      return call('judging:decide', request);
+    },
     onSuccess: (saved, { shown }) => {
       // Usually the server saved what shows; if not, the queue's counts move by the difference.
       if (!sameValues(saved.values, shown.values)) client.setQueryData<JudgingQueue>(queueKey(session), (q) => q && withDecision(q, shown.values, saved));
@@ -120,7 +141,10 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
 
   const skipping = useMutation({
     scope: { id: SCOPE },
-    mutationFn: ({ instanceId, itemMs }: { instanceId: number; itemMs: number; position: number }) => call('judging:skip', { session, instanceId, itemMs }),
+    mutationFn: async ({ instanceId, itemMs }: { instanceId: number; itemMs: number; position: number }) => {
+      await afterThisFrame();
+      return call('judging:skip', { session, instanceId, itemMs });
+    },
     onError: (e, { position: at }) => reload(at, e),
   });
 

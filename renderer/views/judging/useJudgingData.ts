@@ -22,6 +22,8 @@ export interface JudgingData {
   index: number;
   /** The item on screen is the last one, kept while the one asked for loads: keys wait. */
   placeholder: boolean;
+  /** The item a decision that completes this one moves to, once it has been fetched ahead. */
+  upcoming: JudgingItem | undefined;
   error: Error | null;
 }
 
@@ -61,5 +63,8 @@ export function useJudgingData(session: JudgingSession, position: number | null,
     }
   }, [client, session, following, toJudge]);
 
-  return { queue, item, positions, index, placeholder: itemQuery.isPlaceholderData, error: queueQuery.error ?? itemQuery.error };
+  // Read from the cache only: fetching waits for the paint (above).
+  const upcoming = useQuery<JudgingItem>({ queryKey: itemKey(session, toJudge ?? -1), queryFn: skipToken, staleTime: Infinity }).data;
+
+  return { queue, item, positions, index, placeholder: itemQuery.isPlaceholderData, upcoming, error: queueQuery.error ?? itemQuery.error };
 }
