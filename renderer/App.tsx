@@ -47,15 +47,21 @@ function Shell() {
   }, []);
 
   if (info.isPending) return null;
-  return info.data?.pack || packSession ? <PackShell /> : <Workbench />;
+  return info.data?.pack || packSession ? <PackShell opened={Boolean(info.data?.pack)} /> : <Workbench />;
 }
 
-function PackShell() {
+/** `opened`: the app was started on the pack; a pack opened from the workbench has a way back to it. */
+function PackShell({ opened }: { opened: boolean }) {
   const [theme, setTheme] = useTheme();
   return (
     <div className="shell pack-shell" data-testid="pack-shell">
       <TopBar theme={theme} setTheme={setTheme}>
         <span className="muted">Judging from a pack file: each decision is saved beside it.</span>
+        {opened ? null : (
+          <button type="button" className="button small ghost" onClick={() => navigate('/campaigns')}>
+            ← back to the workbench
+          </button>
+        )}
       </TopBar>
       <main className="main">
         <JudgingView />
