@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef } from 'react';
 import { navigate, useLocationProperty } from 'wouter/use-browser-location';
 import type { OperationName } from '../../shared/api';
 import { useAccess } from '../access';
+import { workflowCommands } from '../commands';
 import type { Command } from '../components/CommandPalette';
 import { useKeys, type Theme } from '../hooks';
 
@@ -31,6 +32,7 @@ export function useCommands(setTheme: (theme: Theme) => void, openSheet: () => v
       { id: 'syntactic', title: 'Show syntactic instances', run: () => navigate('/instances?type=syntactic') },
       { id: 'constraint', title: 'Show constraint instances', run: () => navigate('/instances?type=constraint') },
       { id: 'removed', title: 'Show removed instances', run: () => navigate('/instances?status=removed') },
+      ...workflowCommands(navigate).map((c): Entry => (c.id === 'new-release' ? { ...c, needs: 'release:create' } : c)),
     ];
     return all.filter((c) => !c.needs || may(c.needs).allowed).map(({ needs: _needs, ...command }) => command);
   }, [setTheme, openSheet, may]);

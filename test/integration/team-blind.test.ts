@@ -115,6 +115,7 @@ const OPEN_INPUTS: Partial<Record<OperationName, () => unknown>> = {
   'evaluation:prompt-history': () => ({ name: 'naive-rag' }),
   'failure:list': () => ({ run: 1 }),
   'failure:item': () => ({ id: 1 }),
+  'failure:reasons': () => ({ run: 1 }),
   'instance-flag:list': () => ({ instance: instance() }),
   'judge-validation:get': () => ({ run: 1, campaign: blind.id }),
   'agreement:get': () => ({ campaignId: blind.id, resamples: 0 }),

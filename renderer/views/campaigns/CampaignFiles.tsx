@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import type { CampaignView as Campaign, JudgmentImportReport, PackImportReport } from '../../../shared/api';
 import { OpButton } from '../../access';
-import { call, isDesktop, pickFile, upload } from '../../api';
+import { call, download, isDesktop } from '../../api';
 import { ErrorNotice } from '../../components/bits';
+import { FileField } from '../../components/FileField';
 
 /** A campaign's files: an annotator's offline pack, pack results and judgments in and out. */
 
@@ -12,49 +13,6 @@ export function dirname(file: string): string {
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'campaign';
-}
-
-/** A path field with "Choose…" (desktop dialog) or "Upload…" (browser mode) beside it. */
-export function FileField({ id, value, onChange, save, accept }: { id: string; value: string; onChange: (path: string) => void; save: boolean; accept?: string }) {
-  const [error, setError] = useState<Error>();
-  const [uploading, setUploading] = useState(false);
-  return (
-    <>
-      <div style={{ display: 'flex', gap: 8 }}>
-        <input id={id} className="input" style={{ flex: 1 }} value={value} onChange={(e) => onChange(e.target.value)} placeholder="/path/to/file" />
-        {isDesktop ? (
-          <button type="button" className="button" onClick={() => void pickFile({ save, title: save ? 'Save as' : 'Open a file' }).then((p) => p && onChange(p))}>
-            Choose…
-          </button>
-        ) : save ? null : (
-          <label className="button">
-            {uploading ? 'Uploading…' : 'Upload…'}
-            <input
-              type="file"
-              hidden
-              accept={accept}
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                if (!file) return;
-                setUploading(true);
-                upload(file).then(
-                  (p) => {
-                    onChange(p);
-                    setUploading(false);
-                  },
-                  (err: Error) => {
-                    setError(err);
-                    setUploading(false);
-                  },
-                );
-              }}
-            />
-          </label>
-        )}
-      </div>
-      <ErrorNotice error={error} />
-    </>
-  );
 }
 
 export function PackExport({ campaign, annotator, directory }: { campaign: Campaign; annotator: string; directory: string }) {
@@ -69,13 +27,14 @@ export function PackExport({ campaign, annotator, directory }: { campaign: Campa
         className="button small"
         onClick={() => {
           setError(undefined);
+          if (!isDesktop) return void download('pack:export', { campaignId: campaign.id, annotator }).then((name) => setResult(`Downloaded ${name}`), setError);
           call('pack:export', { campaignId: campaign.id, annotator, path: file }).then(
             (r) => setResult(`${r.items} items, ${(r.bytes / 1024).toFixed(0)} KiB → ${r.file}`),
             setError,
           );
         }}
       >
-        Write pack
+        {isDesktop ? 'Write pack' : 'Download pack'}
       </OpButton>
       {result ? <div className="small flag-ok" data-testid="pack-written">{result}</div> : null}
       <ErrorNotice error={error} />
@@ -130,10 +89,11 @@ export function FilesPanel({ campaign, directory }: { campaign: Campaign; direct
             className="button"
             onClick={() => {
               setError(undefined);
+              if (!isDesktop) return void download('judgment:export', { campaignId: campaign.id, format: 'csv' }).then((name) => setExported(`Downloaded ${name}`), setError);
               call('judgment:export', { campaignId: campaign.id, format: format(exportFile), path: exportFile }).then((r) => setExported(`${r.rows} rows → ${r.file}`), setError);
             }}
           >
-            Export
+            {isDesktop ? 'Export' : 'Download CSV'}
           </OpButton>
           {exported ? <span className="small flag-ok">{exported}</span> : null}
         </div>

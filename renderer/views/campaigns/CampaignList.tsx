@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { NotAllowed, useAccess } from '../../access';
 import { DoneOfTotal, ErrorNotice } from '../../components/bits';
 import { useOp } from '../../query';
-import { FileField } from './CampaignFiles';
+import { FileField } from '../../components/FileField';
 
 /** The campaigns, and a way into an offline pack. */
 
