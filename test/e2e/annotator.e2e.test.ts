@@ -163,6 +163,7 @@ describe("the annotator's task", () => {
     expect(await position()).toBe(1);
     for (const key of ['y', 'y', 'y']) await page.keyboard.press(key);
     await completion.filter({ hasText: 'All 5 items judged' }).waitFor();
+    await page.getByTestId('save-state').filter({ hasText: 'all saved' }).waitFor();
     await page.screenshot({ path: path.join(DOCS, 'judging-done.png') });
     await completion.getByRole('link', { name: 'Back to the campaign' }).click();
     const row = page.getByTestId('campaign-progress').locator('tbody tr').filter({ hasText: /^ann/ });

@@ -1,6 +1,6 @@
 import { Link, useLocation } from 'wouter';
 import { NotAllowed, useAccess } from '../../access';
-import { DoneOfTotal, ErrorNotice } from '../../components/bits';
+import { DoneOfTotal, ErrorNotice, plural } from '../../components/bits';
 import { useOp } from '../../query';
 import { AgreementPanel, DisagreementsPanel } from '../AgreementView';
 import { dirname, FilesPanel, PackExport } from './CampaignFiles';
@@ -35,7 +35,7 @@ export function CampaignView({ id, tab }: { id: number; tab: Tab }) {
               <div>
                 <h1 data-testid="campaign-name">{c.name}</h1>
                 <div className="small muted">
-                  {c.protocol.name} v{c.protocol.version} · {c.items.length} instances · {c.annotators.length} annotators, {c.perInstance} per instance · seed {c.seed} ·{' '}
+                  {c.protocol.name} v{c.protocol.version} · {plural(c.items.length, 'instance')} · {plural(c.annotators.length, 'annotator')}, {c.perInstance} per instance · seed {c.seed} ·{' '}
                   {c.blind ? 'blind' : 'not blind'} · created {c.createdAt.slice(0, 16).replace('T', ' ')}
                 </div>
               </div>
