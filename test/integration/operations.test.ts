@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { composeOperations, dispatch, markedFields, op, operations, serverPathFields, type Handlers, type Input, type Job, type OperationName, type Result } from '../../shared/api';
 import { createHandlers, Workbench } from '../../electron/services';
-import { isRead } from '../../electron/services/team/access';
+import { isRead } from '../../shared/api/access';
 import { checkPaths, checkReach } from '../../electron/services/team/reach';
 import { awb } from '../helpers/cli';
 import { failureOperationCases } from '../helpers/failure-operation-cases';

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ErrorNotice } from '../../components/bits';
 import { opKey, useOp, useOpMutation } from '../../query';
+import { OpButton } from '../../access';
 
 /** The price table the cost of every call is worked out from. */
 export function PricesTab() {
@@ -68,8 +69,8 @@ export function PricesTab() {
           placeholder="output"
           aria-label="Output price"
         />
-        <button
-          type="button"
+        <OpButton
+          operation="pipeline:price-set"
           className="button small"
           disabled={!model.trim() || input === '' || output === ''}
           onClick={() =>
@@ -81,7 +82,7 @@ export function PricesTab() {
           }
         >
           Set price
-        </button>
+        </OpButton>
       </div>
       <ErrorNotice error={setPrice.error} />
     </section>
