@@ -103,7 +103,10 @@ afterAll(() => {
 describe('failure tags', () => {
   it('ship a taxonomy that people can extend, refusing a key twice', async () => {
     const tags = await value('failure-tag:list', {});
-    expect(tags.map((t) => t.key)).toEqual(['collapsed', 'missed-interpretation', 'condition-misidentified', 'factual-error', 'citation-failure', 'retrieval-miss', 'refusal-or-format-error']);
+    expect(tags.map((t) => t.key)).toEqual([
+      'collapsed', 'missed-interpretation', 'condition-misidentified', 'factual-error', 'citation-failure', 'retrieval-miss', 'refusal-or-format-error',
+      'clarification-error', 'detection-miss', 'hop-inconsistency', 'needs-clarification',
+    ]);
     expect(tags.find((t) => t.key === 'collapsed')!.rule).toMatch(/at most one/);
     const added = await value('failure-tag:create', { key: 'outdated-gold', label: 'Outdated gold answer', who: 'ines' });
     expect(added).toMatchObject({ key: 'outdated-gold', builtIn: false, createdBy: 'ines', rule: null });

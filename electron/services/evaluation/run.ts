@@ -6,7 +6,7 @@ import { itemUsage, runHasCalls } from '../../../db/queries/llm-calls';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type EvalComparison, type EvalProgress, type EvalRunSummary, type EvalStartRequest, type EvalTableRow } from '../../../shared/api';
 import { METHOD_INFO } from '../../../shared/eval/methods';
-import { aggregateByGroup, aggregateMetrics, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
+import { aggregateByGroup, aggregateMetrics, compositesOf, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
 import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/paired';
 import { mean } from '../../../shared/statistics';
 import type { EvalGold } from '../../../shared/eval/types';
@@ -304,11 +304,6 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
   return evalRunSummary(db, runId);
 }
 
-/** Metrics that are not means of item values but of two other means. */
-function composites(names: Set<string>): string[] {
-  return [...(names.has('disambig_f1') && names.has('rouge_l') ? ['dr'] : []), ...(names.has('d_f1') && names.has('rouge_l') ? ['dr_f1'] : [])];
-}
-
 /** Overall and per-type metrics with bootstrap CIs, and per-query usage, over a run's done items. */
 function aggregates(db: WritableDB, runId: number): { metrics: Record<string, MetricSummary>; byType: Record<string, Record<string, MetricSummary>>; usage: UsageSummary | null } {
   const items: Record<string, number | null>[] = [];
@@ -322,7 +317,7 @@ function aggregates(db: WritableDB, runId: number): { metrics: Record<string, Me
   }
   if (items.length === 0) return { metrics: {}, byType: {}, usage: null };
   const present = new Set(items.flatMap((i) => Object.keys(i)));
-  const names = [...present, ...composites(present)];
+  const names = [...present, ...compositesOf(present)];
   // Bootstrap cost grows with n; 200 resamples still give a stable 95% interval at this size.
   const resamples = items.length > 20_000 ? 200 : 1000;
   return { metrics: aggregateMetrics(items, { metrics: names, resamples }), byType: aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples }), usage: summarizeUsage(usage) };
