@@ -1,6 +1,7 @@
 import type { EvalRunSummary, EvalStartRequest, FailureRunInfo } from '../../shared/api';
 import { METHOD_INFO, type EvalMethod } from '../../shared/eval/methods';
 import type { MetricSummary, UsageSummary } from '../../shared/eval/metrics';
+import { evalStatusLabel } from '../../shared/eval/tables';
 import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
 import { insertRun, setRunStatus } from './runs';
 
@@ -128,7 +129,13 @@ export function markAbandonedEvalRuns(db: WritableDB, active: readonly number[])
 // ---- row mappers ---------------------------------------------------------------------------------
 
 type StoredOptions = Partial<Pick<EvalStartRequest, 'reader' | 'judge'>>;
-type StoredSummary = { metrics?: Record<string, MetricSummary>; byType?: Record<string, Record<string, MetricSummary>>; usage?: UsageSummary | null; notes?: string[] };
+type StoredSummary = {
+  metrics?: Record<string, MetricSummary>;
+  byType?: Record<string, Record<string, MetricSummary>>;
+  usage?: UsageSummary | null;
+  notes?: string[];
+  readerErrors?: number;
+};
 
 function describeReader(reader: StoredOptions['reader']): string | null {
   if (!reader) return null;
@@ -152,6 +159,8 @@ export function rowToEvalRunSummary(row: EvalRunRow): EvalRunSummary {
     retrievalMode: row.retrieval_mode,
     k: row.k,
     status: row.status,
+    statusLabel: evalStatusLabel(row),
+    readerErrors: stored.readerErrors ?? 0,
     total: row.total,
     done: row.done,
     failed: row.failed,

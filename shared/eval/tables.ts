@@ -78,3 +78,17 @@ export function toMarkdown(table: ComparisonTable): string {
 export function toLatex(table: ComparisonTable): string {
   return writeLatex(displayTable(table));
 }
+
+/**
+ * A run's status in words, saying when items failed: "done", "done with 37 failed", "failed: all
+ * 38 items failed", "cancelled (12 of 38 done)", "stopped (12 of 38 done, 2 failed)". The stored
+ * status (running, done, failed, cancelled) says whether the run ended; this says how it went.
+ */
+export function evalStatusLabel(run: { status: 'running' | 'done' | 'failed' | 'cancelled'; total: number; done: number; failed: number }): string {
+  const { status, total, done, failed } = run;
+  if (status === 'running') return 'running';
+  if (total > 0 && failed === total) return `failed: all ${total} items failed`;
+  if (status === 'cancelled') return `cancelled (${done} of ${total} done${failed ? `, ${failed} failed` : ''})`;
+  if (status === 'failed') return `stopped (${done} of ${total} done${failed ? `, ${failed} failed` : ''})`;
+  return failed ? `done with ${failed} failed` : 'done';
+}

@@ -55,8 +55,8 @@ export function EvalRunsTable({ runs }: { runs: EvalRunSummary[] }) {
             </td>
             <td title={`${r.source}${r.corpus ? ` · ${r.corpus}, ${r.retrievalMode}` : ''}`}>{r.methodLabel}</td>
             <td className="mono small">{r.model}</td>
-            <td className={r.status === 'done' ? (r.failed ? 'flag-warn' : 'flag-ok') : r.status === 'running' ? '' : 'flag-bad'} title={r.error ?? undefined}>
-              {r.status}
+            <td className={r.status === 'done' && r.failed < r.total ? (r.failed ? 'flag-warn' : 'flag-ok') : r.status === 'running' ? '' : 'flag-bad'} title={r.error ?? undefined}>
+              {r.statusLabel}
             </td>
             <td className="num">
               {r.done}/{r.total} · {r.failed}

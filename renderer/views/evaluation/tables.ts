@@ -27,8 +27,8 @@ export function shownMetrics(rows: readonly EvalTableRow[]): { key: string; labe
 export function tableText(rows: readonly EvalTableRow[], format: 'csv' | 'markdown' | 'latex'): string {
   const byType = rows.some((r) => r.type);
   const table = comparisonTable(
-    rows.map((r) => ({ method: r.methodLabel, model: r.model, type: r.type ?? '', run: `#${r.runId}`, metrics: r.metrics })),
-    { rowKeys: ['method', 'model', ...(byType ? ['type'] : []), 'run'], metrics: shownMetrics(rows).map((m) => m.key) },
+    rows.map((r) => ({ method: r.methodLabel, model: r.model, type: r.type ?? '', run: `#${r.runId}`, n: r.n, failed: r.failed, metrics: r.metrics })),
+    { rowKeys: ['method', 'model', ...(byType ? ['type'] : []), 'run', 'n', 'failed'], metrics: shownMetrics(rows).map((m) => m.key) },
   );
   return format === 'csv' ? toCsv(table) : format === 'markdown' ? toMarkdown(table) : toLatex(table);
 }
