@@ -135,7 +135,21 @@ type StoredSummary = {
   usage?: UsageSummary | null;
   notes?: string[];
   readerErrors?: number;
+  metricsVersion?: number;
+  punkt?: string;
 };
+
+/** What a run's summary says about how it was scored, when that is not today's default. */
+function scoringNotes(row: EvalRunRow, stored: StoredSummary): string[] {
+  const notes: string[] = [];
+  if (row.done > 0 && stored.metricsVersion === undefined && row.status !== 'running') {
+    notes.push(
+      'Scored under the metric conventions before issue 19 (STR-EM left out interpretations without gold answers, D-F1 and token F1 took the best short answer, ROUGE-L split sentences differently, a reader error scored 0): run it again to score it as docs/evaluation-metrics.md says.',
+    );
+  }
+  if (stored.punkt && stored.punkt !== 'builtin') notes.push(`ROUGE-L split sentences with Punkt parameters from ${stored.punkt}.`);
+  return notes;
+}
 
 function describeReader(reader: StoredOptions['reader']): string | null {
   if (!reader) return null;
@@ -178,7 +192,7 @@ export function rowToEvalRunSummary(row: EvalRunRow): EvalRunSummary {
     reader: describeReader(options.reader),
     judge: options.judge ? `${options.judge.endpoint}/${options.judge.model}` : null,
     promptVersions: JSON.parse(row.prompt_versions) as Record<string, string>,
-    notes: stored.notes ?? [],
+    notes: [...(stored.notes ?? []), ...scoringNotes(row, stored)],
   };
 }
 

@@ -1,4 +1,5 @@
 import { toCsv as writeCsv, toLatex as writeLatex, toMarkdown as writeMarkdown, type TextTable } from '../tables';
+import type { EvalTableRow } from '../api/evaluation';
 import type { MetricSummary } from './metrics';
 
 /**
@@ -91,4 +92,34 @@ export function evalStatusLabel(run: { status: 'running' | 'done' | 'failed' | '
   if (status === 'cancelled') return `cancelled (${done} of ${total} done${failed ? `, ${failed} failed` : ''})`;
   if (status === 'failed') return `stopped (${done} of ${total} done${failed ? `, ${failed} failed` : ''})`;
   return failed ? `done with ${failed} failed` : 'done';
+}
+
+/** The metrics evaluation tables show, in order, with their column names. */
+const TABLE_LABELS: Readonly<Record<string, string>> = {
+  str_em: 'STR-EM', disambig_f1: 'Disambig-F1', march_avg: 'Avg', rouge_l: 'ROUGE-L', dr: 'DR', token_f1: 'F1', d_f1: 'D-F1', d_f1_short: 'D-F1 (short)',
+  dr_f1: 'DR-F1', citation_precision: 'Cit. prec.', condition_score: 'Condition', answer_score: 'Answer', judge_mean: 'Judge (0-5)',
+};
+export const EVAL_TABLE_METRICS: readonly { key: string; label: string }[] = Object.entries(TABLE_LABELS).map(([key, label]) => ({ key, label }));
+
+/** One row of an evaluation table, as much of it as the writers need. */
+export type EvalTableLine = Pick<EvalTableRow, 'methodLabel' | 'model' | 'type' | 'runId' | 'n' | 'failed' | 'readerErrors' | 'metrics'>;
+
+/** The table metrics some row has a value for (empty columns left out), or the ones asked for. */
+export function evalTableMetrics(rows: readonly EvalTableLine[], wanted?: readonly string[]): { key: string; label: string }[] {
+  if (wanted?.length) return wanted.map((key) => EVAL_TABLE_METRICS.find((m) => m.key === key) ?? { key, label: key });
+  return EVAL_TABLE_METRICS.filter((m) => rows.some((r) => r.metrics[m.key] !== undefined && r.metrics[m.key]!.value !== null));
+}
+
+/**
+ * Evaluation rows as CSV, Markdown or LaTeX for a paper: method, model, (type), run, n (items
+ * scored), failed (items left out of the means) and, when any, reader errors, then the metrics.
+ */
+export function evalTableText(rows: readonly EvalTableLine[], format: 'csv' | 'markdown' | 'latex', metrics?: readonly string[]): string {
+  const byType = rows.some((r) => r.type);
+  const readerErrors = rows.some((r) => r.readerErrors > 0);
+  const table = comparisonTable(
+    rows.map((r) => ({ method: r.methodLabel, model: r.model, type: r.type ?? '', run: `#${r.runId}`, n: r.n, failed: r.failed, 'reader errors': r.readerErrors, metrics: r.metrics })),
+    { rowKeys: ['method', 'model', ...(byType ? ['type'] : []), 'run', 'n', 'failed', ...(readerErrors ? ['reader errors'] : [])], metrics: evalTableMetrics(rows, metrics).map((m) => m.key) },
+  );
+  return format === 'csv' ? toCsv(table) : format === 'markdown' ? toMarkdown(table) : toLatex(table);
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
+import { saveEvalRunSummary } from '../../db/queries/eval-runs';
 import type { WritableDB } from '../../db/sql';
 import { createHandlers, Workbench } from '../../electron/services';
 import { suggestTags } from '../../electron/services/failures/handlers';
@@ -9,6 +10,7 @@ import { evalItemDetail } from '../../electron/services/evaluation/items';
 import { compareEvalRuns, createEvalRun, evalRunSummary, evalTables, executeEvalRun } from '../../electron/services/evaluation/run';
 import { importFile } from '../../electron/services/import/import-file';
 import { dispatch, EvalStartRequest, type FailureItemView } from '../../shared/api';
+import { awbAsync, awbJsonAsync } from '../helpers/cli';
 import { CONDAMBIGQA, tempDir, writeFile } from '../helpers/db';
 import { seedEvalRun, type FixtureItem } from '../helpers/eval-fixture';
 import { brain, type Body } from '../helpers/fake-eval';
@@ -58,6 +60,13 @@ describe('n, failed and the status of a run', () => {
     expect(tables.byType.reduce((s, r) => s + r.n + r.failed, 0)).toBe(38);
   });
 
+  it('labels a run scored before these conventions until it is run again', () => {
+    const { b } = seedPair();
+    expect(evalRunSummary(db, b).notes.join(' ')).not.toMatch(/before issue 19/);
+    saveEvalRunSummary(db, b, { metrics: {} });
+    expect(evalRunSummary(db, b).notes.join(' ')).toMatch(/Scored under the metric conventions before issue 19/);
+  });
+
   it('says when every item failed, and still shows the run in the tables with n 0', () => {
     const run = seedEvalRun(db, { items: [0, 1, 2].map((i) => ({ key: `f${i}`, instanceId: null, interpretations: two('Q', 'a', 'b'), error: 'gen: timeout' })) });
     expect(evalRunSummary(db, run.runId).statusLabel).toBe('failed: all 3 items failed');
@@ -91,6 +100,25 @@ describe('comparisons count an item one run failed on', () => {
     } finally {
       workbench.close();
     }
+  });
+});
+
+describe('the CLI says the same', () => {
+  it('`awb eval compare --exclude-errors`, `awb eval show` and `awb eval table` state the failures', async () => {
+    const { a, b } = seedPair();
+    const file = tmp.file('honest.db');
+    const compared = await awbAsync(['eval', 'compare', String(a), String(b), '--resamples', '100', '--db', file]);
+    expect(compared.stdout).toMatch(/38 paired items; A failed on 0, B on 37 \(both on 0\); a failed item scores 0 and counts as incorrect/);
+    const excluded = await awbJsonAsync<{ paired: number; excluded: number; errorsPolicy: string }>(['eval', 'compare', String(a), String(b), '--exclude-errors', '--resamples', '100', '--json', '--db', file]);
+    expect(excluded.json).toMatchObject({ paired: 1, excluded: 37, errorsPolicy: 'exclude' });
+    const shown = await awbAsync(['eval', 'show', String(b), '--db', file]);
+    expect(shown.stdout).toMatch(/: done with 37 failed/);
+    expect(shown.stdout).toMatch(/scored \(n\) 1, failed 37/);
+    const table = await awbAsync(['eval', 'table', '--runs', `${a},${b}`, '--format', 'csv', '--db', file]);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toBe('method,model,run,n,failed');
+    expect(lines.slice(1)).toEqual([`NaiveRAG,fake-model,#${a},38,0`, `ReAct,fake-model,#${b},1,37`]);
+    expect((await awbAsync(['eval', 'table', '--format', 'pdf', '--db', file])).stderr).toMatch(/Allowed choices are markdown, csv, latex/);
   });
 });
 

@@ -154,6 +154,12 @@ describe('citations of fragments the question does not have', () => {
     expect(resolved.invalid).toEqual([9, 0]);
     expect(invalidCitationNote([9], 5)).toBe('cited fragment 9; the question has 5 fragments (counted as wrong citations)');
   });
+
+  it('counts a run\'s unresolvable citation (a method keeps it as invalid:N) against precision', () => {
+    // Gold cites the fragment keyed wiki/A; the method cited it and a number the list does not have.
+    const item = scoreItem({ answer: '', shortAnswers: null, citations: ['wiki/A', 'invalid:9'] }, { interpretations: [['a']], longAnswers: [], citedFragments: [['wiki/A']] });
+    expect(item.citation_precision).toBe(0.5);
+  });
 });
 
 describe('every convention in one place', () => {

@@ -1,5 +1,5 @@
 import { disambigF1, strEm } from '../../../shared/eval/answer-metrics';
-import { invalidCitationNote, scoreItem, type MetricName } from '../../../shared/eval/metrics';
+import { scoreItem, type MetricName } from '../../../shared/eval/metrics';
 import { conditionsForJudge, goldForJudge } from '../../../shared/eval/methods/format';
 import type { MethodOutput } from '../../../shared/eval/types';
 import { committedInterpretations, isCollapsed } from '../../../shared/failures';
@@ -17,12 +17,6 @@ import { DEFAULT_READER_TIMEOUT_MS, readerErrorNote, readGoldQuestions, type Rea
 export type { ReaderChoice } from './reader';
 
 const RUN_METRICS: MetricName[] = ['str_em', 'rouge_l', 'token_em', 'token_f1', 'd_f1', 'dr_f1', 'token_em_short', 'token_f1_short', 'd_f1_short', 'answer_count', 'answer_count_difference'];
-
-/** Citation keys a method could not resolve (`invalid:N`: a number the question does not have), noted on the item. */
-function noteInvalidCitations(run: ItemRun, citations: readonly string[]): void {
-  const invalid = [...new Set(citations.filter((c) => c.startsWith('invalid:')).map((c) => Number(c.slice('invalid:'.length))))];
-  if (invalid.length) run.note(invalidCitationNote(invalid, run.gold.fragments.length));
-}
 
 export interface ItemScores {
   metrics: Record<string, unknown>;
@@ -57,7 +51,8 @@ export async function scoreOutput(run: ItemRun, out: MethodOutput, options: Scor
   );
   const metrics: Record<string, unknown> = { ...base };
   if (gold.longAnswers.length === 0) metrics.rouge_l = null;
-  if (options.retrieves) noteInvalidCitations(run, out.citations);
+  // A cited number the question does not have reaches here as `invalid:N` (the method notes it):
+  // it matches no gold fragment, so it counts against citation precision.
 
   // Disambig-F1: the reader answers each gold clarified question from the long answer alone. A
   // reader error leaves the item's Disambig-F1 out (never 0) and says why.

@@ -5,6 +5,7 @@ import { AppError, type EvalComparison, type EvalRunSummary, type EvalTableRow }
 import { aggregateByGroup, aggregateMetrics, compositesOf, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
 import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/paired';
 import { mean } from '../../../shared/statistics';
+import { punktParams } from './punkt-params';
 
 /**
  * What a run's results say, honestly counted: its summary (metrics over the items scored, the
@@ -23,7 +24,12 @@ export interface RunAggregates {
   /** Done items whose reader failed, overall and per type. */
   readerErrors: number;
   readerErrorsByType: Record<string, number>;
+  /** The metric conventions the run was scored under (2: issue 19's, docs/evaluation-metrics.md) and the Punkt parameters ROUGE-L split with. */
+  metricsVersion: number;
+  punkt: string;
 }
+
+export const METRICS_VERSION = 2;
 
 /** Overall and per-type metrics with bootstrap CIs, per-query usage and reader errors, over a run's done items. */
 export function aggregates(db: WritableDB, runId: number): RunAggregates {
@@ -39,7 +45,8 @@ export function aggregates(db: WritableDB, runId: number): RunAggregates {
     if (typeof metrics.reader_errors === 'number' && metrics.reader_errors > 0) readerErrorsByType[row.ambiguity_type] = (readerErrorsByType[row.ambiguity_type] ?? 0) + 1;
   }
   const readerErrors = Object.values(readerErrorsByType).reduce((a, b) => a + b, 0);
-  if (items.length === 0) return { metrics: {}, byType: {}, usage: null, readerErrors, readerErrorsByType };
+  const scoring = { readerErrors, readerErrorsByType, metricsVersion: METRICS_VERSION, punkt: punktParams().source };
+  if (items.length === 0) return { metrics: {}, byType: {}, usage: null, ...scoring };
   const present = new Set(items.flatMap((i) => Object.keys(i)));
   const names = [...present, ...compositesOf(present)];
   // Bootstrap cost grows with n; 200 resamples still give a stable 95% interval at this size.
@@ -48,8 +55,7 @@ export function aggregates(db: WritableDB, runId: number): RunAggregates {
     metrics: aggregateMetrics(items, { metrics: names, resamples }),
     byType: aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples }),
     usage: summarizeUsage(usage),
-    readerErrors,
-    readerErrorsByType,
+    ...scoring,
   };
 }
 
