@@ -1,7 +1,8 @@
 import type { EvalRunSummary, EvalStartRequest, FailureRunInfo } from '../../shared/api';
 import { METHOD_INFO, type EvalMethod } from '../../shared/eval/methods';
+import { resolveSettings, type SettingsInput } from '../../shared/eval/methods/settings';
 import type { MetricSummary, UsageSummary } from '../../shared/eval/metrics';
-import { evalStatusLabel } from '../../shared/eval/tables';
+import { runStatusLabel } from '../../shared/eval/labels';
 import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
 import { insertRun, setRunStatus } from './runs';
 
@@ -128,7 +129,7 @@ export function markAbandonedEvalRuns(db: WritableDB, active: readonly number[])
 
 // ---- row mappers ---------------------------------------------------------------------------------
 
-type StoredOptions = Partial<Pick<EvalStartRequest, 'reader' | 'judge'>>;
+type StoredOptions = Partial<Pick<EvalStartRequest, 'reader' | 'judge'>> & Omit<SettingsInput, 'method'>;
 type StoredSummary = {
   metrics?: Record<string, MetricSummary>;
   byType?: Record<string, Record<string, MetricSummary>>;
@@ -173,7 +174,7 @@ export function rowToEvalRunSummary(row: EvalRunRow): EvalRunSummary {
     retrievalMode: row.retrieval_mode,
     k: row.k,
     status: row.status,
-    statusLabel: evalStatusLabel(row),
+    statusLabel: runStatusLabel(row),
     readerErrors: stored.readerErrors ?? 0,
     total: row.total,
     done: row.done,
@@ -192,6 +193,7 @@ export function rowToEvalRunSummary(row: EvalRunRow): EvalRunSummary {
     reader: describeReader(options.reader),
     judge: options.judge ? `${options.judge.endpoint}/${options.judge.model}` : null,
     promptVersions: JSON.parse(row.prompt_versions) as Record<string, string>,
+    settings: resolveSettings({ ...options, method }, METHOD_INFO[method]?.retrieves ?? false),
     notes: [...(stored.notes ?? []), ...scoringNotes(row, stored)],
   };
 }

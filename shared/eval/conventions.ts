@@ -167,6 +167,15 @@ export const METRIC_CONVENTIONS: readonly MetricConvention[] = [
     alternatives: 'none',
   },
   {
+    metric: 'condqa_combined',
+    source: 'CondAmbigQA Table 2 "Combined" (a weighted average with penalties whose weights the paper does not give)',
+    definition: 'mean of the corpus condition_score, answer_score and citation_precision (as 0-1); the published rows equal this plain mean',
+    emptyGold: 'only where all three parts exist (the condqa setting)',
+    emptyPrediction: `as its parts; ${FAILED}`,
+    aggregation: 'corpus composite',
+    alternatives: 'none',
+  },
+  {
     metric: 'citation_precision',
     source: 'CondAmbigQA eq. 1 (Citation Score)',
     definition: "distinct cited fragments that a gold pair cites, over all distinct cited; a fragment is named by its number in the item's frozen list (or its title or source id in a predictions file); a number the question does not have counts as a wrong citation and is noted on the item",

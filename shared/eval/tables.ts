@@ -1,6 +1,7 @@
 import { toCsv as writeCsv, toLatex as writeLatex, toMarkdown as writeMarkdown, type TextTable } from '../tables';
 import type { EvalTableRow } from '../api/evaluation';
 import type { MetricSummary } from './metrics';
+import { metricLabel } from './labels';
 
 /**
  * Comparison tables of evaluation results (method × model as MARCH Table 3, method × ambiguity
@@ -61,10 +62,10 @@ export function toCsv(table: ComparisonTable): string {
   return writeCsv({ header, rows });
 }
 
-/** The table with one formatted cell ("mean ± SD [low, high]") per metric, key columns left and metrics right. */
+/** The table with one formatted cell ("mean ± SD [low, high]") per metric under its label, key columns left and metrics right. */
 function displayTable(table: ComparisonTable): TextTable {
   return {
-    header: [...table.keyColumns, ...table.metrics],
+    header: [...table.keyColumns, ...table.metrics.map(metricLabel)],
     rows: table.rows.map((row) => [...row.keys, ...row.cells.map((c) => formatCell(c, table.digits))]),
     align: [...table.keyColumns.map(() => 'l' as const), ...table.metrics.map(() => 'r' as const)],
   };
@@ -80,33 +81,18 @@ export function toLatex(table: ComparisonTable): string {
   return writeLatex(displayTable(table));
 }
 
-/**
- * A run's status in words, saying when items failed: "done", "done with 37 failed", "failed: all
- * 38 items failed", "cancelled (12 of 38 done)", "stopped (12 of 38 done, 2 failed)". The stored
- * status (running, done, failed, cancelled) says whether the run ended; this says how it went.
- */
-export function evalStatusLabel(run: { status: 'running' | 'done' | 'failed' | 'cancelled'; total: number; done: number; failed: number }): string {
-  const { status, total, done, failed } = run;
-  if (status === 'running') return 'running';
-  if (total > 0 && failed === total) return `failed: all ${total} items failed`;
-  if (status === 'cancelled') return `cancelled (${done} of ${total} done${failed ? `, ${failed} failed` : ''})`;
-  if (status === 'failed') return `stopped (${done} of ${total} done${failed ? `, ${failed} failed` : ''})`;
-  return failed ? `done with ${failed} failed` : 'done';
-}
-
-/** The metrics evaluation tables show, in order, with their column names. */
-const TABLE_LABELS: Readonly<Record<string, string>> = {
-  str_em: 'STR-EM', disambig_f1: 'Disambig-F1', march_avg: 'Avg', rouge_l: 'ROUGE-L', dr: 'DR', token_f1: 'F1', d_f1: 'D-F1', d_f1_short: 'D-F1 (short)',
-  dr_f1: 'DR-F1', citation_precision: 'Cit. prec.', condition_score: 'Condition', answer_score: 'Answer', judge_mean: 'Judge (0-5)',
-};
-export const EVAL_TABLE_METRICS: readonly { key: string; label: string }[] = Object.entries(TABLE_LABELS).map(([key, label]) => ({ key, label }));
+/** The metrics evaluation tables show, in order; their column names are the shared labels (shared/eval/labels.ts). */
+const TABLE_KEYS = [
+  'str_em', 'disambig_f1', 'march_avg', 'rouge_l', 'dr', 'token_f1', 'd_f1', 'd_f1_short', 'dr_f1', 'citation_precision', 'condition_score', 'answer_score', 'condqa_combined', 'judge_mean',
+] as const;
+export const EVAL_TABLE_METRICS: readonly { key: string; label: string }[] = TABLE_KEYS.map((key) => ({ key, label: metricLabel(key) }));
 
 /** One row of an evaluation table, as much of it as the writers need. */
 export type EvalTableLine = Pick<EvalTableRow, 'methodLabel' | 'model' | 'type' | 'runId' | 'n' | 'failed' | 'readerErrors' | 'metrics'>;
 
 /** The table metrics some row has a value for (empty columns left out), or the ones asked for. */
 export function evalTableMetrics(rows: readonly EvalTableLine[], wanted?: readonly string[]): { key: string; label: string }[] {
-  if (wanted?.length) return wanted.map((key) => EVAL_TABLE_METRICS.find((m) => m.key === key) ?? { key, label: key });
+  if (wanted?.length) return wanted.map((key) => EVAL_TABLE_METRICS.find((m) => m.key === key) ?? { key, label: metricLabel(key) });
   return EVAL_TABLE_METRICS.filter((m) => rows.some((r) => r.metrics[m.key] !== undefined && r.metrics[m.key]!.value !== null));
 }
 

@@ -112,10 +112,10 @@ function oldShape(record: unknown): AwbRecord {
   return out;
 }
 
-describe('migration 13 relinks the citations of a database built the old way', () => {
+describe('migration 14 relinks the citations of a database built the old way', () => {
   it('repoints citations to fragments by number, drops those that name none, removes the appended rows and says what moved', async () => {
     const db = openDatabase(':memory:', { migrate: false });
-    migrate(db, migrations.slice(0, 12));
+    migrate(db, migrations.slice(0, 13));
     const records = (JSON.parse(fs.readFileSync(NUMBERED, 'utf8')) as unknown[]).map(oldShape);
     await importFile(db, { file: writeFile(tmp.file('old.jsonl'), records.map((r) => JSON.stringify(r)).join('\n')), format: 'awb' });
     const appended = () => get<{ n: number }>(db, sql`SELECT count(*) AS n FROM evidence WHERE origin = 'citation'`)!.n;
@@ -125,12 +125,12 @@ describe('migration 13 relinks the citations of a database built the old way', (
     const passagesBefore = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM passages`)!.n;
 
     migrate(db);
-    expect(schemaVersion(db)).toBe(13);
+    expect(schemaVersion(db)).toBe(14);
     expect(appended()).toBe(0);
     expect(citedRanks(db)).toEqual({ 'num-001': [[2], [3]], 'num-002': [[1], [3]] });
     for (const id of ['num-001', 'num-002']) expect(instanceDetail(db, instanceOf(db, id)).evidence.map((e) => e.rank)).toEqual([1, 2, 3, 4, 5]);
     expect(get<{ n: number }>(db, sql`SELECT count(*) AS n FROM passages`)!.n).toBe(passagesBefore - 4);
-    expect(getSetting(db, 'migration.0013.citations')).toEqual({
+    expect(getSetting(db, 'migration.0014.citations')).toEqual({
       'condqa-old': { byNumber: 3, byTitleText: 0, unmatched: 1, numberTextDisagree: 1, evidenceRemoved: 4, passagesRemoved: 4 },
     });
     const extra = get<{ extra: string }>(db, sql`SELECT p.extra FROM interpretations p WHERE p.instance_id = ${instanceOf(db, 'num-001')} AND p.position = 1`)!;

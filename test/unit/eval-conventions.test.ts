@@ -165,7 +165,7 @@ describe('citations of fragments the question does not have', () => {
 describe('every convention in one place', () => {
   it('documents every metric a table can show', () => {
     const documented = new Set(METRIC_CONVENTIONS.map((c) => c.metric));
-    for (const name of [...METRIC_NAMES, ...READER_METRIC_NAMES, 'judge_mean', 'condition_score', 'answer_score']) expect(documented.has(name), name).toBe(true);
+    for (const name of [...METRIC_NAMES, ...READER_METRIC_NAMES, 'judge_mean', 'condition_score', 'answer_score', 'condqa_combined']) expect(documented.has(name), name).toBe(true);
     const doc = fs.readFileSync(path.join(__dirname, '../../docs/evaluation-metrics.md'), 'utf8');
     expect(doc, 'docs/evaluation-metrics.md is stale: run `npm run docs:metrics`').toContain(conventionsMarkdown());
   });

@@ -1,10 +1,11 @@
 import { disambigF1, strEm } from '../../../shared/eval/answer-metrics';
 import { scoreItem, type MetricName } from '../../../shared/eval/metrics';
-import { conditionsForJudge, goldForJudge } from '../../../shared/eval/methods/format';
+import { goldForJudge } from '../../../shared/eval/methods/format';
 import type { MethodOutput } from '../../../shared/eval/types';
 import { committedInterpretations, isCollapsed } from '../../../shared/failures';
 import type { ModelRef } from '../../../shared/pipeline';
 import type { ItemRun } from './context';
+import { gradeConditional } from './geval';
 import { punktParams } from './punkt-params';
 import { DEFAULT_READER_TIMEOUT_MS, readerErrorNote, readGoldQuestions, type ReaderChoice } from './reader';
 
@@ -32,7 +33,8 @@ export interface ScoreOptions {
   reader: ReaderChoice | undefined;
   judge: ModelRef | undefined;
   retrieves: boolean;
-  conditional?: boolean;
+  /** CondAmbigQA's settings: G-Eval's answer score, and its condition score where the model states conditions. */
+  conditional?: { condition: boolean } | undefined;
   readerTimeoutMs?: number | undefined;
 }
 
@@ -91,25 +93,8 @@ export async function scoreOutput(run: ItemRun, out: MethodOutput, options: Scor
     }
   }
 
-  // CondAmbigQA's condition and answer scores, for its settings: graded by the judge model against
-  // the reference conditions and answers (the paper grades both with an LLM, G-Eval). The condition
-  // score only where the model stated conditions (not the no-condition setting).
-  if (options.judge && options.conditional && gold.interpretations.some((i) => i.condition)) {
-    const graded = await run.ask(
-      'eval_cond_judge',
-      {
-        question: gold.question,
-        gold: conditionsForJudge(gold.interpretations.map((i) => ({ condition: i.condition, answer: i.answers[0] ?? null }))),
-        pairs: conditionsForJudge(out.interpretations.map((i) => ({ condition: i.condition, answer: i.answer }))),
-      },
-      { kind: 'judge', label: 'condition and answer scores', ref: options.judge },
-    );
-    if (graded) {
-      const stated = out.interpretations.some((i) => i.condition);
-      Object.assign(metrics, { condition_score: stated ? graded.condition_score : null, answer_score: graded.answer_score, condition_rationale: graded.rationale });
-    }
-    else metrics.condition_judge_error = 'the judge gave no usable condition and answer scores (see the trace)';
-  }
+  // CondAmbigQA's condition and answer scores, for its settings: G-Eval per criterion (geval.ts).
+  if (options.judge && options.conditional) Object.assign(metrics, await gradeConditional(run, out, options.judge, options.conditional));
 
   // Collapsed (MARCH appendix G.1): of several gold interpretations, the prediction commits to at most one.
   const committed = committedInterpretations({ shortAnswers, interpretations: out.interpretations }, readerAnswers);

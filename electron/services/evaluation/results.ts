@@ -4,6 +4,7 @@ import type { WritableDB } from '../../../db/sql';
 import { AppError, type EvalComparison, type EvalRunSummary, type EvalTableRow } from '../../../shared/api';
 import { aggregateByGroup, aggregateMetrics, compositesOf, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
 import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/paired';
+import { condqaCombined } from '../../../shared/eval/geval';
 import { mean } from '../../../shared/statistics';
 import { punktParams } from './punkt-params';
 
@@ -51,12 +52,24 @@ export function aggregates(db: WritableDB, runId: number): RunAggregates {
   const names = [...present, ...compositesOf(present)];
   // Bootstrap cost grows with n; 200 resamples still give a stable 95% interval at this size.
   const resamples = items.length > 20_000 ? 200 : 1000;
+  const byType = aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples });
   return {
-    metrics: aggregateMetrics(items, { metrics: names, resamples }),
-    byType: aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples }),
+    metrics: withCombined(aggregateMetrics(items, { metrics: names, resamples })),
+    byType: Object.fromEntries(Object.entries(byType).map(([t, m]) => [t, withCombined(m)])),
     usage: summarizeUsage(usage),
     ...scoring,
   };
+}
+
+/**
+ * CondAmbigQA's combined score (0-1): the mean of the corpus condition, answer and citation
+ * scores, where all three exist (only the setting with model-found conditions has all three).
+ */
+function withCombined(metrics: Record<string, MetricSummary>): Record<string, MetricSummary> {
+  const [condition, answer, citation] = [metrics.condition_score, metrics.answer_score, metrics.citation_precision];
+  const value = condqaCombined(condition?.value ?? null, answer?.value ?? null, citation?.value === undefined || citation.value === null ? null : citation.value / 100);
+  if (value === null) return metrics;
+  return { ...metrics, condqa_combined: { value, sd: null, ci: null, n: Math.min(condition!.n, answer!.n, citation!.n) } };
 }
 
 export function evalRunSummary(db: WritableDB, id: number): EvalRunSummary {

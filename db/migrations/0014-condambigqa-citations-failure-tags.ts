@@ -14,7 +14,7 @@ import type { Migration } from '../migrate';
  *    positions renumbered), the appended rows deleted, and their passages too when nothing else
  *    uses them and they carry no vectors. Citations that name no fragment are dropped and kept in
  *    the interpretation's `extra.citation_links`. The counts per dataset are stored in the
- *    setting `migration.0013.citations`. Frozen releases and past evaluation items keep their gold.
+ *    setting `migration.0014.citations`. Frozen releases and past evaluation items keep their gold.
  *
  * 2. The failure taxonomy of MARCH appendix G: "collapsed" now means the prediction commits to at
  *    most one interpretation (G.1), and the tags for clarification errors, detection misses,
@@ -162,7 +162,7 @@ function relinkCitations(db: BetterSqlite3.Database): void {
   const relinker = new Relinker(db);
   for (const row of appended) relinker.relink(row);
   relinker.renumber();
-  db.prepare("INSERT INTO settings (key, value) VALUES ('migration.0013.citations', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+  db.prepare("INSERT INTO settings (key, value) VALUES ('migration.0014.citations', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
     JSON.stringify(Object.fromEntries(relinker.counts)),
   );
 }
@@ -184,7 +184,7 @@ function addAppendixGTags(db: BetterSqlite3.Database): void {
 }
 
 export const condambigqaCitationsFailureTags: Migration = {
-  version: 13,
+  version: 14,
   name: 'condambigqa-citations-failure-tags',
   up(db) {
     relinkCitations(db);
