@@ -13,6 +13,7 @@ import { releaseChunks } from './0011-release-chunks';
 import { failureIndexes } from './0012-failure-indexes';
 import { evalMethods } from './0013-eval-methods';
 import { batchesAndVotesNotNeeded } from './0014-batches-and-votes-not-needed';
+import { condambigqaCitationsFailureTags } from './0015-condambigqa-citations-failure-tags';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = [
   failureIndexes,
   evalMethods,
   batchesAndVotesNotNeeded,
+  condambigqaCitationsFailureTags,
 ];

@@ -73,8 +73,31 @@ function ImportResult({ report }: { report: ImportReport }) {
           <tr><th>new passages</th><td className="num">{report.passagesCreated}</td><th>rejects report</th><td>{report.rejectsFile ?? '–'}</td></tr>
         </tbody>
       </table>
+      {report.citationLinks ? <CitationLinks links={report.citationLinks} /> : null}
       <ImportErrors errors={report.errors} />
       {report.moreErrors ? <div className="muted">… and {plural(report.moreErrors, 'more problem')}.</div> : null}
+    </div>
+  );
+}
+
+/** How gold citations were linked to the fragments (CondAmbigQA), and those that name none. */
+function CitationLinks({ links }: { links: NonNullable<ImportReport['citationLinks']> }) {
+  return (
+    <div className="small" data-testid="citation-links">
+      Gold citations: {links.byNumber} linked by fragment number, {links.byTitleText} by title and text
+      {links.numberTextDisagree ? ` (${links.numberTextDisagree} by number although title or text differ)` : ''}.
+      {links.unmatched ? (
+        <div className="notice warn">
+          {plural(links.unmatched, 'citation')} did not match a fragment and were left out:
+          <ul>
+            {links.examples.map((e, i) => (
+              <li key={i}>
+                {e.sourceId}: “{e.title}” ({e.reason})
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
     </div>
   );
 }

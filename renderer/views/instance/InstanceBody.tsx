@@ -95,7 +95,7 @@ function FilterVotes({ detail: d }: { detail: InstanceDetail }) {
           {d.filterVotes.map((v) => (
             <tr key={v.model}>
               <td className="mono">{v.model}</td>
-              <td className={v.verdict === 'aligned' ? 'flag-ok' : 'flag-bad'}>{v.verdict}</td>
+              <td className={v.verdict === 'aligned' ? 'flag-ok' : v.verdict === 'not_needed' ? 'muted' : 'flag-bad'}>{v.verdict === 'not_needed' ? 'not needed' : v.verdict}</td>
               <td>{v.reason}</td>
             </tr>
           ))}
