@@ -16,7 +16,6 @@ import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpo
 import { passagesAfter } from '../../../db/queries/passages';
 import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { AppError, type EmbedReport } from '../../../shared/api';
-import { forgetCodes } from './code-index';
 import { deserializeState, OfflineEmbedder, serializeState } from './offline-embedder';
 import { OpenAIEmbedder } from './openai-embedder';
 
@@ -195,7 +194,6 @@ export async function embedCorpus(db: WritableDB, options: EmbedOptions): Promis
         embedder.fit(stride === 1 ? batch : batch.filter((p) => p.id % stride === 0));
         after = batch.at(-1)!.id;
       }
-      forgetCodes(db, row.id);
       transaction(db, () => {
         saveModelState(db, row.id, serializeState(embedder.getState()));
         // A new fit changes every vector: the old ones go.
