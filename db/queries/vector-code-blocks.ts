@@ -2,7 +2,7 @@ import type { CodeBlock } from '../../shared/retrieval/vector-codes';
 import { get, iterate, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 /**
- * Blocks of vector codes (`vector_code_blocks`, migration 13): the codes of one batch of a
+ * Blocks of vector codes (`vector_code_blocks`, migration vector-code-blocks): the codes of one batch of a
  * model's vectors in one corpus, laid out as the dense search scans them (shared/retrieval/
  * vector-codes.ts), so a search loads a million codes by reading a few hundred rows. A block is
  * written in the transaction that stores its vectors (storeEmbeddings), so the blocks of a model

@@ -13,7 +13,7 @@ import type { Migration } from '../migrate';
 export const BLOCK_SIZE = 4096;
 
 export const vectorCodeBlocks: Migration = {
-  version: 13,
+  version: 14,
   name: 'vector-code-blocks',
   up(db) {
     db.exec(`
