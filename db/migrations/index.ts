@@ -14,6 +14,7 @@ import { failureIndexes } from './0012-failure-indexes';
 import { evalMethods } from './0013-eval-methods';
 import { batchesAndVotesNotNeeded } from './0014-batches-and-votes-not-needed';
 import { condambigqaCitationsFailureTags } from './0015-condambigqa-citations-failure-tags';
+import { vectorCodeBlocks } from './0016-vector-code-blocks';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   evalMethods,
   batchesAndVotesNotNeeded,
   condambigqaCitationsFailureTags,
+  vectorCodeBlocks,
 ];

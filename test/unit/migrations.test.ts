@@ -4,11 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { engineVersions, openDatabase } from '../../db/connection';
 import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError, type Migration } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
+import { getOrCreateCorpus } from '../../db/queries/corpora';
+import { createModel, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
 import { countInstances, listInstances } from '../../db/queries/instances';
-import type { ReadableDB } from '../../db/sql';
+import { upsertPassage } from '../../db/queries/passages';
+import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-blocks';
+import { transaction, type ReadableDB } from '../../db/sql';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { InstanceQuery } from '../../shared/api';
+import { encodeVector, layoutBlock } from '../../shared/retrieval/vector-codes';
 import { memoryDb, tempDir } from '../helpers/db';
+import { rng } from '../helpers/synthetic';
 
 describe('migrations', () => {
   it('bring a new database to the latest version, with every table STRICT', () => {
@@ -206,4 +212,41 @@ describe('migrations', () => {
     expect(db.prepare('SELECT input_per_million, batch_input_per_million FROM model_prices').get()).toEqual({ input_per_million: 2, batch_input_per_million: null });
     expect(() => db.exec(`INSERT INTO llm_batches (run_id, stage, endpoint, base_url, model, state, requests) VALUES (1, 'detect', 'f', 'u', 'm', 'planned', 1)`)).toThrow(/FOREIGN KEY/);
   });
+
+  it('vector-code-blocks writes the codes of every stored vector into blocks, as storing them now does', () => {
+    const at = migrations.findIndex((m) => m.name === 'vector-code-blocks');
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, at));
+    const corpora = [getOrCreateCorpus(db, 'a'), getOrCreateCorpus(db, 'b')];
+    const model = transaction(db, () => createModel(db, { name: 'm', provider: 'offline', model: 'm', dimensions: 24, lexical: true, config: {} }));
+    const random = rng(3);
+    const stored = new Map<number, { id: number; vector: Float32Array }[]>(corpora.map((c) => [c, []]));
+    // 5,000 vectors in corpus a (two blocks: 4,096 and 904), 3 in b; one vector replaced.
+    transaction(db, () => {
+      for (let i = 0; i < 5003; i++) {
+        const corpus = i < 5000 ? corpora[0]! : corpora[1]!;
+        const { id } = upsertPassage(db, { corpusId: corpus, sourceId: null, title: `${i}`, text: `${i}`, origin: 't' });
+        const vector = Float32Array.from({ length: 24 }, () => random() - 0.5);
+        db.prepare(`INSERT INTO "embeddings_${model.id}" (passage_id, corpus_id, vector) VALUES (?, ?, ?)`).run(id, corpus, toBlob(vector));
+        stored.get(corpus)!.push({ id, vector });
+      }
+    });
+    expect(schemaVersion(db)).toBe(at);
+    migrate(db);
+    for (const corpus of corpora) {
+      const rows = stored.get(corpus)!;
+      const blocks = [...codeBlocksAfter(db, model.id, corpus, 0)];
+      expect(blocks.map((b) => b.size)).toEqual(corpus === corpora[0] ? [4096, 904] : [3]);
+      for (const [n, block] of blocks.entries()) {
+        const part = rows.slice(n * 4096, (n + 1) * 4096);
+        const expected = layoutBlock(24, part.map((r) => r.id), part.map((r) => encodeVector(r.vector)));
+        expect({ ...block, id: 0 }).toEqual({ ...expected, id: 0 });
+      }
+    }
+    // Vectors stored after the migration get their codes with them.
+    const { id } = upsertPassage(db, { corpusId: corpora[1]!, sourceId: null, title: 'new', text: 'new', origin: 't' });
+    transaction(db, () => storeEmbeddings(db, model.id, [{ passageId: id, corpusId: corpora[1]!, vector: new Float32Array(24).fill(0.5) }]));
+    expect(codeBlockSummary(db, model.id, null)).toMatchObject({ blocks: 4, codes: 5004 });
+  });
 });
+
