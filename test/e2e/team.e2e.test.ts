@@ -165,6 +165,15 @@ describe('what each role sees', () => {
       expect(await duplicate.isDisabled()).toBe(true);
       expect(await vic.getByTestId('not-allowed').innerText()).toBe('Only maintainers may do this; you are signed in as vic (viewer).');
       await vic.screenshot({ path: path.join(ROOT, 'test-results', 'screenshots', 'team-viewer.png') });
+      // The releases and evaluation screens say the same: no New release, no run form, and why.
+      await vic.goto(`${server.url}/releases`);
+      await vic.getByRole('heading', { name: 'Releases' }).waitFor();
+      expect(await vic.getByTestId('new-release').count()).toBe(0);
+      expect(await vic.getByTestId('not-allowed').innerText()).toBe('Only maintainers make releases; you are signed in as vic (viewer).');
+      await vic.goto(`${server.url}/evaluation`);
+      await vic.getByRole('heading', { name: 'Evaluation' }).waitFor();
+      expect(await vic.getByTestId('eval-start').count()).toBe(0);
+      expect(await vic.getByTestId('not-allowed').first().innerText()).toBe('Only maintainers start evaluation runs; you are signed in as vic (viewer).');
     } finally {
       await close();
     }
