@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   AMBIGUITY_TYPES,
   DECOMPOSITION_STYLES,
+  DETECTION_VERDICTS,
   FILTER_VERDICTS,
   INSTANCE_STAGES,
   INSTANCE_STATUSES,
@@ -78,7 +79,7 @@ export const AwbDetectionVote = z
   .object({
     ambiguity_type: z.enum(['semantic', 'syntactic', 'constraint']),
     model: nonEmpty,
-    verdict: z.enum(['yes', 'no']),
+    verdict: z.enum(DETECTION_VERDICTS).describe('not_needed: the detector was not asked, because the votes given already decided the type.'),
     phenomena: z.array(z.number().int().min(1).max(18)).default([]).describe('Syntactic phenomena named by the detector (1-18).'),
     reason: z.string().default(''),
     provenance: AwbProvenance.nullable().default(null),

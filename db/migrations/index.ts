@@ -12,8 +12,11 @@ import { failures } from './0010-failures';
 import { releaseChunks } from './0011-release-chunks';
 import { failureIndexes } from './0012-failure-indexes';
 import { evalMethods } from './0013-eval-methods';
-import { instanceOrder } from './0014-instance-order';
-import { instanceSearchPrefixes } from './0015-instance-search-prefixes';
+import { batchesAndVotesNotNeeded } from './0014-batches-and-votes-not-needed';
+import { condambigqaCitationsFailureTags } from './0015-condambigqa-citations-failure-tags';
+import { vectorCodeBlocks } from './0016-vector-code-blocks';
+import { instanceOrder } from './0017-instance-order';
+import { instanceSearchPrefixes } from './0018-instance-search-prefixes';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -30,6 +33,9 @@ export const migrations: readonly Migration[] = [
   releaseChunks,
   failureIndexes,
   evalMethods,
+  batchesAndVotesNotNeeded,
+  condambigqaCitationsFailureTags,
+  vectorCodeBlocks,
   instanceOrder,
   instanceSearchPrefixes,
 ];

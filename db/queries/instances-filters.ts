@@ -5,7 +5,7 @@ import { sql, type SqlFragment } from '../sql';
 /**
  * The instance table's filters as SQL conditions, on the instances themselves (`i`) and on the
  * tables that count them per combination of the four filter columns (`instance_counts` and the
- * order tables of migration 0014, which store a missing hop count as 0).
+ * order tables of migration 0017, which store a missing hop count as 0).
  */
 
 export type FacetName = 'datasets' | 'types' | 'statuses' | 'hops';

@@ -5,7 +5,7 @@ import { conditions, countConditions } from './instances-filters';
 /**
  * A page of the instance table at any offset, without walking the rows before it (issue 24).
  * SQLite's B-trees cannot skip n entries without reading them, so `OFFSET 700000` reads 700,000
- * index entries. Migration 0014 keeps counts that say how many rows of each filter combination
+ * index entries. Migration 0017 keeps counts that say how many rows of each filter combination
  * (dataset, type, status, hop count) lie before known points of every sort order; a page is
  * found by summing those counts for the filter until the offset is reached, then walking from
  * that point only, never more than a block or a fence of rows.

@@ -1,4 +1,4 @@
-import type { DecompositionStyle } from '../../shared/domain';
+import type { DecompositionStyle, DetectionVerdict } from '../../shared/domain';
 import { all, allRaw, sql, type ReadableDB, type SqlFragment } from '../sql';
 import type { DatasetRow } from './datasets';
 import type { EvidenceDbRow } from './evidence';
@@ -129,7 +129,7 @@ export interface DetectionVoteRecordRow {
   base_question_id: number;
   ambiguity_type: 'semantic' | 'syntactic' | 'constraint';
   model: string;
-  verdict: 'yes' | 'no';
+  verdict: DetectionVerdict;
   phenomena: string;
   reason: string;
   provenance_id: number | null;

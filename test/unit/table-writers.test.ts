@@ -29,6 +29,7 @@ const PART_OF: Record<string, string> = {
   release_chunks: 'releases',
   instance_order_settings: 'instances-order',
   release_instances: 'releases',
+  llm_batch_requests: 'llm-batches',
   embedding_models: 'embeddings',
   vector_counts: 'embeddings',
   'vec_*': 'embeddings',
@@ -56,7 +57,7 @@ describe('the SQLite tables', () => {
       const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts_%' AND name <> 'schema_migrations'").all() as { name: string }[]).map((r) => r.name);
       const written = writersByTable(sqliteSites());
       // Kept by triggers alone: the instance counts and the base questions' search rows (0001), the
-      // instance table's order counts (0014).
+      // instance table's order counts (0017).
       const byTriggers = ['instance_counts', 'base_questions_fts', 'instance_blocks', 'instance_order_counts', 'instance_fences_updated', 'instance_fences_question', 'instance_fences_source'];
       const unowned = tables.filter((t) => !written.has(t) && !byTriggers.includes(t));
       expect(unowned).toEqual([]);

@@ -10,9 +10,10 @@ describe('typed job results', () => {
 
   it('knows which operations start a job, and of what kind', () => {
     const starters = (Object.keys(operations) as (keyof typeof operations)[]).filter(startsAJob).sort();
-    expect(starters).toEqual(['corpus:embed', 'corpus:import', 'dataset:export', 'dataset:import', 'evaluation:resume', 'evaluation:start', 'pipeline:start', 'release:create', 'retrieval:evaluate']);
+    expect(starters).toEqual(['corpus:embed', 'corpus:import', 'dataset:export', 'dataset:import', 'evaluation:resume', 'evaluation:start', 'pipeline:resume', 'pipeline:start', 'release:create', 'retrieval:evaluate']);
     expect(operations['release:create'].job).toBe('release');
     expect(operations['evaluation:resume'].job).toBe(operations['evaluation:start'].job);
+    expect(operations['pipeline:resume'].job).toBe(operations['pipeline:start'].job);
   });
 
   it('types the result per kind, so a client narrows on kind instead of casting', () => {

@@ -1,9 +1,9 @@
 import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
-import { countEmbeddings, exactNeighbours, getVectors, rescore, vectorRevision, type EmbeddingModelRow } from '../../../db/queries/embeddings';
+import { countEmbeddings, exactNeighbours, getVectors, rescore, type EmbeddingModelRow } from '../../../db/queries/embeddings';
 import { getPassages } from '../../../db/queries/passages';
 import { bm25Passages } from '../../../db/queries/passages-fts';
-import type { WritableDB } from '../../../db/sql';
-import { AppError, type ErrorHint, type SearchHit, type SearchMode, type SearchResult } from '../../../shared/api';
+import { readSnapshot, type WritableDB } from '../../../db/sql';
+import { AppError, type DenseMethod, type ErrorHint, type SearchHit, type SearchMode, type SearchResult } from '../../../shared/api';
 import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
 import { contentTerms } from '../../../shared/retrieval/terms';
 import { denseCandidates } from './code-index';
@@ -47,7 +47,7 @@ export interface Retriever {
 const FREQUENT_SHARE = 0.05;
 /** ... and in more than this many: below 40,000 passages, words in up to 2,000 are kept (there they cost little). */
 const FREQUENT_FLOOR = 2000;
-/** Corpora up to this size are searched exactly; larger ones coarse-to-fine on bit vectors. */
+/** Corpora up to this size are searched exactly; larger ones by their codes, then exactly (code-index.ts). */
 const EXACT_LIMIT = 5_000;
 
 export interface Bm25Query {
@@ -110,7 +110,7 @@ async function denseSearch(
   k: number,
   model: EmbeddingModelRow,
   feedback: { passageIds: readonly number[]; weight: number } | null = null,
-): Promise<{ ids: number[]; scores: number[] }> {
+): Promise<{ ids: number[]; scores: number[]; method: DenseMethod; note: string | null }> {
   let [vector] = await embedderFor(db, model).embedQueries([text]);
   // A zero vector has no direction: every passage would tie (and score as a perfect match).
   if (!vector!.some((v) => v !== 0)) throw new AppError('invalid_input', `The embedder ${model.name} gives the query "${text.slice(0, 80)}" an empty vector: it has no words it knows.`);
@@ -122,18 +122,18 @@ async function denseSearch(
       vector = moved;
     }
   }
-  const size = countEmbeddings(db, model.id, corpusId);
-  const rows =
-    size <= EXACT_LIMIT
-      ? exactNeighbours(db, model.id, vector!, corpusId, k)
-      : rescore(
-          db,
-          model.id,
-          vector!,
-          denseCandidates(db, model, vector!, corpusId, k, vectorRevision(db, model.id, corpusId)),
-          k,
-        );
-  return { ids: rows.map((r) => r.id), scores: rows.map((r) => 1 - r.distance) };
+  // One snapshot for the counts, the codes and the exact scores: another process may be adding vectors.
+  return readSnapshot(db, () => {
+    const size = countEmbeddings(db, model.id, corpusId);
+    const candidates = size <= EXACT_LIMIT ? null : denseCandidates(db, model, vector!, corpusId, k, size);
+    const rows = candidates ? rescore(db, model.id, vector!, candidates, k) : exactNeighbours(db, model.id, vector!, corpusId, k);
+    const method: DenseMethod = candidates ? 'codes' : 'exact';
+    const note =
+      !candidates && size > EXACT_LIMIT
+        ? `the codes of some of the ${size.toLocaleString('en-US')} vectors are missing, so every vector was scored exactly (slower); embedding the corpus again restores them`
+        : null;
+    return { ids: rows.map((r) => r.id), scores: rows.map((r) => 1 - r.distance), method, note };
+  });
 }
 
 function resolveCorpus(db: WritableDB, name: string | undefined): number | null {
@@ -165,7 +165,7 @@ export class EmbeddedRetriever implements Retriever {
       bm25 = bm25Search(db, request.query, corpusId, depth);
       if (bm25.query.dropped.length) notes.push(`left out of the BM25 query (too frequent, or in no passage): ${bm25.query.dropped.join(', ')}`);
     }
-    let dense: { ids: number[]; scores: number[] } | null = null;
+    let dense: Awaited<ReturnType<typeof denseSearch>> | null = null;
     let model: EmbeddingModelRow | null = null;
     if (request.mode !== 'bm25') {
       model = defaultModelFor(db, corpusId, request.model);
@@ -185,6 +185,7 @@ export class EmbeddedRetriever implements Retriever {
           ? { passageIds: bm25.ids.slice(0, request.feedbackDepth ?? FEEDBACK_DEPTH), weight: request.feedbackWeight ?? FEEDBACK_WEIGHT }
           : null;
       dense = await denseSearch(db, request.hyde?.trim() || request.query, corpusId, depth, model, feedback);
+      if (dense.note) notes.push(dense.note);
     }
 
     let ranked: { id: number; score: number }[];
@@ -217,6 +218,7 @@ export class EmbeddedRetriever implements Retriever {
       model: model?.name ?? null,
       lexicalModel: model ? model.lexical === 1 : null,
       terms: bm25?.query.terms ?? [],
+      denseMethod: dense?.method ?? null,
       hits,
       notes,
       milliseconds: Number((performance.now() - started).toFixed(2)),

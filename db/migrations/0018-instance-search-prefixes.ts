@@ -13,7 +13,7 @@ import type { Migration } from '../migrate';
  * writes (this copy of its query stays as it is, as 0006's does).
  */
 export const instanceSearchPrefixes: Migration = {
-  version: 15,
+  version: 18,
   name: 'instance-search-prefixes',
   up(db) {
     db.exec(`

@@ -289,7 +289,7 @@ function fillFences(db: BetterSqlite3.Database, s: FenceSort, walkAll: string): 
 }
 
 export const instanceOrder: Migration = {
-  version: 14,
+  version: 17,
   name: 'instance-order',
   up(db) {
     db.exec(`
