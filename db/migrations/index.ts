@@ -15,6 +15,8 @@ import { evalMethods } from './0013-eval-methods';
 import { batchesAndVotesNotNeeded } from './0014-batches-and-votes-not-needed';
 import { condambigqaCitationsFailureTags } from './0015-condambigqa-citations-failure-tags';
 import { vectorCodeBlocks } from './0016-vector-code-blocks';
+import { instanceOrder } from './0017-instance-order';
+import { instanceSearchPrefixes } from './0018-instance-search-prefixes';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -34,4 +36,6 @@ export const migrations: readonly Migration[] = [
   batchesAndVotesNotNeeded,
   condambigqaCitationsFailureTags,
   vectorCodeBlocks,
+  instanceOrder,
+  instanceSearchPrefixes,
 ];

@@ -1,7 +1,9 @@
-import type { InstanceFilter, InstanceQuery, InstanceRow } from '../../shared/api';
+import type { InstanceFilter, InstancePagePlan, InstanceQuery, InstanceRow } from '../../shared/api';
 import type { AmbiguityType, InstanceStage, InstanceStatus } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
 import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+import { conditions, countConditions, EVERYTHING, type FacetName, hasSearch, where } from './instances-filters';
+import { ascendingIds, BLOCK_SORTS, instanceColumn } from './instances-order';
 
 export interface NewInstance {
   baseQuestionId: number;
@@ -96,51 +98,6 @@ function rowToInstance(row: InstanceDbRow): InstanceRow {
   };
 }
 
-type FacetName = 'datasets' | 'types' | 'statuses' | 'hops';
-
-function hopsCondition(hops: readonly number[], column: SqlFragment): SqlFragment {
-  // 0 stands for "no hop count" (datasets that are not multi-hop).
-  const values = hops.filter((h) => h > 0);
-  const parts: SqlFragment[] = [];
-  if (values.length) parts.push(sql`${column} IN ${sql.list(values)}`);
-  if (hops.includes(0)) parts.push(sql`${column} IS NULL`);
-  return sql`(${sql.join(parts, sql` OR `)})`;
-}
-
-/**
- * The filter conditions on `instances i` (`except` leaves one facet out, for its own counts).
- * `tested` writes them as `+column`, which SQLite tests on each row instead of using an index:
- * what a walk along the sort index wants.
- */
-function conditions(filter: InstanceFilter, except?: FacetName, tested = false): SqlFragment[] {
-  const list: SqlFragment[] = [];
-  const plus = tested ? sql`+` : sql.empty;
-  if (filter.datasets.length && except !== 'datasets') list.push(sql`${plus}i.dataset_id IN ${sql.list(filter.datasets)}`);
-  if (filter.types.length && except !== 'types') list.push(sql`${plus}i.ambiguity_type IN ${sql.list(filter.types)}`);
-  if (filter.statuses.length && except !== 'statuses') list.push(sql`${plus}i.status IN ${sql.list(filter.statuses)}`);
-  if (filter.hops.length && except !== 'hops') list.push(hopsCondition(filter.hops, sql`${plus}i.hops`));
-  const fts = toFtsQuery(filter.search, { prefixLast: true });
-  if (fts) list.push(sql`i.id IN (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts})`);
-  return list;
-}
-
-/** The same filters on the counts table (which stores a missing hop count as 0). */
-function countConditions(filter: InstanceFilter, except?: FacetName): SqlFragment[] {
-  const list: SqlFragment[] = [];
-  if (filter.datasets.length && except !== 'datasets') list.push(sql`c.dataset_id IN ${sql.list(filter.datasets)}`);
-  if (filter.types.length && except !== 'types') list.push(sql`c.ambiguity_type IN ${sql.list(filter.types)}`);
-  if (filter.statuses.length && except !== 'statuses') list.push(sql`c.status IN ${sql.list(filter.statuses)}`);
-  if (filter.hops.length && except !== 'hops') list.push(sql`c.hops IN ${sql.list(filter.hops)}`);
-  return list;
-}
-
-function where(list: SqlFragment[]): SqlFragment {
-  return list.length ? sql`WHERE ${sql.join(list, sql` AND `)}` : sql.empty;
-}
-
-const hasSearch = (filter: InstanceFilter) => toFtsQuery(filter.search) !== null;
-const EVERYTHING: InstanceFilter = { datasets: [], types: [], statuses: [], hops: [], search: '' };
-
 /** How many instances match: from the counts table, unless a search is part of the filter. */
 export function countInstances(db: ReadableDB, filter: InstanceFilter): number {
   if (hasSearch(filter)) return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM instances i ${where(conditions(filter))}`)!.n;
@@ -176,46 +133,50 @@ export function instanceFacetCounts(db: ReadableDB, filter: InstanceFilter) {
 
 /**
  * How a page of the table is read. Each sortable column has an index that starts with it and
- * carries the four filter columns, so there are two ways to a page:
+ * carries the four filter columns, so there are three ways to a page:
  *
  * - walk the sort index in order, testing the filters on the index entries, until the page is
- *   filled: cheap when many rows match (the page is found early), whatever the table's size;
- * - take the matching rows through the filters and sort them: cheap when few rows match.
+ *   filled: cheap when many rows match and the offset is small, whatever the table's size;
+ * - take the matching rows through the filters and sort them: cheap when few rows match;
+ * - find the page's first row from the order counts (db/queries/instances-order.ts), then walk
+ *   from there: about the same cost at any offset, so it takes over from the first way once the
+ *   offset is deep.
  *
  * The exact number of matching rows comes from the counts table, so the choice is made on
  * numbers rather than left to the planner, which would always take the second way.
  */
-const SORT_INDEX: Partial<Record<InstanceQuery['sort'], { index: string; order: SqlFragment[] }>> = {
-  ambiguity_type: { index: 'instances_by_type', order: [sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] },
-  status: { index: 'instances_by_status', order: [sql`i.status`, sql`i.ambiguity_type`, sql`i.dataset_id`, sql`i.hops`] },
-  dataset: { index: 'instances_by_dataset', order: [sql`i.dataset_id`, sql`i.ambiguity_type`, sql`i.status`, sql`i.hops`] },
-  hops: { index: 'instances_by_hops', order: [sql`i.hops`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`] },
-  interpretation_count: {
-    index: 'instances_by_interpretations',
-    order: [sql`i.interpretation_count`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`],
-  },
-  stage: { index: 'instances_by_stage', order: [sql`i.stage`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] },
-  updated_at: {
-    index: 'instances_by_updated',
-    order: [sql`i.updated_at`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`],
-  },
-};
+const SORT_INDEX: Partial<Record<InstanceQuery['sort'], { index: string; order: SqlFragment[] }>> = Object.fromEntries([
+  ...Object.entries(BLOCK_SORTS)
+    .filter(([, s]) => s.index)
+    .map(([sort, s]) => [sort, { index: s.index!, order: s.run.map((c) => sql`i.${sql.id(instanceColumn(sort as keyof typeof BLOCK_SORTS, c))}`) }]),
+  ['updated_at', { index: 'instances_by_updated', order: [sql`i.updated_at`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] }],
+]);
 
-export type PagePlan = 'walk-index' | 'filter-then-sort' | 'search';
+export type PagePlan = InstancePagePlan;
 
-/** Costs in rough microseconds per row, measured on the bench machine. */
+/**
+ * Costs in rough microseconds, measured on the bench machine (a walk in base question order
+ * joins each question's instances, hence its higher cost per row). Without filters a walk reads
+ * exactly offset + limit index entries; with them it may read any number (a filter on a column
+ * the order groups by, or one that follows the order, skips whole stretches before the first
+ * match), so a filtered page is found through the counts unless so few rows match that sorting
+ * them is cheaper.
+ */
 export function choosePlan(query: InstanceQuery, matching: number, total: number): PagePlan {
   if (hasSearch(query)) return 'search';
   if (matching === 0 || total === 0) return 'filter-then-sort';
-  const wanted = query.offset + query.limit;
-  const walked = Math.min(total, (wanted * total) / matching);
-  const walkCost = walked * 0.15;
+  const perRow = query.sort === 'question' || query.sort === 'source_id' ? 0.7 : 0.15;
+  const walkCost = matching === total ? (query.offset + query.limit) * perRow : Infinity;
   const sortCost = matching * 0.6 + matching * Math.log2(matching + 1) * 0.02;
-  return walkCost <= sortCost ? 'walk-index' : 'filter-then-sort';
+  const best = Math.min(walkCost, sortCost, POSITION_COST);
+  return best === walkCost ? 'walk-index' : best === sortCost ? 'filter-then-sort' : 'position';
 }
 
-/** The query for the ids of one page, in order. */
-export function pageIdsQuery(query: InstanceQuery, plan: PagePlan): SqlFragment {
+/** The order counts' cost: reading them, and walking up to two fences of rows. */
+const POSITION_COST = 1000;
+
+/** The query for the ids of one page, in order, the whole way (with OFFSET). */
+export function pageIdsQuery(query: InstanceQuery, plan: Exclude<PagePlan, 'position'>): SqlFragment {
   const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
   const by = (terms: SqlFragment[]) => sql.join(terms.map((t) => sql`${t} ${direction}`));
   const list = conditions(query, undefined, plan === 'walk-index');
@@ -244,6 +205,19 @@ export function pageIdsQuery(query: InstanceQuery, plan: PagePlan): SqlFragment 
   return sql`SELECT i.id FROM instances i ${hint} ${where(list)} ORDER BY ${order} ${page}`;
 }
 
+/**
+ * The ids of one page through the order counts: the ascending rows the page covers, read from
+ * the other end for a descending page. Null when the counts disagree with the table's.
+ */
+export function positionPageIds(db: ReadableDB, query: InstanceQuery, matching: number): number[] | null {
+  const descending = query.direction === 'desc';
+  const end = descending ? matching - query.offset : query.offset + query.limit;
+  const start = descending ? Math.max(0, end - query.limit) : query.offset;
+  if (end <= start) return [];
+  const ids = ascendingIds(db, query.sort, query, start, Math.min(end, matching) - start, matching);
+  return ids && descending ? ids.reverse() : ids;
+}
+
 const SELECT_ROWS = sql`SELECT i.id, i.base_question_id, i.dataset_id, d.name AS dataset, b.source_id, b.question,
                                i.ambiguity_type, i.status, i.stage, i.hops, i.interpretation_count, i.removed_reason,
                                i.updated_at
@@ -251,15 +225,39 @@ const SELECT_ROWS = sql`SELECT i.id, i.base_question_id, i.dataset_id, d.name AS
                         JOIN base_questions b ON b.id = i.base_question_id
                         JOIN datasets d ON d.id = i.dataset_id`;
 
-/** One page of the instance table: filtering, sorting and paging all happen in SQL. */
+export interface InstancePage {
+  rows: InstanceRow[];
+  /** How the page was found, and why the fast way was not taken when it was chosen and could not be. */
+  plan: PagePlan;
+  fallback?: string;
+}
+
+/**
+ * One page of the instance table: filtering, sorting and paging all happen in SQL, in one read
+ * transaction (the counts that choose the plan and place the page agree with the rows read).
+ */
+export function readInstancePage(db: ReadableDB, query: InstanceQuery): InstancePage {
+  return db.transaction(() => {
+    const matching = hasSearch(query) ? 0 : countInstances(db, query);
+    let plan = hasSearch(query) ? 'search' : choosePlan(query, matching, countInstances(db, EVERYTHING));
+    let fallback: string | undefined;
+    let ids = plan === 'position' ? positionPageIds(db, query, matching) : null;
+    if (plan === 'position' && ids === null) {
+      fallback = 'the order counts disagree with the instance counts, so the page was walked to instead';
+      plan = 'walk-index';
+    }
+    ids ??= all<{ id: number }>(db, pageIdsQuery(query, plan as Exclude<PagePlan, 'position'>)).map((r) => r.id);
+    if (ids.length === 0) return { rows: [], plan, ...(fallback ? { fallback } : {}) };
+    const rows = new Map(
+      all<InstanceDbRow>(db, sql`${SELECT_ROWS} WHERE i.id IN ${sql.list(ids)}`).map((row) => [row.id, rowToInstance(row)]),
+    );
+    return { rows: ids.map((id) => rows.get(id)!), plan, ...(fallback ? { fallback } : {}) };
+  })();
+}
+
+/** One page of the instance table. */
 export function listInstances(db: ReadableDB, query: InstanceQuery): InstanceRow[] {
-  const plan = hasSearch(query) ? 'search' : choosePlan(query, countInstances(db, query), countInstances(db, EVERYTHING));
-  const ids = all<{ id: number }>(db, pageIdsQuery(query, plan)).map((r) => r.id);
-  if (ids.length === 0) return [];
-  const rows = new Map(
-    all<InstanceDbRow>(db, sql`${SELECT_ROWS} WHERE i.id IN ${sql.list(ids)}`).map((row) => [row.id, rowToInstance(row)]),
-  );
-  return ids.map((id) => rows.get(id)!);
+  return readInstancePage(db, query).rows;
 }
 
 /** Every instance matching a filter, with its type, in id order (for sampling). */

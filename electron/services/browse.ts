@@ -9,7 +9,7 @@ import {
 import { datasetNames, listDatasets } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
 import { listFilterVotes } from '../../db/queries/filter-votes';
-import { getInstance, instanceFacetCounts, instancesOfBaseQuestion, listInstances } from '../../db/queries/instances';
+import { getInstance, instanceFacetCounts, instancesOfBaseQuestion, readInstancePage } from '../../db/queries/instances';
 import { listInterpretationCitations, listInterpretations, listSubQuestions } from '../../db/queries/interpretations';
 import { listLongAnswerCitations, listLongAnswers } from '../../db/queries/long-answers';
 import { getPassages, type PassageWithCorpus } from '../../db/queries/passages';
@@ -27,8 +27,8 @@ import {
   type InstanceDetail,
   type InstanceFacets,
   type InstanceFilter,
+  type InstancePage,
   type InstanceQuery,
-  type InstanceRow,
   type Page,
   type PassageView,
   type Provenance,
@@ -60,8 +60,8 @@ export function listDatasetSummaries(db: ReadableDB): DatasetSummary[] {
   }));
 }
 
-export function instancePage(db: ReadableDB, query: InstanceQuery): Page<InstanceRow> {
-  return { rows: listInstances(db, query), offset: query.offset };
+export function instancePage(db: ReadableDB, query: InstanceQuery): InstancePage {
+  return { ...readInstancePage(db, query), offset: query.offset };
 }
 
 export function instanceFacets(db: ReadableDB, filter: InstanceFilter): InstanceFacets {

@@ -46,6 +46,19 @@ export const InstanceQuery = InstanceFilter.extend({
 }).strict();
 export type InstanceQuery = z.output<typeof InstanceQuery>;
 
+/**
+ * How a page of the instance table was read: walking a sort index from the start, sorting the
+ * few matching rows, from the order counts (any offset, without walking the rows before it), or
+ * through the full-text index. `fallback` says why the order counts were not used when they
+ * were the plan (the page is the same either way, only slower).
+ */
+export type InstancePagePlan = 'walk-index' | 'filter-then-sort' | 'position' | 'search';
+
+export interface InstancePage extends Page<InstanceRow> {
+  plan: InstancePagePlan;
+  fallback?: string;
+}
+
 export interface InstanceRow {
   id: number;
   baseQuestionId: number;
@@ -283,7 +296,7 @@ export const ExportRequest = z
 export const instanceOperations = {
   'dataset:list': op<DatasetSummary[]>()(none),
   'dataset:attributions': op<Attribution[]>()(none),
-  'instance:list': op<Page<InstanceRow>>()(InstanceQuery),
+  'instance:list': op<InstancePage>()(InstanceQuery),
   'instance:facets': op<InstanceFacets>()(InstanceFilter),
   'instance:get': op<InstanceDetail>()(byId),
   'base-question:list': op<Page<BaseQuestionRow>>()(BaseQuestionQuery),

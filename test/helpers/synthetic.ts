@@ -77,12 +77,17 @@ export function musiqueRecord(i: number, random: () => number, sharedPool = 2000
  * Fills the instance table directly with `count` rows over `count / 2` base questions (a
  * semantic and a constraint instance each, plus others by the same mix), for listing tests and
  * the page-query benchmark. Real writes go through the importers; this is only for volume.
+ * `searchOnly` writes the search rows again, alone and the same as the full fill with the same
+ * seed: for a database whose search table a migration remade from the rows (which hold no
+ * interpretations to give it).
  */
-export function fillInstances(db: WritableDB, count: number, seed = 7): void {
+export function fillInstances(db: WritableDB, count: number, seed = 7, searchOnly = false): void {
   const random = rng(seed);
-  db.exec(`INSERT OR IGNORE INTO datasets (id, name, source_format) VALUES (1, 'synthetic A', 'musique'), (2, 'synthetic B', 'asqa')`);
-  const insertQuestion = db.prepare('INSERT INTO base_questions (id, dataset_id, source_id, question, hops) VALUES (?, ?, ?, ?, ?)');
-  const insertInstance = db.prepare(
+  if (searchOnly) db.exec(`INSERT INTO instances_fts (instances_fts) VALUES ('delete-all')`);
+  else db.exec(`INSERT OR IGNORE INTO datasets (id, name, source_format) VALUES (1, 'synthetic A', 'musique'), (2, 'synthetic B', 'asqa')`);
+  const skip = { run: () => undefined };
+  const insertQuestion = searchOnly ? skip : db.prepare('INSERT INTO base_questions (id, dataset_id, source_id, question, hops) VALUES (?, ?, ?, ?, ?)');
+  const insertInstance = searchOnly ? skip : db.prepare(
     `INSERT INTO instances (id, base_question_id, dataset_id, ambiguity_type, status, stage, removed_stage, removed_reason, hops, interpretation_count, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );

@@ -9,11 +9,13 @@ import { createModel, storeEmbeddings, toBlob } from '../../db/queries/embedding
 import { countInstances, listInstances } from '../../db/queries/instances';
 import { upsertPassage } from '../../db/queries/passages';
 import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-blocks';
-import { transaction, type ReadableDB } from '../../db/sql';
+import { all, sql, transaction, type ReadableDB } from '../../db/sql';
+import { importFile } from '../../electron/services/import/import-file';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { InstanceQuery } from '../../shared/api';
 import { encodeVector, layoutBlock } from '../../shared/retrieval/vector-codes';
-import { memoryDb, tempDir } from '../helpers/db';
+import { toFtsQuery } from '../../shared/search';
+import { AMBIGNQ, memoryDb, tempDir } from '../helpers/db';
 import { rng } from '../helpers/synthetic';
 
 describe('migrations', () => {
@@ -140,6 +142,27 @@ describe('migrations', () => {
     db.exec('DELETE FROM instances WHERE id = 1');
     expect(count('suspension')).toBe(0);
     expect(count('anthem')).toBe(1);
+  });
+
+  it('0018 gives the instance search prefix indexes: every search finds the same rows with the same ranks, to the bit', async () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, migrations.findIndex((m) => m.name === 'instance-search-prefixes')));
+    await importFile(db, { file: AMBIGNQ, format: 'ambignq', dataset: 'a' });
+    // Whole words and their prefixes of 1 to 6 characters, alone and after another word.
+    const words = [...new Set(all<{ question: string }>(db, sql`SELECT question FROM base_questions ORDER BY id LIMIT 40`).flatMap((r) => r.question.toLowerCase().match(/[a-z]{4,}/g) ?? []))];
+    const searches = words.flatMap((w, k) => [w, ...[1, 2, 3, 4, 6].map((n) => w.slice(0, n)), `${words[(k + 7) % words.length]} ${w.slice(0, 3)}`]);
+    expect(searches.length).toBeGreaterThan(300);
+    const ranked = () =>
+      searches.map((text) => all<{ rowid: number; rank: number }>(db, sql`SELECT rowid, rank FROM instances_fts WHERE instances_fts MATCH ${toFtsQuery(text, { prefixLast: true })} ORDER BY rank, rowid`));
+    const before = ranked();
+    expect(before.filter((rows) => rows.length > 1).length).toBeGreaterThan(200);
+    migrate(db);
+    expect(String(all<{ sql: string }>(db, sql`SELECT sql FROM sqlite_schema WHERE name = 'instances_fts'`)[0]!.sql)).toMatch(/prefix = '2 3 4'/);
+    expect(ranked()).toEqual(before);
+    // The delete trigger came back with the table.
+    const id = before.find((rows) => rows.length > 0)![0]!.rowid;
+    db.prepare('DELETE FROM instances WHERE id = ?').run(id);
+    expect(ranked().flat().some((r) => r.rowid === id)).toBe(false);
   });
 
   it('0011 moves frozen release records into compressed chunks, every record and hash kept', () => {

@@ -45,6 +45,7 @@ import { all, explain, sql, type WritableDB } from '../../db/sql';
 import { importFile } from '../../electron/services/import/import-file';
 import { InstanceQuery } from '../../shared/api';
 import { CONDAMBIGQA, memoryDb } from '../helpers/db';
+import { plansOf } from '../helpers/query-plans';
 import { fillInstances } from '../helpers/synthetic';
 
 let db: WritableDB;
@@ -74,42 +75,7 @@ beforeAll(() => {
 
 const query = (input: Partial<InstanceQuery>) => InstanceQuery.parse(input);
 
-/**
- * The plans of the statements a query function runs, read from the statements themselves (with
- * their parameters) rather than from a copy of their text: the database is wrapped so that every
- * statement it prepares reports what it runs.
- */
-function plansOf(target: WritableDB, call: (db: WritableDB) => unknown): string[] {
-  const ran: { text: string; params: unknown[] }[] = [];
-  const bound = (object: object, key: string | symbol) => {
-    const value = Reflect.get(object, key, object) as unknown;
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
-  };
-  const spy = new Proxy(target, {
-    get(db, key) {
-      if (key !== 'prepare') return bound(db, key);
-      return (text: string) =>
-        new Proxy(db.prepare(text), {
-          get(statement, name) {
-            const method = bound(statement, name);
-            if (typeof method !== 'function' || !['all', 'get', 'run', 'iterate'].includes(String(name))) return method;
-            return (...params: unknown[]) => {
-              ran.push({ text, params });
-              return (method as (...args: unknown[]) => unknown)(...params);
-            };
-          },
-        });
-    },
-  });
-  call(spy);
-  return ran.map(({ text, params }) =>
-    (target.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | '),
-  );
-}
-const plan = (input: Partial<InstanceQuery>, how?: PagePlan) => {
-  const q = query(input);
-  return explain(db, pageIdsQuery(q, how ?? choosePlan(q, countInstances(db, q), N))).join(' | ');
-};
+const plan = (input: Partial<InstanceQuery>, how: Exclude<PagePlan, 'position'> = 'walk-index') => explain(db, pageIdsQuery(query(input), how)).join(' | ');
 
 describe('instance listing', () => {
   it('filters, sorts and pages in SQL, agreeing with a plain computation', () => {
@@ -176,11 +142,14 @@ describe('query plans of the hot queries use indexes', () => {
     }
   });
 
-  it('chooses to walk the sort index when many rows match, and to filter then sort when few do', () => {
+  it('walks the sort index for a shallow unfiltered page, sorts when few rows match, and finds other pages through the order counts', () => {
     const q = query({ sort: 'hops', offset: 0, limit: 100 });
-    expect(choosePlan(q, 400_000, 1_000_000)).toBe('walk-index');
+    expect(choosePlan(q, 1_000_000, 1_000_000)).toBe('walk-index');
+    expect(choosePlan(query({ sort: 'hops', offset: 500_000 }), 1_000_000, 1_000_000)).toBe('position');
+    // A filter may skip whole stretches of the order before its first match: never walked.
+    expect(choosePlan(q, 400_000, 1_000_000)).toBe('position');
     expect(choosePlan(q, 500, 1_000_000)).toBe('filter-then-sort');
-    expect(choosePlan(query({ sort: 'hops', offset: 40_000 }), 50_000, 1_000_000)).toBe('filter-then-sort');
+    expect(choosePlan(query({ sort: 'hops', offset: 40_000 }), 50_000, 1_000_000)).toBe('position');
     expect(choosePlan(query({ search: 'x' }), 10, 100)).toBe('search');
     // Filtering first uses a filter column's index.
     expect(plan({ sort: 'updated_at', types: ['syntactic'], datasets: [2] }, 'filter-then-sort')).toMatch(/SEARCH i USING (COVERING )?INDEX instances_by_(type|dataset)/);
@@ -188,7 +157,7 @@ describe('query plans of the hot queries use indexes', () => {
 
   it('every plan returns the same page', () => {
     const input = { sort: 'interpretation_count' as const, direction: 'desc' as const, types: ['semantic' as const], offset: 40, limit: 30 };
-    const ids = (how: PagePlan) => all<{ id: number }>(db, pageIdsQuery(query(input), how)).map((r) => r.id);
+    const ids = (how: Exclude<PagePlan, 'position'>) => all<{ id: number }>(db, pageIdsQuery(query(input), how)).map((r) => r.id);
     expect(ids('walk-index')).toEqual(ids('filter-then-sort'));
     expect(ids('walk-index')).toHaveLength(30);
     const bq = { sort: 'question' as const, statuses: ['ready' as const], offset: 10, limit: 20 };

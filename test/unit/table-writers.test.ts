@@ -27,6 +27,7 @@ const PART_OF: Record<string, string> = {
   account_tokens: 'accounts',
   audit_log: 'audit',
   release_chunks: 'releases',
+  instance_order_settings: 'instances-order',
   release_instances: 'releases',
   llm_batch_requests: 'llm-batches',
   embedding_models: 'embeddings',
@@ -55,8 +56,9 @@ describe('the SQLite tables', () => {
     try {
       const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts_%' AND name <> 'schema_migrations'").all() as { name: string }[]).map((r) => r.name);
       const written = writersByTable(sqliteSites());
-      // Kept by the triggers of migration 0001 alone: the instance counts and the base questions' search rows.
-      const byTriggers = ['instance_counts', 'base_questions_fts'];
+      // Kept by triggers alone: the instance counts and the base questions' search rows (0001), the
+      // instance table's order counts (0017).
+      const byTriggers = ['instance_counts', 'base_questions_fts', 'instance_blocks', 'instance_order_counts', 'instance_fences_updated', 'instance_fences_question', 'instance_fences_source'];
       const unowned = tables.filter((t) => !written.has(t) && !byTriggers.includes(t));
       expect(unowned).toEqual([]);
     } finally {

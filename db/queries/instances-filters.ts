@@ -1,0 +1,55 @@
+import type { InstanceFilter } from '../../shared/api';
+import { toFtsQuery } from '../../shared/search';
+import { sql, type SqlFragment } from '../sql';
+
+/**
+ * The instance table's filters as SQL conditions, on the instances themselves (`i`) and on the
+ * tables that count them per combination of the four filter columns (`instance_counts` and the
+ * order tables of migration 0017, which store a missing hop count as 0).
+ */
+
+export type FacetName = 'datasets' | 'types' | 'statuses' | 'hops';
+
+export const EVERYTHING: InstanceFilter = { datasets: [], types: [], statuses: [], hops: [], search: '' };
+
+export const hasSearch = (filter: InstanceFilter) => toFtsQuery(filter.search) !== null;
+
+function hopsCondition(hops: readonly number[], column: SqlFragment): SqlFragment {
+  // 0 stands for "no hop count" (datasets that are not multi-hop).
+  const values = hops.filter((h) => h > 0);
+  const parts: SqlFragment[] = [];
+  if (values.length) parts.push(sql`${column} IN ${sql.list(values)}`);
+  if (hops.includes(0)) parts.push(sql`${column} IS NULL`);
+  return sql`(${sql.join(parts, sql` OR `)})`;
+}
+
+/**
+ * The filter conditions on `instances i` (`except` leaves one facet out, for its own counts).
+ * `tested` writes them as `+column`, which SQLite tests on each row instead of using an index:
+ * what a walk along the sort index wants.
+ */
+export function conditions(filter: InstanceFilter, except?: FacetName, tested = false): SqlFragment[] {
+  const list: SqlFragment[] = [];
+  const plus = tested ? sql`+` : sql.empty;
+  if (filter.datasets.length && except !== 'datasets') list.push(sql`${plus}i.dataset_id IN ${sql.list(filter.datasets)}`);
+  if (filter.types.length && except !== 'types') list.push(sql`${plus}i.ambiguity_type IN ${sql.list(filter.types)}`);
+  if (filter.statuses.length && except !== 'statuses') list.push(sql`${plus}i.status IN ${sql.list(filter.statuses)}`);
+  if (filter.hops.length && except !== 'hops') list.push(hopsCondition(filter.hops, sql`${plus}i.hops`));
+  const fts = toFtsQuery(filter.search, { prefixLast: true });
+  if (fts) list.push(sql`i.id IN (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts})`);
+  return list;
+}
+
+/** The same filters on a counts table `c` (the search part never applies there). */
+export function countConditions(filter: InstanceFilter, except?: FacetName): SqlFragment[] {
+  const list: SqlFragment[] = [];
+  if (filter.datasets.length && except !== 'datasets') list.push(sql`c.dataset_id IN ${sql.list(filter.datasets)}`);
+  if (filter.types.length && except !== 'types') list.push(sql`c.ambiguity_type IN ${sql.list(filter.types)}`);
+  if (filter.statuses.length && except !== 'statuses') list.push(sql`c.status IN ${sql.list(filter.statuses)}`);
+  if (filter.hops.length && except !== 'hops') list.push(sql`c.hops IN ${sql.list(filter.hops)}`);
+  return list;
+}
+
+export function where(list: SqlFragment[]): SqlFragment {
+  return list.length ? sql`WHERE ${sql.join(list, sql` AND `)}` : sql.empty;
+}

@@ -1,0 +1,336 @@
+import type { InstanceFilter, InstanceQuery } from '../../shared/api';
+import { all, allRaw, get, run, sql, type ReadableDB, type SqlFragment, type SqlValue, type WritableDB } from '../sql';
+import { conditions, countConditions } from './instances-filters';
+
+/**
+ * A page of the instance table at any offset, without walking the rows before it (issue 24).
+ * SQLite's B-trees cannot skip n entries without reading them, so `OFFSET 700000` reads 700,000
+ * index entries. Migration 0017 keeps counts that say how many rows of each filter combination
+ * (dataset, type, status, hop count) lie before known points of every sort order; a page is
+ * found by summing those counts for the filter until the offset is reached, then walking from
+ * that point only, never more than a block or a fence of rows.
+ *
+ * - Block sorts (id, type, status, dataset, hops, stage, interpretations): the order is a few
+ *   small columns (the run), then id. `instance_blocks` counts rows per run and block of ids at
+ *   four sizes (2^22 ids down to 1,024, each block holding 16 of the next): the coarsest say
+ *   which run and block hold the position, each finer one narrows it down, and the walk starts
+ *   at the last block's first id in the run's index entries.
+ * - Fence sorts (updated_at, question, source_id): fences are rows about every 8,192 of the order
+ *   and every 256, each with counts up to the next fence of its level; the coarse fences say
+ *   which stretch holds the position, the fine ones within it narrow it down, and the walk starts
+ *   at a fine fence's key.
+ *
+ * A descending page is the ascending one read from the other end: every sort term, id included,
+ * turns around with the direction. The counts are read in the same transaction as the walk, so a
+ * writer in another process cannot slip between them. When the counts do not add up to the
+ * table's own count (a database copied without its triggers, say), the caller falls back to
+ * walking and says so.
+ */
+
+type BlockSort = 'id' | 'ambiguity_type' | 'status' | 'dataset' | 'hops' | 'interpretation_count' | 'stage';
+type FenceSort = 'updated_at' | 'question' | 'source_id';
+
+const CELL = ['ambiguity_type', 'status', 'dataset_id', 'hops'] as const;
+type Column = (typeof CELL)[number] | 'value';
+type Kind = 'cell' | 'stage' | 'interpretations';
+
+/**
+ * Each block sort's block counts and run columns, in sort order (`value` is the stage or the
+ * interpretation count), and the index that holds a run's rows in id order.
+ */
+export const BLOCK_SORTS: Record<BlockSort, { kind: Kind; index: string | null; run: readonly Column[] }> = {
+  id: { kind: 'cell', index: null, run: [] },
+  ambiguity_type: { kind: 'cell', index: 'instances_by_type', run: ['ambiguity_type', 'status', 'dataset_id', 'hops'] },
+  status: { kind: 'cell', index: 'instances_by_status', run: ['status', 'ambiguity_type', 'dataset_id', 'hops'] },
+  dataset: { kind: 'cell', index: 'instances_by_dataset', run: ['dataset_id', 'ambiguity_type', 'status', 'hops'] },
+  hops: { kind: 'cell', index: 'instances_by_hops', run: ['hops', 'ambiguity_type', 'status', 'dataset_id'] },
+  interpretation_count: { kind: 'interpretations', index: 'instances_by_interpretations', run: ['value', 'ambiguity_type', 'status', 'dataset_id', 'hops'] },
+  stage: { kind: 'stage', index: 'instances_by_stage', run: ['value', 'ambiguity_type', 'status', 'dataset_id', 'hops'] },
+};
+
+/** The instance column a run column stands for in a sort. */
+export const instanceColumn = (sort: BlockSort, c: Column) => (c !== 'value' ? c : sort === 'stage' ? 'stage' : 'interpretation_count');
+
+interface FenceOrder {
+  table: string;
+  keys: readonly string[];
+  from: SqlFragment;
+  orderBy: SqlFragment;
+  /** Rows at or after a fence's key, and rows before it: each a range of the index, then a test of the key's last parts. */
+  atOrAfter(key: readonly SqlValue[]): SqlFragment;
+  before(key: readonly SqlValue[]): SqlFragment;
+}
+
+function byBaseQuestion(column: 'question' | 'source_id', table: string, index: string): FenceOrder {
+  const c = sql.id(column);
+  return {
+    table,
+    keys: [column, 'base_question_id', 'id'],
+    from: sql`base_questions b INDEXED BY ${sql.id(index)} JOIN instances i ON i.base_question_id = b.id`,
+    orderBy: sql`b.${c}, b.id, i.id`,
+    atOrAfter: ([text, bq, id]) => sql`(b.${c}, b.id) >= (${text}, ${bq}) AND ((b.${c}, b.id) > (${text}, ${bq}) OR i.id >= ${id})`,
+    before: ([text, bq, id]) => sql`(b.${c}, b.id) <= (${text}, ${bq}) AND ((b.${c}, b.id) < (${text}, ${bq}) OR i.id < ${id})`,
+  };
+}
+
+const FENCES: Record<FenceSort, FenceOrder> = {
+  updated_at: {
+    table: 'instance_fences_updated',
+    keys: ['updated_at', 'ambiguity_type', 'status', 'dataset_id', 'hops', 'id'],
+    from: sql`instances i INDEXED BY instances_by_updated`,
+    orderBy: sql`i.updated_at, i.ambiguity_type, i.status, i.dataset_id, i.hops, i.id`,
+    // The fence stores a missing hop count as -1, below every hop count, as the index sorts it.
+    atOrAfter: ([at, type, status, dataset, hops, id]) =>
+      sql`(i.updated_at, i.ambiguity_type, i.status, i.dataset_id) >= (${at}, ${type}, ${status}, ${dataset})
+          AND ((i.updated_at, i.ambiguity_type, i.status, i.dataset_id) > (${at}, ${type}, ${status}, ${dataset})
+               OR (coalesce(i.hops, -1), i.id) >= (${hops}, ${id}))`,
+    before: ([at, type, status, dataset, hops, id]) =>
+      sql`(i.updated_at, i.ambiguity_type, i.status, i.dataset_id) <= (${at}, ${type}, ${status}, ${dataset})
+          AND ((i.updated_at, i.ambiguity_type, i.status, i.dataset_id) < (${at}, ${type}, ${status}, ${dataset})
+               OR (coalesce(i.hops, -1), i.id) < (${hops}, ${id}))`,
+  },
+  question: byBaseQuestion('question', 'instance_fences_question', 'base_questions_question'),
+  source_id: byBaseQuestion('source_id', 'instance_fences_source', 'base_questions_source'),
+};
+
+const and = (list: SqlFragment[]) => (list.length ? sql`AND ${sql.join(list, sql` AND `)}` : sql.empty);
+const idsOf = (rows: { id: number }[]) => rows.map((r) => r.id);
+
+/** Rows [start, start + count) of a filter in ascending order, or null when the counts disagree with `matching`. */
+export function ascendingIds(db: ReadableDB, sort: InstanceQuery['sort'], filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
+  if (sort in FENCES) return fencePage(db, sort as FenceSort, filter, start, count, matching);
+  return blockPage(db, sort === 'relevance' ? 'id' : (sort as BlockSort), filter, start, count, matching);
+}
+
+/** Walks the running sums of `rows` to the one holding position `start`: its index and the position within it. */
+function locate(rows: readonly { n: number }[], start: number): { at: number; within: number } | null {
+  let before = 0;
+  for (let at = 0; at < rows.length; at++) {
+    const n = rows[at]!.n;
+    if (before + n > start) return { at, within: start - before };
+    before += n;
+  }
+  return null;
+}
+
+const total = (rows: readonly { n: number }[]) => rows.reduce((sum, r) => sum + r.n, 0);
+
+// ---- block sorts ---------------------------------------------------------------------------------
+
+type Run = Record<Column, SqlValue> & { block: number; n: number };
+
+/** Run values compare as SQLite does: they are integers or ASCII names. */
+const compare = (a: SqlValue, b: SqlValue) => (a === b ? 0 : (a as number | string) < (b as number | string) ? -1 : 1);
+
+/** Block sizes, coarsest first: each block holds 16 of the next size, down to 1,024 ids. */
+const SHIFTS = [22, 18, 14, 10] as const;
+
+/**
+ * The coarsest blocks of the matching runs, in sort order: read in key order, summed per run and
+ * block, and sorted here (a few hundred entries at most; SQLite would sort them through a
+ * temporary B-tree).
+ */
+function coarseRuns(db: ReadableDB, sort: BlockSort, filter: InstanceFilter): Run[] {
+  const { kind, run } = BLOCK_SORTS[sort];
+  const rows = allRaw<[SqlValue, SqlValue, SqlValue, SqlValue, SqlValue, number, number]>(
+    db,
+    sql`SELECT c.value, c.ambiguity_type, c.status, c.dataset_id, c.hops, c.block, c.n FROM instance_blocks c
+        WHERE c.kind = ${kind} AND c.shift = ${SHIFTS[0]} AND c.n > 0 ${and(countConditions(filter))}`,
+  );
+  const runs = new Map<string, Run>();
+  for (const [value, ambiguity_type, status, dataset_id, hops, block, n] of rows) {
+    const row: Run = { value, ambiguity_type, status, dataset_id, hops, block, n };
+    const key = `${run.map((c) => row[c]).join('\u0000')}\u0000${block}`;
+    const seen = runs.get(key);
+    if (seen) seen.n += n;
+    else runs.set(key, row);
+  }
+  const order = (a: Run, b: Run) => {
+    for (const c of run) {
+      const d = compare(a[c], b[c]);
+      if (d) return d;
+    }
+    return a.block - b.block;
+  };
+  return [...runs.values()].sort(order);
+}
+
+/**
+ * From a block of one run down to a block of 1,024 ids: at each size, the 16 blocks within the
+ * one found, summed over the matching combinations, then the one holding the position.
+ */
+function narrow(db: ReadableDB, sort: BlockSort, filter: InstanceFilter, at: Run, within: number): { block: number; within: number } | null {
+  const { kind, run } = BLOCK_SORTS[sort];
+  const sameRun = and(run.map((c) => sql`c.${sql.id(c)} = ${at[c]}`));
+  let found = { block: at.block, within };
+  for (const [k, shift] of SHIFTS.slice(1).entries()) {
+    const from = found.block << (SHIFTS[k]! - shift);
+    const blocks = all<{ block: number; n: number }>(
+      db,
+      sql`SELECT c.block, sum(c.n) AS n FROM instance_blocks c
+          WHERE c.kind = ${kind} AND c.shift = ${shift} AND c.block BETWEEN ${from} AND ${from + (1 << (SHIFTS[k]! - shift)) - 1}
+            ${sameRun} ${and(countConditions(filter))}
+          GROUP BY c.block ORDER BY c.block`,
+    );
+    const next = locate(blocks, found.within);
+    if (!next) return null;
+    found = { block: blocks[next.at]!.block, within: next.within };
+  }
+  return found;
+}
+
+function blockPage(db: ReadableDB, sort: BlockSort, filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
+  const { run } = BLOCK_SORTS[sort];
+  const coarse = coarseRuns(db, sort, filter);
+  if (total(coarse) !== matching) return null;
+  const found = locate(coarse, start);
+  if (!found) return [];
+  const here = coarse[found.at]!;
+  const block = narrow(db, sort, filter, here, found.within);
+  if (!block) return null;
+  const page = walkRun(db, sort, filter, here, block.block << SHIFTS.at(-1)!, block.within, count);
+  // A page may run on into the runs after this one.
+  let last = here;
+  for (const next of coarse.slice(found.at + 1)) {
+    if (page.length >= count) break;
+    if (run.every((c) => next[c] === last[c])) continue;
+    page.push(...walkRun(db, sort, filter, next, 0, 0, count - page.length));
+    last = next;
+  }
+  return page;
+}
+
+/** The ids of one run in id order from `fromId`, skipping `skip` of them. */
+function walkRun(db: ReadableDB, sort: BlockSort, filter: InstanceFilter, at: Run, fromId: number, skip: number, count: number): number[] {
+  const { index, run } = BLOCK_SORTS[sort];
+  // The counts store a missing hop count as 0, the instances as NULL.
+  const same = run.map((c) => (c === 'hops' && at.hops === 0 ? sql`i.hops IS NULL` : sql`i.${sql.id(instanceColumn(sort, c))} = ${at[c]}`));
+  const hint = index ? sql`INDEXED BY ${sql.id(index)}` : sql.empty;
+  return idsOf(
+    all<{ id: number }>(
+      db,
+      sql`SELECT i.id FROM instances i ${hint} WHERE i.id >= ${fromId} ${and(same)} ${and(conditions(filter, undefined, true))}
+          ORDER BY i.id LIMIT ${count} OFFSET ${skip}`,
+    ),
+  );
+}
+
+// ---- fence sorts ---------------------------------------------------------------------------------
+
+type Fence = Record<string, SqlValue> & { bucket: number; n: number };
+
+const keyOf = (order: FenceOrder, fence: Fence) => order.keys.map((k) => fence[k]!);
+
+/** The fences of one level (from `from` on and before `before`, if given) with their matching rows, in key order. */
+function fences(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, level: 0 | 1, from?: Fence, before?: Fence): Fence[] {
+  const order = FENCES[sort];
+  const keys = order.keys.map((k) => sql`f.${sql.id(k)}`);
+  // Bounds on (level, key...) as row values, so that SQLite reads only that range of the key index.
+  const withLevel = sql`(f.level, ${sql.join(keys)})`;
+  const row = (fence: Fence) => sql`(${level}, ${sql.join(keyOf(order, fence).map((v) => sql`${v}`))})`;
+  const range = [from ? sql`${withLevel} >= ${row(from)}` : sql`f.level >= ${level}`, before ? sql`${withLevel} < ${row(before)}` : sql`f.level <= ${level}`];
+  return all<Fence>(
+    db,
+    sql`SELECT f.bucket, ${sql.join(keys)},
+               (SELECT coalesce(sum(c.n), 0) FROM instance_order_counts c WHERE c.sort = ${sort} AND c.bucket = f.bucket ${and(countConditions(filter))}) AS n
+        FROM ${sql.id(order.table)} f WHERE ${sql.join(range, sql` AND `)}
+        ORDER BY f.level, ${sql.join(keys)}`,
+  );
+}
+
+/** The matching rows in key order from a fence (the start, for a level's first fence), skipping `skip`. */
+function walkFrom(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, from: Fence | null, skip: number, count: number, until?: Fence): SqlFragment {
+  const order = FENCES[sort];
+  const bounds = [
+    ...(from && from.bucket > 1 ? [order.atOrAfter(keyOf(order, from))] : []),
+    ...(until ? [order.before(keyOf(order, until))] : []),
+  ];
+  return sql`SELECT i.id FROM ${order.from} WHERE true ${and(bounds)} ${and(conditions(filter, undefined, true))}
+             ORDER BY ${order.orderBy} LIMIT ${count} OFFSET ${skip}`;
+}
+
+/**
+ * The coarse fence holding the position, then the fine fences within it: the rows between the
+ * coarse fence and the first fine fence after it are counted by walking (fewer than twice a
+ * fine fence's rows), the fine fences' counts take it from there, and the page is walked from
+ * the fine fence holding the position.
+ */
+function fencePage(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
+  const coarse = fences(db, sort, filter, 1);
+  if (total(coarse) !== matching) return null;
+  const found = locate(coarse, start);
+  if (!found) return [];
+  const here = coarse[found.at]!;
+  const page = (from: Fence | null, skip: number) => idsOf(all<{ id: number }>(db, walkFrom(db, sort, filter, from, skip, count)));
+  const fine = fences(db, sort, filter, 0, here.bucket > 1 ? here : undefined, coarse[found.at + 1]);
+  if (fine.length === 0) return page(here, found.within);
+  const head = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM (${walkFrom(db, sort, filter, here, 0, -1, fine[0])})`)!.n;
+  if (found.within < head) return page(here, found.within);
+  const inFine = locate(fine, found.within - head);
+  if (!inFine) return null;
+  return page(fine[inFine.at]!, inFine.within);
+}
+
+// ---- upkeep and checks ---------------------------------------------------------------------------
+
+/** Rows per fence of each level before it splits (at twice this). Tests lower them to exercise splits on small tables. */
+export function setFenceRows(db: WritableDB, fine: number, coarse: number): void {
+  run(db, sql`UPDATE instance_order_settings SET fine_rows = ${fine}, coarse_rows = ${coarse}`);
+}
+
+/**
+ * Differences between the kept counts and a recount from the rows themselves (empty when they
+ * agree): every block count, and every fence's size and counts under the fences as they stand.
+ */
+export function orderCountErrors(db: ReadableDB): string[] {
+  const errors: string[] = [];
+  const blocks = all<{ kind: string; shift: number; block: number; kept: number; actual: number }>(
+    db,
+    sql`SELECT k.kind, k.shift, k.block, k.kept, coalesce(a.actual, 0) AS actual
+        FROM (SELECT kind, shift, block, sum(n) AS kept FROM instance_blocks GROUP BY kind, shift, block) k
+        LEFT JOIN (SELECT s.shift, i.id >> s.shift AS block, count(*) AS actual FROM instances i, (SELECT DISTINCT shift FROM instance_blocks) s GROUP BY 1, 2) a
+          ON a.shift = k.shift AND a.block = k.block
+        WHERE k.kept <> coalesce(a.actual, 0)`,
+  );
+  for (const b of blocks) errors.push(`${b.kind} block ${b.block} (shift ${b.shift}): kept ${b.kept}, actual ${b.actual}`);
+  const everything = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM instances`)!.n;
+  for (const [sort, order] of Object.entries(FENCES) as [FenceSort, FenceOrder][]) {
+    for (const level of [0, 1]) errors.push(...fenceErrors(db, sort, order, level, everything));
+  }
+  return errors;
+}
+
+function fenceErrors(db: ReadableDB, sort: FenceSort, order: FenceOrder, level: number, everything: number): string[] {
+  const errors: string[] = [];
+  const list = all<Fence & { size: number }>(
+    db,
+    sql`SELECT * FROM ${sql.id(order.table)} f WHERE f.level = ${level} ORDER BY ${sql.join(order.keys.map((k) => sql`f.${sql.id(k)}`))}`,
+  );
+  const key = (r: Record<string, SqlValue>) => CELL.map((c) => String(r[c])).join('|');
+  let seen = 0;
+  list.forEach((fence, k) => {
+    // The rows from this fence up to the next one, found by their keys alone.
+    const next = list[k + 1];
+    const bounds = [...(fence.bucket > 1 ? [order.atOrAfter(keyOf(order, fence))] : []), ...(next ? [order.before(keyOf(order, next))] : [])];
+    const rows = all<Record<(typeof CELL)[number], SqlValue>>(
+      db,
+      sql`SELECT i.ambiguity_type, i.status, i.dataset_id, coalesce(i.hops, 0) AS hops FROM ${order.from} WHERE true ${and(bounds)}`,
+    );
+    const kept = new Map(
+      all<Record<(typeof CELL)[number], SqlValue> & { n: number }>(
+        db,
+        sql`SELECT ambiguity_type, status, dataset_id, hops, n FROM instance_order_counts WHERE sort = ${sort} AND bucket = ${fence.bucket} AND n > 0`,
+      ).map((r) => [key(r), r.n]),
+    );
+    const actual = new Map<string, number>();
+    for (const r of rows) actual.set(key(r), (actual.get(key(r)) ?? 0) + 1);
+    for (const cell of new Set([...actual.keys(), ...kept.keys()])) {
+      const [a, b] = [actual.get(cell) ?? 0, kept.get(cell) ?? 0];
+      if (a !== b) errors.push(`${sort} level ${level} fence ${fence.bucket} ${cell}: kept ${b}, actual ${a}`);
+    }
+    if (rows.length !== fence.size) errors.push(`${sort} level ${level} fence ${fence.bucket}: size ${fence.size}, rows ${rows.length}`);
+    seen += rows.length;
+  });
+  if (seen !== everything) errors.push(`${sort} level ${level}: fences hold ${seen} rows of ${everything}`);
+  return errors;
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../db/connection';
+import { migrate } from '../../db/migrate';
+import { migrations } from '../../db/migrations';
+import { countInstances, listInstances, pageIdsQuery, readInstancePage } from '../../db/queries/instances';
+import { all, type WritableDB } from '../../db/sql';
+import { toFtsQuery } from '../../shared/search';
+import { InstanceQuery, type InstanceFilter } from '../../shared/api';
+import { memoryDb } from '../helpers/db';
+import { randomInstanceQueries } from '../helpers/instance-queries';
+import { fillInstances, rng, words } from '../helpers/synthetic';
+
+/**
+ * The instance table's pages as the app reads them (the plan chosen from the counts: a walk, a
+ * sort of the matching rows, the order counts of migration 0017, or the search with the prefix
+ * indexes of migration 0018) against the straightforward query on a database holding the same
+ * rows without either migration: every matching row sorted, then OFFSET, and for a search the
+ * FTS5 table as it was, without prefix indexes, merging the lists of every term a prefix starts.
+ */
+
+const FILTERS: Partial<InstanceFilter>[] = [
+  {},
+  { types: ['semantic'] },
+  { statuses: ['removed'] },
+  { datasets: [1] },
+  { hops: [0] },
+  { hops: [2, 4] },
+  { types: ['syntactic'], statuses: ['ready', 'building'] },
+  { datasets: [2], types: ['constraint'], statuses: ['ready'] },
+];
+
+/** A database before migrations 0017 and 0018, which has only the plain way to a page. */
+function plainDb(rows: number, seed: number): WritableDB {
+  const db = openDatabase(':memory:', { migrate: false });
+  migrate(db, migrations.slice(0, migrations.findIndex((m) => m.name === 'instance-order')));
+  if (rows) fillInstances(db, rows, seed);
+  return db;
+}
+
+function fastDb(rows: number, seed: number): WritableDB {
+  const db = memoryDb();
+  if (rows) fillInstances(db, rows, seed);
+  return db;
+}
+
+const plainIds = (db: WritableDB, q: InstanceQuery) =>
+  all<{ id: number }>(db, pageIdsQuery(q, q.search.trim() ? 'search' : 'filter-then-sort')).map((r) => r.id);
+
+/** Searches as someone types them: a whole word and the start of another, a lone prefix, a miss. */
+function searchText(random: () => number): string {
+  const r = random();
+  if (r < 0.4) return '';
+  const word = words(random, 1);
+  const next = words(random, 1);
+  if (r < 0.6) return `${word} ${next.slice(0, 2 + Math.floor(random() * 3))}`;
+  if (r < 0.75) return next.slice(0, 2 + Math.floor(random() * 4));
+  if (r < 0.9) return word;
+  return `${word} zzqx`;
+}
+
+function randomQueries(seed: number, count: number, rows: number): InstanceQuery[] {
+  return randomInstanceQueries(seed, count, {
+    filters: FILTERS,
+    search: searchText,
+    // Offsets at the start (where a walk is chosen), anywhere, and past the end.
+    offset: (random) => (random() < 0.3 ? Math.floor(random() * 40) : Math.floor(random() * (rows + 50))),
+    maxLimit: 120,
+  });
+}
+
+/** Returns how many pages held rows and which plans answered, so a test can say it reached them. */
+function expectSamePages(fast: WritableDB, plain: WritableDB, queries: InstanceQuery[]) {
+  const plans = new Set<string>();
+  let nonEmpty = 0;
+  for (const query of queries) {
+    // Each offset within its own result (and a little past it), so deep pages are not all empty.
+    const q = { ...query, offset: query.offset % (countInstances(plain, query) + 10) };
+    const page = readInstancePage(fast, q);
+    const expected = plainIds(plain, q);
+    expect(page.rows.map((r) => r.id), JSON.stringify(q)).toEqual(expected);
+    expect(page.fallback, JSON.stringify(q)).toBeUndefined();
+    expect(countInstances(fast, q), JSON.stringify(q)).toBe(countInstances(plain, q));
+    plans.add(page.plan);
+    if (expected.length) nonEmpty++;
+  }
+  return { plans, nonEmpty };
+}
+
+describe('instance pages as the app reads them', () => {
+  it('are the plain query\'s pages on the same rows: every sort, direction, filter and search, any offset', () => {
+    const fast = fastDb(4000, 31);
+    const plain = plainDb(4000, 31);
+    const { plans, nonEmpty } = expectSamePages(fast, plain, randomQueries(37, 700, 4000));
+    // Every way to a page was taken and checked.
+    expect([...plans].sort()).toEqual(['filter-then-sort', 'position', 'search', 'walk-index']);
+    expect(nonEmpty).toBeGreaterThan(350);
+    // The rows themselves, not only their ids, are those of the plain database.
+    const q = InstanceQuery.parse({ sort: 'updated_at', direction: 'desc', statuses: ['ready'], offset: 900, limit: 30 });
+    const expected = plainIds(plain, q).map((id) =>
+      plain.prepare(`SELECT i.id, b.question, i.status, i.updated_at AS updatedAt FROM instances i JOIN base_questions b ON b.id = i.base_question_id WHERE i.id = ?`).get(id),
+    );
+    expect(listInstances(fast, q).map(({ id, question, status, updatedAt }) => ({ id, question, status, updatedAt }))).toEqual(expected);
+  });
+
+  it('rank a search the same way, to the bit, with the prefix indexes and without', () => {
+    const fast = fastDb(3000, 41);
+    const plain = plainDb(3000, 41);
+    const random = rng(43);
+    let found = 0;
+    for (let k = 0; k < 60; k++) {
+      const text = `${words(random, 1)} ${words(random, 1).slice(0, 2 + (k % 3))}`;
+      const q = InstanceQuery.parse({ search: text, sort: 'relevance', limit: 200 });
+      const ranks = (db: WritableDB) =>
+        db.prepare(`SELECT rowid AS id, rank FROM instances_fts WHERE instances_fts MATCH ? ORDER BY rank, rowid`).all(toFtsQuery(text, { prefixLast: true }));
+      expect(ranks(fast), text).toEqual(ranks(plain));
+      found += ranks(fast).length;
+      expect(readInstancePage(fast, q).rows.map((r) => r.id), text).toEqual(plainIds(plain, q));
+    }
+    expect(found).toBeGreaterThan(100);
+  });
+
+  it('are empty on empty tables, whatever the query, and right for a table of one instance', () => {
+    const queries = randomQueries(47, 120, 5);
+    for (const rows of [0, 1, 2]) {
+      const fast = fastDb(rows, 53);
+      const plain = plainDb(rows, 53);
+      for (const q of queries) {
+        const page = readInstancePage(fast, q);
+        expect(page.rows.map((r) => r.id), `${rows} rows: ${JSON.stringify(q)}`).toEqual(plainIds(plain, q));
+        if (rows === 0) expect(page.rows).toEqual([]);
+      }
+    }
+  });
+});
+
