@@ -11,6 +11,7 @@ import { team } from './0009-team';
 import { failures } from './0010-failures';
 import { releaseChunks } from './0011-release-chunks';
 import { failureIndexes } from './0012-failure-indexes';
+import { constructionAnswerabilityDomains } from './0013-construction-answerability-domains';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   failures,
   releaseChunks,
   failureIndexes,
+  constructionAnswerabilityDomains,
 ];

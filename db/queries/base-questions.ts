@@ -1,5 +1,5 @@
 import type { BaseQuestionFacets, BaseQuestionFilter, BaseQuestionQuery, BaseQuestionRow } from '../../shared/api';
-import type { DecompositionStyle } from '../../shared/domain';
+import type { Answerability, DecompositionStyle } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
 import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
@@ -12,6 +12,7 @@ export interface NewBaseQuestion {
   aliases: string[];
   answerable: boolean | null;
   extra: Record<string, unknown>;
+  answerability?: { label: Answerability; provenanceId: number | null } | null;
 }
 
 export function findBaseQuestionId(db: ReadableDB, datasetId: number, sourceId: string): number | undefined {
@@ -24,12 +25,18 @@ export function findBaseQuestionId(db: ReadableDB, datasetId: number, sourceId: 
 export function insertBaseQuestion(db: WritableDB, bq: NewBaseQuestion): number {
   const row = get<{ id: number }>(
     db,
-    sql`INSERT INTO base_questions (dataset_id, source_id, question, hops, answer, aliases, answerable, extra)
+    sql`INSERT INTO base_questions (dataset_id, source_id, question, hops, answer, aliases, answerable, extra, answerability, answerability_provenance_id)
         VALUES (${bq.datasetId}, ${bq.sourceId}, ${bq.question}, ${bq.hops}, ${bq.answer},
-                ${JSON.stringify(bq.aliases)}, ${bq.answerable}, ${JSON.stringify(bq.extra)})
+                ${JSON.stringify(bq.aliases)}, ${bq.answerable}, ${JSON.stringify(bq.extra)},
+                ${bq.answerability?.label ?? null}, ${bq.answerability?.provenanceId ?? null})
         RETURNING id`,
   );
   return row!.id;
+}
+
+/** A base question's answerability (null clears it), with where it came from. */
+export function setBaseQuestionAnswerability(db: WritableDB, id: number, label: Answerability | null, provenanceId: number | null): void {
+  run(db, sql`UPDATE base_questions SET answerability = ${label}, answerability_provenance_id = ${label === null ? null : provenanceId} WHERE id = ${id}`);
 }
 
 export function insertBaseQuestionPassage(
@@ -73,6 +80,7 @@ interface BaseQuestionDbRow {
   hops: number | null;
   answer: string | null;
   instance_count: number;
+  answerability: Answerability | null;
 }
 
 export function rowToBaseQuestion(row: BaseQuestionDbRow): BaseQuestionRow {
@@ -85,6 +93,7 @@ export function rowToBaseQuestion(row: BaseQuestionDbRow): BaseQuestionRow {
     hops: row.hops,
     answer: row.answer,
     instanceCount: row.instance_count,
+    answerability: row.answerability,
   };
 }
 
@@ -97,10 +106,11 @@ function hopsCondition(hops: readonly number[]): SqlFragment {
   return sql`(${sql.join(parts, sql` OR `)})`;
 }
 
-function whereClause(filter: BaseQuestionFilter, except?: 'datasets' | 'hops'): { where: SqlFragment; fts: string | null } {
+function whereClause(filter: BaseQuestionFilter, except?: 'datasets' | 'hops' | 'answerability'): { where: SqlFragment; fts: string | null } {
   const conditions: SqlFragment[] = [];
   if (filter.datasets.length && except !== 'datasets') conditions.push(sql`b.dataset_id IN ${sql.list(filter.datasets)}`);
   if (filter.hops.length && except !== 'hops') conditions.push(hopsCondition(filter.hops));
+  if (filter.answerability.length && except !== 'answerability') conditions.push(sql`coalesce(b.answerability, 'unlabelled') IN ${sql.list(filter.answerability)}`);
   const fts = toFtsQuery(filter.search, { prefixLast: true });
   if (fts) conditions.push(sql`b.id IN (SELECT rowid FROM base_questions_fts WHERE base_questions_fts MATCH ${fts})`);
   return { where: conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql.empty, fts };
@@ -118,7 +128,7 @@ const ORDER: Record<Exclude<BaseQuestionQuery['sort'], 'relevance'>, SqlFragment
 export function listBaseQuestions(db: ReadableDB, query: BaseQuestionQuery): BaseQuestionRow[] {
   const { where, fts } = whereClause(query);
   const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
-  const select = sql`SELECT b.id, b.dataset_id, d.name AS dataset, b.source_id, b.question, b.hops, b.answer,
+  const select = sql`SELECT b.id, b.dataset_id, d.name AS dataset, b.source_id, b.question, b.hops, b.answer, b.answerability,
                             (SELECT count(*) FROM instances i WHERE i.base_question_id = b.id) AS instance_count
                      FROM base_questions b JOIN datasets d ON d.id = b.dataset_id`;
   const rows =
@@ -151,10 +161,16 @@ export function baseQuestionFacets(db: ReadableDB, filter: BaseQuestionFilter): 
     sql`SELECT b.hops AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'hops').where}
         GROUP BY b.hops ORDER BY b.hops`,
   );
+  const answerability = all<{ value: Answerability | 'unlabelled'; count: number }>(
+    db,
+    sql`SELECT coalesce(b.answerability, 'unlabelled') AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'answerability').where}
+        GROUP BY 1 ORDER BY 1`,
+  );
   return {
     total,
     datasets,
     hops: hops.map((h) => ({ ...h, label: h.value === null ? 'none' : `${h.value} hops` })),
+    answerability: answerability.map((a) => ({ ...a, label: a.value })),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { InstanceFilter, InstanceQuery, InstanceRow } from '../../shared/api';
-import type { AmbiguityType, InstanceStage, InstanceStatus } from '../../shared/domain';
+import type { AmbiguityType, Answerability, ConstructionMode, Domain, InstanceStage, InstanceStatus } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
 import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
@@ -14,6 +14,9 @@ export interface NewInstance {
   hops: number | null;
   interpretationCount: number;
   extra: Record<string, unknown>;
+  answerability?: { label: Answerability; provenanceId: number | null } | null;
+  domain?: { domain: Domain; provenanceId: number | null } | null;
+  construction?: ConstructionMode | null;
 }
 
 export function findInstanceId(db: ReadableDB, baseQuestionId: number, type: AmbiguityType): number | undefined {
@@ -27,10 +30,13 @@ export function insertInstance(db: WritableDB, instance: NewInstance): number {
   return get<{ id: number }>(
     db,
     sql`INSERT INTO instances (base_question_id, dataset_id, ambiguity_type, status, stage, removed_stage,
-                               removed_reason, hops, interpretation_count, extra)
+                               removed_reason, hops, interpretation_count, extra, answerability, answerability_provenance_id,
+                               domain, domain_provenance_id, construction)
         VALUES (${instance.baseQuestionId}, ${instance.datasetId}, ${instance.ambiguityType}, ${instance.status},
                 ${instance.stage}, ${instance.removedStage}, ${instance.removedReason}, ${instance.hops},
-                ${instance.interpretationCount}, ${JSON.stringify(instance.extra)})
+                ${instance.interpretationCount}, ${JSON.stringify(instance.extra)}, ${instance.answerability?.label ?? null},
+                ${instance.answerability?.provenanceId ?? null}, ${instance.domain?.domain ?? null}, ${instance.domain?.provenanceId ?? null},
+                ${instance.construction ?? null})
         RETURNING id`,
   )!.id;
 }
@@ -76,6 +82,8 @@ interface InstanceDbRow {
   interpretation_count: number;
   removed_reason: string | null;
   updated_at: string;
+  domain: Domain | null;
+  answerability: Answerability | null;
 }
 
 function rowToInstance(row: InstanceDbRow): InstanceRow {
@@ -93,10 +101,12 @@ function rowToInstance(row: InstanceDbRow): InstanceRow {
     interpretationCount: row.interpretation_count,
     removedReason: row.removed_reason,
     updatedAt: row.updated_at,
+    domain: row.domain,
+    answerability: row.answerability,
   };
 }
 
-type FacetName = 'datasets' | 'types' | 'statuses' | 'hops';
+type FacetName = 'datasets' | 'types' | 'statuses' | 'hops' | 'domains';
 
 function hopsCondition(hops: readonly number[], column: SqlFragment): SqlFragment {
   // 0 stands for "no hop count" (datasets that are not multi-hop).
@@ -119,6 +129,7 @@ function conditions(filter: InstanceFilter, except?: FacetName, tested = false):
   if (filter.types.length && except !== 'types') list.push(sql`${plus}i.ambiguity_type IN ${sql.list(filter.types)}`);
   if (filter.statuses.length && except !== 'statuses') list.push(sql`${plus}i.status IN ${sql.list(filter.statuses)}`);
   if (filter.hops.length && except !== 'hops') list.push(hopsCondition(filter.hops, sql`${plus}i.hops`));
+  if (filter.domains.length && except !== 'domains') list.push(sql`coalesce(${plus}i.domain, 'none') IN ${sql.list(filter.domains)}`);
   const fts = toFtsQuery(filter.search, { prefixLast: true });
   if (fts) list.push(sql`i.id IN (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts})`);
   return list;
@@ -131,6 +142,8 @@ function countConditions(filter: InstanceFilter, except?: FacetName): SqlFragmen
   if (filter.types.length && except !== 'types') list.push(sql`c.ambiguity_type IN ${sql.list(filter.types)}`);
   if (filter.statuses.length && except !== 'statuses') list.push(sql`c.status IN ${sql.list(filter.statuses)}`);
   if (filter.hops.length && except !== 'hops') list.push(sql`c.hops IN ${sql.list(filter.hops)}`);
+  // The counts table keeps "no domain" as ''; the filter calls it 'none'.
+  if (filter.domains.length && except !== 'domains') list.push(sql`c.domain IN ${sql.list(filter.domains.map((d) => (d === 'none' ? '' : d)))}`);
   return list;
 }
 
@@ -139,7 +152,7 @@ function where(list: SqlFragment[]): SqlFragment {
 }
 
 const hasSearch = (filter: InstanceFilter) => toFtsQuery(filter.search) !== null;
-const EVERYTHING: InstanceFilter = { datasets: [], types: [], statuses: [], hops: [], search: '' };
+const EVERYTHING: InstanceFilter = { datasets: [], types: [], statuses: [], hops: [], domains: [], search: '' };
 
 /** How many instances match: from the counts table, unless a search is part of the filter. */
 export function countInstances(db: ReadableDB, filter: InstanceFilter): number {
@@ -171,6 +184,7 @@ export function instanceFacetCounts(db: ReadableDB, filter: InstanceFilter) {
     types: facet<AmbiguityType>('ambiguity_type', 'types'),
     statuses: facet<InstanceStatus>('status', 'statuses'),
     hops,
+    domains: facet<string | null>('domain', 'domains').map((d) => ({ ...d, value: (d.value === '' || d.value === null ? 'none' : d.value) as Domain | 'none' })),
   };
 }
 
@@ -195,6 +209,7 @@ const SORT_INDEX: Partial<Record<InstanceQuery['sort'], { index: string; order: 
     order: [sql`i.interpretation_count`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`],
   },
   stage: { index: 'instances_by_stage', order: [sql`i.stage`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] },
+  domain: { index: 'instances_by_domain', order: [sql`i.domain`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] },
   updated_at: {
     index: 'instances_by_updated',
     order: [sql`i.updated_at`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`],
@@ -246,7 +261,7 @@ export function pageIdsQuery(query: InstanceQuery, plan: PagePlan): SqlFragment 
 
 const SELECT_ROWS = sql`SELECT i.id, i.base_question_id, i.dataset_id, d.name AS dataset, b.source_id, b.question,
                                i.ambiguity_type, i.status, i.stage, i.hops, i.interpretation_count, i.removed_reason,
-                               i.updated_at
+                               i.updated_at, i.domain, i.answerability
                         FROM instances i
                         JOIN base_questions b ON b.id = i.base_question_id
                         JOIN datasets d ON d.id = i.dataset_id`;
@@ -327,6 +342,23 @@ export function readyInstance(db: WritableDB, id: number): void {
   run(db, sql`UPDATE instances SET status = 'ready', stage = 'filter', updated_at = ${now} WHERE id = ${id}`);
 }
 
+/** A construction instance whose round was accepted: ready, at the stage it was made at. */
+export function acceptInstance(db: WritableDB, id: number): void {
+  run(db, sql`UPDATE instances SET status = 'ready', updated_at = ${now} WHERE id = ${id}`);
+}
+
+// ---- labels: answerability (URASys) and domain (MARCH Table 7) ----------------------------------
+
+export function setInstanceAnswerability(db: WritableDB, id: number, label: Answerability | null, provenanceId: number | null): void {
+  run(db, sql`UPDATE instances SET answerability = ${label}, answerability_provenance_id = ${label === null ? null : provenanceId}, updated_at = ${now} WHERE id = ${id}`);
+}
+
+/** One instance's domain, or (with `baseQuestionId`) every instance of a base question's. */
+export function setInstanceDomain(db: WritableDB, target: { id: number } | { baseQuestionId: number }, domain: Domain | null, provenanceId: number | null): number {
+  const scope = 'id' in target ? sql`id = ${target.id}` : sql`base_question_id = ${target.baseQuestionId}`;
+  return run(db, sql`UPDATE instances SET domain = ${domain}, domain_provenance_id = ${domain === null ? null : provenanceId}, updated_at = ${now} WHERE ${scope}`).changes;
+}
+
 /** Recounts the active interpretations of an instance and rewrites its search row. */
 export function refreshInstanceText(db: WritableDB, instanceId: number): void {
   run(
@@ -386,34 +418,6 @@ export function datasetInstanceIds(db: ReadableDB, datasetId: number): { id: num
   );
 }
 
-// ---- for sync with the shared store ----------------------------------------------------------
+// ---- for sync with the shared store: in instances-keys.ts (reads only) ---------------------------
 
-export function instanceExists(db: ReadableDB, id: number): boolean {
-  return get(db, sql`SELECT 1 AS x FROM instances WHERE id = ${id}`) !== undefined;
-}
-
-/** The parts of an instance's stable key (dataset / base question source id / ambiguity type). */
-export interface InstanceKeyParts {
-  id: number;
-  dataset: string;
-  source_id: string;
-  ambiguity_type: string;
-}
-
-export function instanceKeyParts(db: ReadableDB, ids: readonly number[]): InstanceKeyParts[] {
-  if (ids.length === 0) return [];
-  return all<InstanceKeyParts>(
-    db,
-    sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type
-        FROM instances i JOIN base_questions b ON b.id = i.base_question_id JOIN datasets d ON d.id = b.dataset_id
-        WHERE i.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
-  );
-}
-
-export function findInstanceByKeyParts(db: ReadableDB, dataset: string, sourceId: string, type: string): number | undefined {
-  return get<{ id: number }>(
-    db,
-    sql`SELECT i.id FROM datasets d JOIN base_questions b ON b.dataset_id = d.id JOIN instances i ON i.base_question_id = b.id
-        WHERE d.name = ${dataset} AND b.source_id = ${sourceId} AND i.ambiguity_type = ${type}`,
-  )?.id;
-}
+export { findInstanceByKeyParts, instanceExists, instanceKeyParts, type InstanceKeyParts } from './instances-keys';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { engineVersions, openDatabase } from '../../db/connection';
 import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError, type Migration } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
-import { countInstances, listInstances } from '../../db/queries/instances';
+import { countInstances, instanceFacetCounts, listInstances } from '../../db/queries/instances';
 import type { ReadableDB } from '../../db/sql';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { InstanceQuery } from '../../shared/api';
@@ -175,5 +175,42 @@ describe('migrations', () => {
     // The compressed chunks are much smaller than the text they hold.
     const stored = db.prepare('SELECT sum(length(content)) FROM release_chunks').pluck().get() as number;
     expect(stored).toBeLessThan(2500 * 28 / 3);
+  });
+  it('0013 labels MuSiQue\'s unanswerable questions, keys the instance counts by domain with the same totals, and keeps the triggers', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 12));
+    db.exec(`
+      INSERT INTO datasets (id, name, source_format) VALUES (1, 'd', 'musique'), (2, 'e', 'asqa');
+      INSERT INTO base_questions (id, dataset_id, source_id, question, answerable) VALUES
+        (1, 1, 'q1', 'Which river?', 1), (2, 1, 'q2', 'Which lake?', 0), (3, 2, 'q3', 'Who sang it?', NULL);
+      INSERT INTO instances (id, base_question_id, dataset_id, ambiguity_type, status, stage, hops) VALUES
+        (1, 1, 1, 'semantic', 'ready', 'filter', 2), (2, 2, 1, 'semantic', 'building', 'detect', 2), (3, 3, 2, 'unspecified', 'ready', 'imported', NULL);
+    `);
+    const before = db.prepare('SELECT dataset_id, ambiguity_type, status, hops, n FROM instance_counts ORDER BY 1, 2, 3, 4').all();
+    migrate(db);
+    expect(schemaVersion(db)).toBe(13);
+    expect(db.prepare('SELECT id, answerability FROM base_questions ORDER BY id').all()).toEqual([
+      { id: 1, answerability: null },
+      { id: 2, answerability: 'unanswerable' },
+      { id: 3, answerability: null },
+    ]);
+    expect(db.prepare('SELECT p.source, p.detail FROM base_questions b JOIN provenance p ON p.id = b.answerability_provenance_id').all()).toEqual([
+      { source: 'rule', detail: 'answerable = false in the source' },
+    ]);
+    expect(db.prepare('SELECT dataset_id, ambiguity_type, status, hops, n FROM instance_counts WHERE n > 0 ORDER BY 1, 2, 3, 4').all()).toEqual(before);
+    expect(db.prepare("SELECT DISTINCT domain FROM instance_counts").pluck().all()).toEqual(['']);
+    // The triggers follow a domain being set, and facets count by it from the counts table.
+    db.exec("UPDATE instances SET domain = 'geography-places' WHERE id IN (1, 2)");
+    const facets = instanceFacetCounts(db as unknown as ReadableDB, InstanceQuery.parse({}));
+    expect(facets.domains).toEqual([
+      { value: 'none', count: 1 },
+      { value: 'geography-places', count: 2 },
+    ]);
+    expect(countInstances(db as unknown as ReadableDB, InstanceQuery.parse({ domains: ['geography-places'] }))).toBe(2);
+    expect(listInstances(db as unknown as ReadableDB, InstanceQuery.parse({ domains: ['none'], sort: 'domain' })).map((r) => r.id)).toEqual([3]);
+    db.exec('DELETE FROM instances WHERE id = 2');
+    expect(countInstances(db as unknown as ReadableDB, InstanceQuery.parse({ domains: ['geography-places'] }))).toBe(1);
+    expect(() => db.exec("UPDATE instances SET domain = 'gardening' WHERE id = 1")).toThrow(/CHECK/);
+    expect(() => db.exec("INSERT INTO construction_rounds (instance_id, round, status) VALUES (1, 1, 'rejected')")).toThrow(/CHECK/);
   });
 });
