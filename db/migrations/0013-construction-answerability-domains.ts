@@ -119,6 +119,8 @@ export const constructionAnswerabilityDomains: Migration = {
         check_result TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(check_result)),
         feedback TEXT,
         decided_by TEXT,
+        -- The campaign's latest judgment when the round was decided: later ones are reported, never applied.
+        judgments_seen INTEGER NOT NULL DEFAULT 0,
         prompt_versions TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(prompt_versions)),
         calls INTEGER NOT NULL DEFAULT 0,
         prompt_tokens INTEGER NOT NULL DEFAULT 0,

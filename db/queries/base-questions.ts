@@ -175,6 +175,7 @@ export function baseQuestionFacets(db: ReadableDB, filter: BaseQuestionFilter): 
 }
 
 export interface BaseQuestionFull extends BaseQuestionDbRow {
+  answerability_provenance_id: number | null;
   aliases: string;
   answerable: number | null;
   extra: string;
@@ -252,4 +253,34 @@ export function questionsToDetect(db: ReadableDB, datasetIds: readonly number[],
 export function detectedQuestionCount(db: ReadableDB, datasetIds: readonly number[]): number {
   const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM base_questions b WHERE ${detected} ${scope}`)!.n;
+}
+
+// ---- CondAmbigQA construction -----------------------------------------------------------------------
+
+/** The base questions of a dataset with their unspecified instance, if any (built in rounds or imported), in id order. */
+export function constructionCandidates(
+  db: ReadableDB,
+  datasetId: number,
+): { id: number; question: string; hops: number | null; fragments: number; instance_id: number | null; construction: string | null }[] {
+  return all(
+    db,
+    sql`SELECT b.id, b.question, b.hops, (SELECT count(*) FROM base_question_passages p WHERE p.base_question_id = b.id) AS fragments,
+               i.id AS instance_id, i.construction
+        FROM base_questions b LEFT JOIN instances i ON i.base_question_id = b.id AND i.ambiguity_type = 'unspecified'
+        WHERE b.dataset_id = ${datasetId} ORDER BY b.id`,
+  );
+}
+
+/**
+ * Base questions for the labelling stage: of the given datasets (all when none), without a label
+ * of that kind, or (`relabel`) also those a model labelled, never those a person or the dataset
+ * did. Topics are kept on instances, so only base questions with instances are taken for them.
+ */
+export function questionsToLabel(db: ReadableDB, kind: 'answerability' | 'domain', datasetIds: readonly number[], relabel: boolean): { id: number; dataset: string; source_id: string; question: string }[] {
+  const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  const open =
+    kind === 'answerability'
+      ? sql`(b.answerability IS NULL ${relabel ? sql`OR (SELECT source FROM provenance p WHERE p.id = b.answerability_provenance_id) = 'llm'` : sql.empty})`
+      : sql`EXISTS (SELECT 1 FROM instances i WHERE i.base_question_id = b.id AND (i.domain IS NULL ${relabel ? sql`OR (SELECT source FROM provenance p WHERE p.id = i.domain_provenance_id) = 'llm'` : sql.empty}))`;
+  return all(db, sql`SELECT b.id, d.name AS dataset, b.source_id, b.question FROM base_questions b JOIN datasets d ON d.id = b.dataset_id WHERE ${open} ${scope} ORDER BY b.id`);
 }

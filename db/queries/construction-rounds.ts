@@ -16,6 +16,7 @@ export interface RoundRow {
   check_result: string;
   feedback: string | null;
   decided_by: string | null;
+  judgments_seen: number;
   prompt_versions: string;
   calls: number;
   prompt_tokens: number;
@@ -41,22 +42,14 @@ export interface DraftedRound {
 
 const now = sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
-/** A round begins (or a failed drafting is taken up again by another run). */
-export function beginRound(db: WritableDB, instanceId: number, round: number, runId: number | null): void {
+/** A drafted round, written with the draft it produced (a drafting that fails writes no row). */
+export function insertDraftedRound(db: WritableDB, instanceId: number, round: number, runId: number | null, d: DraftedRound): void {
   run(
     db,
-    sql`INSERT INTO construction_rounds (instance_id, round, status, run_id) VALUES (${instanceId}, ${round}, 'drafting', ${runId})
-        ON CONFLICT DO UPDATE SET run_id = excluded.run_id WHERE status = 'drafting'`,
-  );
-}
-
-export function saveDraftedRound(db: WritableDB, instanceId: number, round: number, d: DraftedRound): void {
-  run(
-    db,
-    sql`UPDATE construction_rounds SET status = 'drafted', draft = ${JSON.stringify(d.draft)}, check_result = ${JSON.stringify(d.check)},
-          prompt_versions = ${JSON.stringify(d.promptVersions)}, calls = ${d.calls}, prompt_tokens = ${d.promptTokens},
-          completion_tokens = ${d.completionTokens}, cost_usd = ${d.costUsd}, llm_ms = ${d.llmMs}
-        WHERE instance_id = ${instanceId} AND round = ${round} AND status = 'drafting'`,
+    sql`INSERT INTO construction_rounds (instance_id, round, status, run_id, draft, check_result, prompt_versions, calls, prompt_tokens,
+          completion_tokens, cost_usd, llm_ms)
+        VALUES (${instanceId}, ${round}, 'drafted', ${runId}, ${JSON.stringify(d.draft)}, ${JSON.stringify(d.check)}, ${JSON.stringify(d.promptVersions)},
+          ${d.calls}, ${d.promptTokens}, ${d.completionTokens}, ${d.costUsd}, ${d.llmMs})`,
   );
 }
 
@@ -71,20 +64,20 @@ export function decideRound(
   db: WritableDB,
   instanceId: number,
   round: number,
-  decision: { status: 'accepted' | 'rejected'; feedback: string | null; decidedBy: string; reviewMs: number },
+  decision: { status: 'accepted' | 'rejected'; feedback: string | null; decidedBy: string; reviewMs: number; judgmentsSeen: number },
 ): boolean {
   return (
     run(
       db,
       sql`UPDATE construction_rounds SET status = ${decision.status}, feedback = ${decision.feedback}, decided_by = ${decision.decidedBy},
-            review_ms = ${Math.round(decision.reviewMs)}, decided_at = ${now}
+            review_ms = ${Math.round(decision.reviewMs)}, judgments_seen = ${decision.judgmentsSeen}, decided_at = ${now}
           WHERE instance_id = ${instanceId} AND round = ${round} AND status IN ('drafted', 'in_review')`,
     ).changes === 1
   );
 }
 
 /** A round as a record carries it, written back by import. */
-export function insertRoundRecord(db: WritableDB, instanceId: number, r: Omit<RoundRow, 'instance_id' | 'run_id' | 'campaign_id'>): void {
+export function insertRoundRecord(db: WritableDB, instanceId: number, r: Omit<RoundRow, 'instance_id' | 'run_id' | 'campaign_id' | 'judgments_seen'>): void {
   run(
     db,
     sql`INSERT INTO construction_rounds (instance_id, round, status, draft, check_result, feedback, decided_by, prompt_versions, calls,
@@ -149,5 +142,14 @@ export function roundTotals(
         FROM construction_rounds r JOIN instances i ON i.id = r.instance_id
         WHERE i.dataset_id = ${datasetId} AND i.construction = 'condambigqa'
         GROUP BY r.round, r.status ORDER BY r.round`,
+  );
+}
+
+/** Decided rounds of a dataset that a campaign reviewed, with the campaign's latest judgment at decision time. */
+export function reviewedDecidedRounds(db: ReadableDB, datasetId: number): { instance_id: number; round: number; status: RoundStatus; campaign_id: number; judgments_seen: number }[] {
+  return all(
+    db,
+    sql`SELECT r.instance_id, r.round, r.status, r.campaign_id, r.judgments_seen FROM construction_rounds r JOIN instances i ON i.id = r.instance_id
+        WHERE i.dataset_id = ${datasetId} AND r.campaign_id IS NOT NULL AND r.status IN ('accepted', 'rejected')`,
   );
 }

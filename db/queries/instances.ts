@@ -342,6 +342,11 @@ export function readyInstance(db: WritableDB, id: number): void {
   run(db, sql`UPDATE instances SET status = 'ready', stage = 'filter', updated_at = ${now} WHERE id = ${id}`);
 }
 
+/** A construction instance still rejected after its last round: removed, with the last feedback. */
+export function removeConstructed(db: WritableDB, id: number, reason: string): void {
+  run(db, sql`UPDATE instances SET status = 'removed', removed_stage = 'round', removed_reason = ${reason}, updated_at = ${now} WHERE id = ${id}`);
+}
+
 /** A construction instance whose round was accepted: ready, at the stage it was made at. */
 export function acceptInstance(db: WritableDB, id: number): void {
   run(db, sql`UPDATE instances SET status = 'ready', updated_at = ${now} WHERE id = ${id}`);
@@ -421,3 +426,9 @@ export function datasetInstanceIds(db: ReadableDB, datasetId: number): { id: num
 // ---- for sync with the shared store: in instances-keys.ts (reads only) ---------------------------
 
 export { findInstanceByKeyParts, instanceExists, instanceKeyParts, type InstanceKeyParts } from './instances-keys';
+
+/** Construction instances of a dataset, by status. */
+export function constructionStatusCounts(db: ReadableDB, datasetId: number): Record<InstanceStatus, number> {
+  const rows = all<{ status: InstanceStatus; n: number }>(db, sql`SELECT status, count(*) AS n FROM instances WHERE dataset_id = ${datasetId} AND construction = 'condambigqa' GROUP BY status`);
+  return { building: 0, ready: 0, removed: 0, ...Object.fromEntries(rows.map((r) => [r.status, r.n])) };
+}

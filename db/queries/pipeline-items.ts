@@ -39,3 +39,12 @@ export function failedItems(db: ReadableDB, stage: string | null, limit: number)
         FROM pipeline_items p WHERE p.status = 'failed' ${scope} ORDER BY p.updated_at DESC LIMIT ${limit}`,
   );
 }
+
+/** Which of these items failed a stage, with the reason. */
+export function failedAmong(db: ReadableDB, stage: string, items: readonly string[]): { item: string; reason: string }[] {
+  return all(
+    db,
+    sql`SELECT item, coalesce(reason, '') AS reason FROM pipeline_items
+        WHERE stage = ${stage} AND status = 'failed' AND item IN (SELECT value FROM json_each(${JSON.stringify(items)})) ORDER BY item`,
+  );
+}

@@ -39,7 +39,7 @@ function toPassageView(p: PassageWithCorpus): PassageView {
   return { id: p.id, corpus: p.corpus, sourceId: p.source_id, title: p.title, text: p.text };
 }
 
-function toProvenance(map: Map<number, ProvenanceRow>, id: number | null): Provenance | null {
+export function toProvenance(map: Map<number, ProvenanceRow>, id: number | null): Provenance | null {
   if (id === null) return null;
   const row = map.get(id);
   return row

@@ -8,6 +8,7 @@ import { isRead } from '../../electron/services/team/access';
 import { checkPaths, checkReach } from '../../electron/services/team/reach';
 import { awb } from '../helpers/cli';
 import { failureOperationCases } from '../helpers/failure-operation-cases';
+import { constructionOperationCases } from '../helpers/construction-operation-cases';
 import { ASQA, MUSIQUE, tempDir } from '../helpers/db';
 import { brain, type Body } from '../helpers/fake-eval';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
@@ -252,6 +253,7 @@ const CASES: Cases = {
     expect(!result.ok && result.error.code).toBe('forbidden');
   },
   ...failureOperationCases(() => workbench.db, call, () => ids.instance, (name) => tmp.file(name)),
+  ...constructionOperationCases(call, (id) => workbench.jobs.wait(id), () => fake, () => ids.instance, (name) => tmp.file(name)),
 };
 
 function pipelineConfig() {

@@ -17,6 +17,7 @@ import { defaultModelFor, embedCorpus, OFFLINE_DIMENSIONS, offlineModelName } fr
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { emptyStats, LlmClient } from './llm';
 import { currentPrompts } from './prompts';
+import { keptLabelTables } from './label-tables';
 import { retrievalWork } from './retrieval-work';
 import { runStage } from './stages';
 import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages/context';
@@ -308,6 +309,7 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
     rows: [{ step: 'base questions screened', counts: Object.fromEntries(types.map((t) => [t, questions])), total: questions }, ...rows],
     averageHops: Object.fromEntries([...types.map((t) => [t, weightedAverage('hops', t)]), ['all', weightedAverage('hops', null)]]),
     averageQuestionWords: Object.fromEntries([...types.map((t) => [t, weightedAverage('words', t)]), ['all', weightedAverage('words', null)]]),
+    labels: keptLabelTables(db, datasetIds),
   };
 }
 

@@ -63,6 +63,11 @@ const READS_FOR_ALL_ROLES: readonly string[] = [
   'instance-flag:list',
   'judge-validation:get',
   'release:zip',
+  'round:list',
+  'round:funnel',
+  'label:get',
+  'domain:list',
+  'qa-index:get',
 ];
 
 /** Reads that name a file on the server: never over the network (checkPaths), and not audited. */
