@@ -119,3 +119,11 @@ export type RoundStatus = (typeof ROUND_STATUSES)[number];
 /** What the labelling stage labels: a base question's answerability, or its topic. */
 export const LABEL_KINDS = ['answerability', 'domain'] as const;
 export type LabelKind = (typeof LABEL_KINDS)[number];
+
+/**
+ * The answerability an instance carries: its own label, else "ambiguous" when it has two or more
+ * active interpretations (it is ambiguous by construction), else its base question's label.
+ */
+export function effectiveAnswerability(own: Answerability | null | undefined, activeInterpretations: number, base: Answerability | null | undefined): Answerability | null {
+  return own ?? (activeInterpretations >= 2 ? 'ambiguous' : (base ?? null));
+}

@@ -140,6 +140,6 @@ export function qaIndexView(db: ReadableDB, corpus: string): QaIndexView {
     pairs: counts.pairs,
     paraphrases: counts.paraphrases,
     grounded: counts.grounded,
-    promptVersions: counts.prompts ? counts.prompts.split(',') : [],
+    promptVersions: counts.prompts ? counts.prompts.split(',').sort() : [],
   };
 }

@@ -45,14 +45,17 @@ export function qaLayerCorpus(db: ReadableDB, corpusId: number | null, corpus: s
   return layer;
 }
 
-/** Keeps, of each canonical pair, its best-ranked row (the pair itself or a paraphrase of it). */
+/**
+ * Each row stands for its canonical pair, ranked where its best row (the pair or a rephrasing of
+ * it) ranks: so the lists agree on one id per intent, and fusion counts it once.
+ */
 export function canonicalOnly(db: ReadableDB, rankings: LayerRankings): LayerRankings {
   const ids = [...(rankings.bm25?.ids ?? []), ...(rankings.dense?.ids ?? [])];
   const canonical = new Map(qaPairsOf(db, ids).map((q) => [q.passage_id, q.canonical_id ?? q.passage_id]));
   const collapse = <R extends Ranking>(list: R | null): R | null => {
     if (!list) return null;
     const seen = new Set<number>();
-    const kept = list.ids.map((id, i) => ({ id, score: list.scores[i]!, key: canonical.get(id) ?? id })).filter((r) => !seen.has(r.key) && seen.add(r.key));
+    const kept = list.ids.map((id, i) => ({ id: canonical.get(id) ?? id, score: list.scores[i]! })).filter((r) => !seen.has(r.id) && seen.add(r.id));
     return { ...list, ids: kept.map((r) => r.id), scores: kept.map((r) => r.score) };
   };
   return { ...rankings, bm25: collapse(rankings.bm25), dense: collapse(rankings.dense) };
