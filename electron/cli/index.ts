@@ -12,6 +12,7 @@ import { addDataCommands } from './data';
 import { addRetrievalCommands } from './retrieval';
 import { addCallCommand, addServeCommand } from './serve';
 import { addReleaseCommands } from './release';
+import { addConstructionCommands } from './construction';
 
 /**
  * `awb`: every operation reachable without a window. The CLI is the third client of the
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   addPipelineCommands(program);
   addReleaseCommands(program);
   addEvalCommands(program);
+  addConstructionCommands(program);
   addTeamCommands(program);
   addServeCommand(program);
   addCallCommand(program);

@@ -463,6 +463,9 @@ describe('the CLI as a client of the map', () => {
     { args: ['agreement', '--campaign', 'x'], name: 'agreement:get', input: { campaignId: Number.NaN } },
     { args: ['instance', 'list', '--limit', '9999'], name: 'instance:list', input: { limit: 9999 } },
     { args: ['pipeline', 'run', '--config', 'x.json', '--stages', 'detect,guess'], name: 'pipeline:start', input: { configPath: 'x.json', stages: ['detect', 'guess'], noCache: false } },
+    { args: ['round', 'list', '--round', '0'], name: 'round:list', input: { round: 0 } },
+    { args: ['label', 'start', '--kind', 'mood', '--config', 'x.json'], name: 'label:start', input: { kind: 'mood', configPath: 'x.json', noCache: false } },
+    { args: ['search', '--query', 'film', '--layers', 'faq'], name: 'retrieval:search', input: { query: 'film', layers: ['faq'] } },
   ];
 
   it('exits 2 with the message the API gives for the same input', async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeModel, type FakeItem } from '../../electron/dev/fake-model';
 import { createHandlers, Workbench } from '../../electron/services';
-import type { Handlers, ItemTrace, LabelReport, LabelView, QaIndexReport, QaIndexView, SearchResult, Stats } from '../../shared/api';
+import type { Handlers, LabelReport, LabelView, QaIndexReport, QaIndexView, SearchResult, Stats } from '../../shared/api';
+import type { ItemTrace } from '../../shared/pipeline';
 import { api } from '../helpers/construction';
 import { ROOT, tempDir } from '../helpers/db';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
