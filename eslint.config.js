@@ -240,10 +240,8 @@ const MAX_LINES = 450;
  * a file from this list in the change that splits it; add none.
  */
 const OVER_MAX_LINES_FOR_NOW = [
-  'renderer/views/releases/ReleasesView.tsx',
   'renderer/views/CampaignsView.tsx',
   'renderer/views/InstanceView.tsx',
-  'renderer/views/failures/FailureItem.tsx',
 ];
 /**
  * No function over 150 lines in electron/, db/ and shared/ (over ~80 is a smell, over 150 is

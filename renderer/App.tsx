@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { workflowCommands } from './commands';
 import { CommandPalette, ShortcutSheet, type Command } from './components/CommandPalette';
 import { formatCount, plural } from './components/bits';
 import { useKeys, useTheme, type Theme } from './hooks';
@@ -90,6 +91,7 @@ function Workbench() {
       { id: 'syntactic', title: 'Show syntactic instances', run: () => navigate('/instances?type=syntactic') },
       { id: 'constraint', title: 'Show constraint instances', run: () => navigate('/instances?type=constraint') },
       { id: 'removed', title: 'Show removed instances', run: () => navigate('/instances?status=removed') },
+      ...workflowCommands(navigate),
     ],
     [navigate, setTheme],
   );

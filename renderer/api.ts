@@ -1,4 +1,5 @@
 import type { ApiError, ErrorHint, EventMessage, Input, OperationName, Output, Result, WindowApi } from '../shared/api';
+import { saveFile } from './download';
 
 /**
  * The renderer's only way to the services. In the desktop app the preload provides
@@ -86,12 +87,7 @@ export async function download(name: 'dataset:export' | 'judgment:export' | 'pac
     throw result && !result.ok ? ApiCallError.from(result.error) : new ApiCallError('internal', `The server answered ${response.status}`);
   }
   const fileName = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  saveFile(fileName, await response.blob());
   return fileName;
 }
 

@@ -7,7 +7,7 @@ import type { ErrorHint } from '../shared/api';
 
 /** Input fields as the forms label them. */
 const FIELDS: Record<string, string> = {
-  force: 'Force',
+  force: 'Publish anyway because',
   dataset: 'Dataset',
   model: 'Model',
   dimensions: 'Dimensions',

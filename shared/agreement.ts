@@ -217,6 +217,7 @@ export function patternBootstrapInterval(
   options: BootstrapOptions = {},
 ): AgreementInterval {
   const resamples = options.resamples ?? 1000;
+  if (resamples === 0) return { low: null, high: null, resamples, reason: 'no interval asked for (0 resamples)' };
   const values = bootstrapValues((random) => statistic(resamplePatterns(p.weights, random)), options);
   const interval = values.length < resamples * 0.5 ? null : percentileInterval(values, options.level);
   if (!interval) return { low: null, high: null, resamples, reason: 'the statistic is undefined in most resamples (too few items, or too little variation)' };

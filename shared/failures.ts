@@ -80,3 +80,44 @@ export function isRefusal(longAnswer: string | null): boolean {
   if (longAnswer === null || longAnswer.trim() === '') return true;
   return /\b(i (cannot|can ?not|can't|am unable to|am not able to)|unable to (answer|determine|find)|i don'?t know|not enough information|cannot be determined)\b/i.test(longAnswer);
 }
+
+// ---- grouped failure reasons ------------------------------------------------------------------
+
+export interface FailureReasonGroup {
+  /** The reason with what varies item to item (numbers, quoted text) blanked: "clarify: the output was not valid JSON (position #)". */
+  reason: string;
+  count: number;
+  /** The first failed item with this reason, and its reason word for word. */
+  example: { id: number; error: string };
+}
+
+const MAX_REASON = 160;
+
+/**
+ * The pattern of a failure reason, so that items that failed the same way group together: quoted
+ * text becomes "…" and numbers become "#", except an HTTP status where the reason names one
+ * ("429 Rate limit", "HTTP 500", "status 503": different reasons); white space is collapsed and
+ * the text is cut at 160 characters.
+ */
+export function reasonPattern(error: string): string {
+  const isStatus = (n: string, before: string) => /^[1-5]\d\d$/.test(n) && /(^|: |HTTP |status |code )$/.test(before);
+  const text = error
+    .replace(/"[^"\n]*"|“[^”\n]*”/g, '"…"')
+    .replace(/\d+(?:\.\d+)?/g, (n: string, at: number, whole: string) => (isStatus(n, whole.slice(0, at)) ? n : '#'))
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON - 1)}…` : text || 'no reason recorded';
+}
+
+/** Failed items grouped by reason pattern, most frequent first (ties: the earlier example first). */
+export function groupFailureReasons(items: Iterable<{ id: number; error: string | null }>): FailureReasonGroup[] {
+  const groups = new Map<string, FailureReasonGroup>();
+  for (const item of items) {
+    const error = item.error ?? '';
+    const reason = reasonPattern(error);
+    const group = groups.get(reason);
+    if (group) group.count++;
+    else groups.set(reason, { reason, count: 1, example: { id: item.id, error } });
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count || a.example.id - b.example.id);
+}

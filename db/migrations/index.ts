@@ -11,7 +11,8 @@ import { team } from './0009-team';
 import { failures } from './0010-failures';
 import { releaseChunks } from './0011-release-chunks';
 import { failureIndexes } from './0012-failure-indexes';
-import { constructionAnswerabilityDomains } from './0013-construction-answerability-domains';
+import { evalMethods } from './0013-eval-methods';
+import { constructionAnswerabilityDomains } from './0014-construction-answerability-domains';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -27,5 +28,6 @@ export const migrations: readonly Migration[] = [
   failures,
   releaseChunks,
   failureIndexes,
+  evalMethods,
   constructionAnswerabilityDomains,
 ];

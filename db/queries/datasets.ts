@@ -46,3 +46,12 @@ export function listDatasets(db: ReadableDB): DatasetSummary[] {
         FROM datasets d ORDER BY d.name`,
   );
 }
+
+/** The import formats of the datasets these instances come from, each once (what a source of instances is made of). */
+export function formatsOfInstances(db: ReadableDB, instanceIds: readonly number[]): string[] {
+  return all<{ source_format: string }>(
+    db,
+    sql`SELECT DISTINCT d.source_format FROM instances i JOIN datasets d ON d.id = i.dataset_id
+        WHERE i.id IN (SELECT value FROM json_each(${JSON.stringify(instanceIds)})) ORDER BY d.source_format`,
+  ).map((r) => r.source_format);
+}

@@ -193,6 +193,11 @@ export function* itemsForTextRules(db: ReadableDB, runId: number): Generator<{ i
   yield* iterate(db, sql`SELECT id, status, error, substr(long_answer, 1, 400) AS long_answer FROM eval_items WHERE run_id = ${runId} AND status <> 'pending'`);
 }
 
+/** A run's failed items with their reasons, in the run's order (for grouping the reasons). */
+export function* failedItemReasons(db: ReadableDB, runId: number): Generator<{ id: number; error: string | null }> {
+  yield* iterate(db, sql`SELECT id, error FROM eval_items WHERE run_id = ${runId} AND status = 'failed' ORDER BY position`);
+}
+
 /** A run's finished items that point at an instance, with their metrics (judge scores among them). */
 export function runItemsWithInstances(db: ReadableDB, runId: number): { id: number; instance_id: number; status: string; long_answer: string | null; metrics: string }[] {
   return all(db, sql`SELECT id, instance_id, status, long_answer, metrics FROM eval_items WHERE run_id = ${runId} AND instance_id IS NOT NULL ORDER BY position`);

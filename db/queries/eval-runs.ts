@@ -1,5 +1,6 @@
 import type { EvalRunSummary, EvalStartRequest, FailureRunInfo } from '../../shared/api';
 import { METHOD_INFO, type EvalMethod } from '../../shared/eval/methods';
+import { resolveSettings, type SettingsInput } from '../../shared/eval/methods/settings';
 import type { MetricSummary, UsageSummary } from '../../shared/eval/metrics';
 import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
 import { insertRun, setRunStatus } from './runs';
@@ -127,7 +128,7 @@ export function markAbandonedEvalRuns(db: WritableDB, active: readonly number[])
 
 // ---- row mappers ---------------------------------------------------------------------------------
 
-type StoredOptions = Partial<Pick<EvalStartRequest, 'reader' | 'judge'>>;
+type StoredOptions = Partial<Pick<EvalStartRequest, 'reader' | 'judge'>> & Omit<SettingsInput, 'method'>;
 type StoredSummary = { metrics?: Record<string, MetricSummary>; byType?: Record<string, Record<string, MetricSummary>>; usage?: UsageSummary | null; notes?: string[] };
 
 function describeReader(reader: StoredOptions['reader']): string | null {
@@ -169,6 +170,7 @@ export function rowToEvalRunSummary(row: EvalRunRow): EvalRunSummary {
     reader: describeReader(options.reader),
     judge: options.judge ? `${options.judge.endpoint}/${options.judge.model}` : null,
     promptVersions: JSON.parse(row.prompt_versions) as Record<string, string>,
+    settings: resolveSettings({ ...options, method }, METHOD_INFO[method]?.retrieves ?? false),
     notes: stored.notes ?? [],
   };
 }

@@ -13,11 +13,13 @@ export interface CachedCall {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   cost_usd: number | null;
+  /** The token log-probabilities the endpoint returned (JSON), when they were asked for. */
+  logprobs: string | null;
 }
 
 /** A completed, valid call with this request hash. */
 export function cachedCall(db: ReadableDB, hash: string): CachedCall | undefined {
-  return get<CachedCall>(db, sql`SELECT id, response, prompt_tokens, completion_tokens, cost_usd FROM llm_calls WHERE request_hash = ${hash} AND status = 'ok'`);
+  return get<CachedCall>(db, sql`SELECT id, response, prompt_tokens, completion_tokens, cost_usd, logprobs FROM llm_calls WHERE request_hash = ${hash} AND status = 'ok'`);
 }
 
 export interface NewCall {
@@ -35,6 +37,8 @@ export interface NewCall {
   completionTokens: number | null;
   latencyMs: number | null;
   costUsd: number | null;
+  /** Token log-probabilities as the endpoint returned them (`choices[0].logprobs.content`), or null. */
+  logprobs?: unknown;
 }
 
 /** Records a call; a failed call with the same request is replaced (the last attempt is kept). */
@@ -42,12 +46,13 @@ export function recordCall(db: WritableDB, c: NewCall): number {
   return get<{ id: number }>(
     db,
     sql`INSERT INTO llm_calls (request_hash, run_id, endpoint, model, stage, item, request, response, status, error,
-                               prompt_tokens, completion_tokens, latency_ms, cost_usd)
+                               prompt_tokens, completion_tokens, latency_ms, cost_usd, logprobs)
         VALUES (${c.hash}, ${c.runId}, ${c.endpoint}, ${c.model}, ${c.stage}, ${c.item}, ${JSON.stringify(c.request)}, ${c.response},
-                ${c.status}, ${c.error}, ${c.promptTokens}, ${c.completionTokens}, ${c.latencyMs}, ${c.costUsd})
+                ${c.status}, ${c.error}, ${c.promptTokens}, ${c.completionTokens}, ${c.latencyMs}, ${c.costUsd},
+                ${c.logprobs === undefined || c.logprobs === null ? null : JSON.stringify(c.logprobs)})
         ON CONFLICT (request_hash) DO UPDATE SET run_id = excluded.run_id, response = excluded.response, status = excluded.status,
           error = excluded.error, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
-          latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd, item = excluded.item, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+          latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd, logprobs = excluded.logprobs, item = excluded.item, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
         RETURNING id`,
   )!.id;
 }

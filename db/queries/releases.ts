@@ -109,9 +109,12 @@ export interface FrozenAt {
   line: number;
 }
 
-/** A release's instances in key order, with split, content hash, position and storage. */
-export function releaseEntries(db: ReadableDB, releaseId: number): ({ key: string; split: string; hash: string; position: number } & FrozenAt)[] {
-  return all(db, sql`SELECT key, split, content_sha256 AS hash, position, chunk, line FROM release_instances WHERE release_id = ${releaseId} ORDER BY key`);
+/** A release's instances in key order, with split, content hash, position, storage and the instance they froze (null once deleted). */
+export function releaseEntries(db: ReadableDB, releaseId: number): ({ key: string; split: string; hash: string; position: number; instanceId: number | null } & FrozenAt)[] {
+  return all(
+    db,
+    sql`SELECT key, split, content_sha256 AS hash, position, instance_id AS instanceId, chunk, line FROM release_instances WHERE release_id = ${releaseId} ORDER BY key`,
+  );
 }
 
 /** One chunk of frozen records, compressed. */

@@ -3,6 +3,7 @@ import type { Correlation } from '../../shared/eval/paired';
 import type { FailurePage, Input, JudgeValidationReport } from '../../shared/api';
 import { withClient } from './client';
 import { integer, printJson, printTable, withCommon, type CommonOptions } from './common';
+import { itemStatusLabel, metricLabel } from '../../shared/eval/labels';
 
 /**
  * `awb eval judge-validation`, `awb eval failures` and `awb eval tags export`: clients of the
@@ -64,8 +65,8 @@ function printFailures(page: FailurePage): void {
   const pct = (v: number | null) => (v === null ? '—' : (v * 100).toFixed(1));
   process.stdout.write(`Run ${page.run.id} (${page.run.method} × ${page.run.model}): ${page.total} items match\n`);
   printTable(
-    ['item', 'pos', 'type', 'status', 'STR-EM', 'ROUGE-L', 'judge', 'tags', 'question'],
-    page.rows.map((r) => [String(r.id), String(r.position), r.ambiguityType, r.status, pct(r.strEm), pct(r.rougeL), r.judgeMean?.toFixed(2) ?? '—', r.tags.join(' '), r.question.slice(0, 60)]),
+    ['item', 'pos', 'type', 'status', metricLabel('str_em'), metricLabel('rouge_l'), metricLabel('judge_mean'), 'tags', 'question'],
+    page.rows.map((r) => [String(r.id), String(r.position), r.ambiguityType, itemStatusLabel(r.status), pct(r.strEm), pct(r.rougeL), r.judgeMean?.toFixed(2) ?? '—', r.tags.join(' '), r.question.slice(0, 60)]),
   );
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { EvalComparison, EvalRunSummary } from '../../shared/api';
 import { EVAL_METHODS } from '../../shared/eval/methods';
+import { metricLabel, runStatusLabel } from '../../shared/eval/labels';
 import type { MetricSummary } from '../../shared/eval/metrics';
 import { withClient } from './client';
 import { choices, integer, number, printJson, printTable, withCommon, type CommonOptions } from './common';
@@ -22,8 +23,8 @@ function cell(m: MetricSummary | undefined): string {
 
 function printRun(run: EvalRunSummary): void {
   const lines = [
-    `Run ${run.id}: ${run.methodLabel} × ${run.model} on ${run.source}: ${run.status}${run.error ? ` (${run.error})` : ''}`,
-    `  items: ${run.done} of ${run.total} done, ${run.failed} failed` + (run.corpus ? `; corpus ${run.corpus}, ${run.retrievalMode}, k=${run.k}` : ''),
+    `Run ${run.id}: ${run.methodLabel} × ${run.model} on ${run.source}: ${runStatusLabel(run)}${run.error ? ` (${run.error})` : ''}`,
+    `  items: ${run.done} of ${run.total} answered, ${run.failed} failed` + (run.corpus ? `; corpus ${run.corpus}, ${run.retrievalMode}, k=${run.k}` : ''),
     `  calls: ${run.calls} sent, ${run.cachedCalls} from the cache; ${run.promptTokens} tokens in, ${run.completionTokens} out; $${run.costUsd.toFixed(4)}`,
   ];
   if (run.usage?.n) {
@@ -32,13 +33,27 @@ function printRun(run: EvalRunSummary): void {
       `  per query: latency p50 ${(l.p50 ?? 0).toFixed(0)} ms, p95 ${(l.p95 ?? 0).toFixed(0)} ms, p99 ${(l.p99 ?? 0).toFixed(0)} ms; ${(run.usage.tokensPerQuery ?? 0).toFixed(0)} tokens, $${(run.usage.costPerQuery ?? 0).toFixed(5)}`,
     );
   }
-  if (run.reader) lines.push(`  Disambig-F1 reader: ${run.reader}`);
+  lines.push(`  settings: ${describeSettings(run)}`);
+  if (run.reader) lines.push(`  ${metricLabel('disambig_f1')} reader: ${run.reader}`);
   if (run.judge) lines.push(`  judge: ${run.judge}`);
   for (const note of run.notes) lines.push(`  note: ${note}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   const shown = SHOWN.filter((m) => run.metrics[m]);
   if (shown.length === 0) return;
-  printTable(['', ...shown], [['all', ...shown.map((m) => cell(run.metrics[m]))], ...Object.entries(run.byType).map(([type, metrics]) => [type, ...shown.map((m) => cell(metrics[m]))])]);
+  printTable(['', ...shown.map(metricLabel)], [['all', ...shown.map((m) => cell(run.metrics[m]))], ...Object.entries(run.byType).map(([type, metrics]) => [type, ...shown.map((m) => cell(metrics[m]))])]);
+}
+
+/** The settings that matter for the run's method, on one line. */
+function describeSettings(run: EvalRunSummary): string {
+  const s = run.settings;
+  const parts = [`temperature ${s.temperature ?? 'endpoint default'}`, `max tokens ${s.maxTokens}`];
+  if (s.k !== null) parts.push(`k ${s.k}`);
+  if (run.method === 'react' || run.method.startsWith('clarion')) parts.push(`search budget ${s.searchBudget}`);
+  if (run.method === 'clarion') parts.push(`clarifications ${s.clarifications}`, `at most ${s.maxInterpretations} interpretations`);
+  if (run.method === 'diva') parts.push(`DIVA ${s.diva.interpretations} interpretations at ${s.diva.diversifyTemperature}, verified at ${s.diva.verifyTemperature}`);
+  if (run.method === 'adf') parts.push(`ADF ${s.adf.profile} (variance ${s.adf.varianceThreshold}, separability ${s.adf.separabilityThreshold}, relevance ${s.adf.relevanceThreshold})`);
+  if (run.method.startsWith('condqa')) parts.push(`at most ${s.condqa.maxConditions} conditions, ${s.condqa.maxCitations} citations`, `G-Eval ${s.geval.mode}`);
+  return parts.join('; ');
 }
 
 function printComparison(c: EvalComparison): void {
@@ -46,7 +61,7 @@ function printComparison(c: EvalComparison): void {
   printTable(
     ['metric', 'A', 'B', 'B − A [95% CI]', 'bootstrap p', 'Wilcoxon p', 'McNemar (A only / B only) p'],
     c.metrics.map((m) => [
-      m.metric,
+      metricLabel(m.metric),
       m.meanA?.toFixed(2) ?? '–',
       m.meanB?.toFixed(2) ?? '–',
       m.bootstrap ? `${m.bootstrap.difference.toFixed(2)} [${m.bootstrap.ciLow?.toFixed(2) ?? '–'}, ${m.bootstrap.ciHigh?.toFixed(2) ?? '–'}]` : '–',
@@ -55,6 +70,12 @@ function printComparison(c: EvalComparison): void {
       m.mcnemar ? `${m.mcnemar.onlyA} / ${m.mcnemar.onlyB}, ${m.mcnemar.pValue.toFixed(4)}` : '–',
     ]),
   );
+}
+
+/** The ADF flags as the request's `adf` object (undefined keys left for the operation to default). */
+function adfOptions(o: RunOptions): Record<string, unknown> | undefined {
+  const adf = { profile: o.adfProfile, varianceThreshold: o.adfVar, separabilityThreshold: o.adfSep, relevanceThreshold: o.adfRel };
+  return Object.values(adf).some((v) => v !== undefined) ? adf : undefined;
 }
 
 interface RunOptions extends CommonOptions {
@@ -69,13 +90,22 @@ interface RunOptions extends CommonOptions {
   hyde?: boolean;
   k?: number;
   limit?: number;
+  searchBudget?: number;
   maxIterations?: number;
   maxInterpretations?: number;
+  clarifications?: number;
+  divaInterpretations?: number;
+  adfProfile?: string;
+  adfVar?: number;
+  adfSep?: number;
+  adfRel?: number;
+  gevalMode?: string;
+  gevalSamples?: number;
   judge?: { endpoint: string; model: string };
   readerModel?: { endpoint: string; model: string };
   readerUrl?: string;
   concurrency?: number;
-  temperature?: number;
+  temperature?: number | null;
   maxTokens?: number;
   cache: boolean;
   resume?: number;
@@ -95,15 +125,24 @@ export function addEvalRunCommands(evaluation: Command): void {
       .option('--corpus <name>', 'the corpus to search')
       .option('--retrieval <mode>', 'bm25, dense or hybrid (default bm25)')
       .option('--hyde', 'search with a hypothetical answer passage (dense and hybrid)')
-      .option('--k <n>', 'passages per search (default 10)', integer)
+      .option('--k <n>', 'passages per search (default: ADF 5, the others 10)', integer)
       .option('--limit <n>', 'at most this many items', integer)
-      .option('--max-iterations <n>', 'turns per ReAct / CLARION loop (default 5)', integer)
-      .option('--max-interpretations <n>', 'interpretations per question (default 4)', integer)
+      .option('--search-budget <n>', 'ReAct and CLARION: steps (and so searches) per item (default 5)', integer)
+      .option('--max-iterations <n>', 'the former name of --search-budget (still accepted)', integer)
+      .option('--max-interpretations <n>', 'CLARION interpretation set and ADF clusters at most (default 4)', integer)
+      .option('--clarifications <n>', 'CLARION: clarified questions asked for (default 2)', integer)
+      .option('--diva-interpretations <n>', 'DIVA: interpretations (default 3)', integer)
+      .option('--adf-profile <name>', 'ADF thresholds: ambignq (0.25 / 0.1), asqa (0.15 / 0.05) or custom (default: from the source format)')
+      .option('--adf-var <t>', 'ADF variance threshold (makes the profile custom)', number)
+      .option('--adf-sep <t>', 'ADF separability threshold (makes the profile custom)', number)
+      .option('--adf-rel <t>', 'ADF cluster relevance threshold (default 0.2)', number)
+      .option('--geval-mode <mode>', 'CondAmbigQA scores: auto (token probabilities, else samples), logprobs or sampled (default auto)')
+      .option('--geval-samples <n>', 'CondAmbigQA scores: samples when sampling (default 20)', integer)
       .option('--judge <endpoint/model>', 'an LLM judge (0-5 relevance, faithfulness, informativeness, correctness)', modelRef)
       .option('--reader-model <endpoint/model>', 'the extractive reader for Disambig-F1, as an LLM', modelRef)
       .option('--reader-url <url>', 'the extractive reader for Disambig-F1, as a service (POST {question, context} → {answer})')
       .option('--concurrency <n>', 'items at once (default 16)', integer)
-      .option('--temperature <t>', 'sampling temperature (default 0)', number)
+      .option('--temperature <t>', 'sampling temperature, or "default" to send none (default 0)', (v: string) => (v === 'default' ? null : number(v)))
       .option('--max-tokens <n>', 'completion tokens per call (default 512)', integer)
       .option('--no-cache', 'fresh calls, ignoring answers cached from earlier runs')
       .option('--resume <run>', 'continue this run instead of starting one', integer),
@@ -127,8 +166,13 @@ export function addEvalRunCommands(evaluation: Command): void {
                 hyde: options.hyde,
                 k: options.k,
                 limit: options.limit,
+                searchBudget: options.searchBudget,
                 maxIterations: options.maxIterations,
                 maxInterpretations: options.maxInterpretations,
+                clarifications: options.clarifications,
+                diva: options.divaInterpretations === undefined ? undefined : { interpretations: options.divaInterpretations },
+                adf: adfOptions(options),
+                geval: options.gevalMode === undefined && options.gevalSamples === undefined ? undefined : { mode: options.gevalMode as never, samples: options.gevalSamples },
                 judge: options.judge,
                 reader,
                 concurrency: options.concurrency,
@@ -151,15 +195,14 @@ export function addEvalRunCommands(evaluation: Command): void {
         const runs = await client.call('evaluation:list', { limit: options.limit ?? 100 });
         if (options.json) return printJson(runs);
         printTable(
-          ['run', 'method', 'model', 'source', 'status', 'done', 'failed', 'STR-EM', 'D-F1', 'judge', 'cost'],
+          ['run', 'method', 'model', 'source', 'status', 'answered', metricLabel('str_em'), metricLabel('disambig_f1'), metricLabel('judge_mean'), 'cost'],
           runs.map((r) => [
             String(r.id),
             r.methodLabel,
             r.model,
             r.source,
-            r.status,
+            runStatusLabel(r),
             `${r.done}/${r.total}`,
-            String(r.failed),
             r.metrics.str_em?.value?.toFixed(2) ?? '–',
             r.metrics.disambig_f1?.value?.toFixed(2) ?? '–',
             r.metrics.judge_mean?.value?.toFixed(2) ?? '–',

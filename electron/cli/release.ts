@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Input, ReleaseDiff, ReleaseSummary, VerifyReport } from '../../shared/api';
-import { gateTable } from '../../shared/release/gate';
+import { coverageWords, gateTable, gateWords } from '../../shared/release/gate';
 import { parseSplitSpec } from '../../shared/release/splits';
 import { withClient } from './client';
 import { printJson, withCommon, type CommonOptions } from './common';
@@ -45,10 +45,25 @@ function printSummary(summary: ReleaseSummary): void {
   if (summary.id === null) lines.push(`Refused: ${summary.name} ${summary.version} falls short of the gate; nothing was written under ${summary.dir}.`);
   else lines.push(`Release ${summary.id}: ${summary.name} ${summary.version} in ${summary.dir}`);
   lines.push(`  ${Object.entries(summary.counts).map(([s, n]) => `${s} ${n}`).join(', ')}`);
+  lines.push(`  gate: ${gateWords(summary.gate)}${summary.gate.coverage ? `; ${coverageWords(summary.gate.coverage)}` : ''}`);
   if (summary.gate.checks.length) lines.push(pad([['check', 'threshold', 'value', 'result'], ...gateTable(summary.gate)]));
-  if (summary.gate.forced) lines.push(`  published despite failed checks: ${summary.gate.forced}`);
   for (const f of summary.files) lines.push(`  ${f.sha256.slice(0, 12)}  ${f.path}${f.rows === null ? '' : ` (${f.rows} rows)`}`);
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+const MARK: Record<ReleaseDiff['rows'][number]['change'], string> = { moved: '>', added: '+', removed: '-', changed: '~' };
+
+/** The diff as text: split moves first (a benchmark's contamination risk), then the counts, then each instance. */
+function diffLines(diff: ReleaseDiff): string[] {
+  const lines = [`${diff.a.name} ${diff.a.version} → ${diff.b.name} ${diff.b.version}`];
+  lines.push(diff.moved ? `  ${diff.moved} moved between splits: ${diff.moves.map((m) => `${m.count} ${m.from} → ${m.to}`).join(', ')}` : '  no instance moved between splits');
+  lines.push(`  ${diff.added} added, ${diff.removed} removed, ${diff.changed} changed, ${diff.unchanged} unchanged`);
+  for (const r of diff.rows) {
+    const where = r.change === 'moved' ? `  [${r.splitA} → ${r.splitB}]` : '';
+    lines.push(`  ${MARK[r.change]} ${r.key}${where}${r.fields.length ? `  (${r.fields.join(', ')})` : ''}`);
+  }
+  if (diff.truncated) lines.push('  … more; raise --limit or choose a --kind');
+  return lines;
 }
 
 interface CreateOptions extends CommonOptions {
@@ -68,7 +83,7 @@ interface CreateOptions extends CommonOptions {
   description?: string;
   authors?: string;
   force?: string;
-  out: string;
+  out?: string;
 }
 
 export function addReleaseCommands(program: Command): void {
@@ -80,7 +95,7 @@ export function addReleaseCommands(program: Command): void {
       .description('freeze a selection as a new release and write it to an empty folder (exit 1 when the gate refuses)')
       .argument('<name>', 'release name')
       .argument('<version>', 'semantic version, e.g. 1.0.0 (a new version is a new release)')
-      .requiredOption('--out <dir>', 'output folder (new or empty)')
+      .option('--out <dir>', 'output folder, new or empty (default: releases/NAME-VERSION beside the database)')
       .option('--dataset <name>', 'only this dataset (repeatable, or comma-separated)', collect)
       .option('--type <type>', 'only this ambiguity type: semantic, syntactic, constraint, unspecified (repeatable)', collect)
       .option('--status <status>', 'only this status: building, ready, removed (repeatable)', collect)
@@ -91,7 +106,7 @@ export function addReleaseCommands(program: Command): void {
       .option('--min-kappa <k>', "gate: minimum Fleiss' kappa per yes/no criterion", number)
       .option('--min-ac1 <v>', "gate: minimum Gwet's AC1 per yes/no criterion", number)
       .option('--min-yes-rate <r>', 'gate: minimum YES rate per yes/no criterion (0-1)', number)
-      .option('--min-judgments <n>', 'gate: minimum annotators per judged instance', integer)
+      .option('--min-judgments <n>', 'gate: minimum annotators per selected instance (one the campaign never judged counts 0)', integer)
       .option('--no-unresolved', 'gate: no open conflicts or tied votes without adjudication')
       .option('--licence <spdx>', 'release licence (default: chosen from the sources)')
       .option('--description <text>', 'the opening paragraph of the card')
@@ -101,7 +116,7 @@ export function addReleaseCommands(program: Command): void {
     const input: Input<'release:create'> = {
       name,
       version,
-      out: options.out,
+      ...(options.out ? { out: options.out } : {}),
       selection: {
         ...(options.dataset ? { datasets: options.dataset } : {}),
         ...(options.type ? { types: options.type as never } : {}),
@@ -140,7 +155,7 @@ export function addReleaseCommands(program: Command): void {
     process.stdout.write(
       `${pad([
         ['id', 'name', 'version', 'instances', 'licence', 'gate', 'created', 'folder'],
-        ...rows.map((r) => [String(r.id), r.name, r.version, String(r.instances), r.licence, r.forced ? 'forced' : r.gatePassed ? 'passed' : '—', r.createdAt.slice(0, 16), r.dir]),
+        ...rows.map((r) => [String(r.id), r.name, r.version, String(r.instances), r.licence, r.forced ? 'forced' : r.gateVerdict, r.createdAt.slice(0, 16), r.dir]),
       ])}\n`,
     );
   });
@@ -169,18 +184,16 @@ export function addReleaseCommands(program: Command): void {
   withCommon(
     release
       .command('diff')
-      .description('instances added, removed and changed between two releases (matched by stable key)')
+      .description('instances moved between splits, added, removed and changed between two releases (matched by stable key)')
       .argument('<a>', 'release id (before)', integer)
       .argument('<b>', 'release id (after)', integer)
+      .option('--kind <kind>', 'list only this kind: moved, added, removed, changed (repeatable, or comma-separated)', collect)
       .option('--limit <n>', 'list at most this many instances', integer),
-  ).action(async (a: number, b: number, options: CommonOptions & { limit?: number }) => {
-    const diff: ReleaseDiff = await withClient(options, (client) => client.call('release:diff', { a, b, ...(options.limit ? { limit: options.limit } : {}) }));
+  ).action(async (a: number, b: number, options: CommonOptions & { limit?: number; kind?: string[] }) => {
+    const diff: ReleaseDiff = await withClient(options, (client) =>
+      client.call('release:diff', { a, b, ...(options.kind ? { kinds: options.kind as never } : {}), ...(options.limit ? { limit: options.limit } : {}) }),
+    );
     if (options.json) return printJson(diff);
-    const lines = [
-      `${diff.a.name} ${diff.a.version} → ${diff.b.name} ${diff.b.version}: ${diff.added} added, ${diff.removed} removed, ${diff.changed} changed, ${diff.unchanged} unchanged`,
-      ...diff.rows.map((r) => `  ${r.change === 'added' ? '+' : r.change === 'removed' ? '-' : '~'} ${r.key}${r.fields.length ? `  (${r.fields.join(', ')})` : ''}`),
-    ];
-    if (diff.truncated) lines.push('  … more; raise --limit');
-    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(`${diffLines(diff).join('\n')}\n`);
   });
 }

@@ -9,6 +9,10 @@ import { DETECTABLE_TYPES, type DetectableType, type SchemaName } from '../../sh
 import { contentTerms } from '../../shared/retrieval/terms';
 import { ANSWERABILITY_LABELS, DOMAIN_SLUGS } from '../../shared/domain';
 import { constructionReply, type FakeConstructionItem } from './fake-construction';
+import { fakeEvalReply, type FakeEvalAnswer } from './fake-eval-model';
+import { ambiguousExpression, candidates, ORDINALS, promptPassages, words } from './fake-text';
+
+export { promptPassages } from './fake-text';
 
 /**
  * A stand-in for an OpenAI-compatible model server, for the tests and for trying the pipeline
@@ -41,6 +45,8 @@ export interface FakeScript {
   /** The filter verdict where no item names one (default: aligned). */
   filter?: FakeVerdict;
   items?: FakeItem[];
+  /** Never return token log-probabilities, even when asked (an endpoint without them: G-Eval then samples). */
+  noLogprobs?: boolean;
 }
 
 export interface FakeReply {
@@ -48,6 +54,8 @@ export interface FakeReply {
   content: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** Token log-probabilities (`choices[0].logprobs.content`), when asked for and given. */
+  logprobs?: FakeEvalAnswer['logprobs'];
 }
 
 interface ChatBody {
@@ -85,41 +93,6 @@ export function requestedSchema(body: ChatBody): SchemaName | null {
 
 const line = (text: string, label: string) => new RegExp(`^${label}: (.*)$`, 'm').exec(text)?.[1]?.trim() ?? '';
 
-/** The numbered passages of a prompt (`[1] Title: text`), in order. */
-export function promptPassages(text: string): string[] {
-  const out: string[] = [];
-  for (const match of text.matchAll(/^\[(\d+)\] ([\s\S]*?)(?=\n\n\[\d+\] |\n\nKeys?: |$(?![\s\S]))/gm)) out[Number(match[1]) - 1] = match[2]!.trim();
-  return out;
-}
-
-const words = (text: string) => new Set(contentTerms(text));
-
-/**
- * Answer candidates in a passage, best first: names (runs of capitalised words, a leading "The"
- * left out) and numbers that the question does not already contain.
- */
-function candidates(passage: string, question: string): string[] {
-  const asked = words(question);
-  const body = passage.replace(/^[^:\n]{1,120}: /, ''); // the "Title: " the prompt puts first
-  const found: string[] = [];
-  for (const match of body.matchAll(/\b(?:[A-Z][\p{L}'’-]*|\d[\d,.]*)(?:\s+(?:of\s+|de\s+|the\s+)?(?:[A-Z][\p{L}'’-]*|\d[\d,.]*))*/gu)) {
-    const phrase = match[0].replace(/^The\s+/, '').replace(/[.,]+$/, '');
-    if (!phrase || /^(The|A|An|In|On|It|He|She|They|This|That)$/.test(phrase)) continue;
-    const terms = contentTerms(phrase);
-    if (terms.length === 0 || terms.every((t) => asked.has(t))) continue;
-    if (!found.includes(phrase)) found.push(phrase);
-  }
-  if (found.length) return found;
-  // Text without names or numbers (lower-case prose): pairs of adjacent words the question lacks.
-  const plain = body.toLowerCase().match(/[\p{L}\d'’-]+/gu) ?? [];
-  for (let i = 0; i + 1 < plain.length && found.length < 5; i += 2) {
-    const pair = `${plain[i]} ${plain[i + 1]}`;
-    const terms = contentTerms(pair);
-    if (terms.length === 2 && !terms.some((t) => asked.has(t)) && !found.includes(pair)) found.push(pair);
-  }
-  return found;
-}
-
 function matches(item: FakeItem, ...texts: string[]): boolean {
   const needle = item.question.toLowerCase();
   return texts.some((t) => t.toLowerCase().includes(needle)) || texts.some((t) => item.clarify?.includes(t) ?? false);
@@ -128,14 +101,6 @@ function matches(item: FakeItem, ...texts: string[]): boolean {
 function verdict(value: FakeVerdict | undefined, model: string, fallback: boolean): boolean {
   if (value === undefined) return fallback;
   return typeof value === 'boolean' ? value : (value[model] ?? false);
-}
-
-const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth'];
-
-/** The expression a default clarification interprets: the question's longest name, else its last content word. */
-function ambiguousExpression(question: string): string {
-  const names = [...question.matchAll(/\b[A-Z][\p{L}'’-]*(?:\s+[A-Z][\p{L}'’-]*)*/gu)].map((m) => m[0]).filter((n) => !/^(Who|What|Which|When|Where|Why|How|In|The)$/.test(n));
-  return names.sort((a, b) => b.length - a.length)[0] ?? contentTerms(question).at(-1) ?? 'it';
 }
 
 /**
@@ -158,6 +123,9 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
       completionTokens: Math.ceil(JSON.stringify(value).length / 4),
     });
     const schema = requestedSchema(body);
+    // The evaluation's calls (its "clarify" is CLARION's, which shows an analysis; the pipeline's does not).
+    const evaluation = schema && (schema !== 'clarify' || /^Analysis: /m.test(user)) ? fakeEvalReply(schema, { user, system, logprobs: (raw as { logprobs?: unknown }).logprobs === true && !script.noLogprobs }) : null;
+    if (evaluation) return { ...reply(evaluation.value), ...(evaluation.logprobs ? { logprobs: evaluation.logprobs } : {}) };
     switch (schema) {
       case 'detect_semantic':
       case 'detect_syntactic':
@@ -289,7 +257,7 @@ export async function startFakeEndpoint(options: { port?: number; host?: string;
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, finish_reason: 'stop' }],
+          choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, ...(reply.logprobs ? { logprobs: { content: reply.logprobs, refusal: null } } : {}), finish_reason: 'stop' }],
           usage: { prompt_tokens: reply.promptTokens, completion_tokens: reply.completionTokens, total_tokens: reply.promptTokens + reply.completionTokens },
         });
         return;
@@ -340,6 +308,7 @@ export const FakeScriptSchema = z
           .strict(),
       )
       .optional(),
+    noLogprobs: z.boolean().optional(),
   })
   .strict();
 

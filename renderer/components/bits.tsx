@@ -61,16 +61,6 @@ export function ProgressBar({ fraction }: { fraction: number | null }) {
   );
 }
 
-/** Saves text as a file through the browser's download (the desktop app asks where). */
-export function downloadText(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 /** A progress bar with "done/total" beside it. */
 export function DoneOfTotal({ done, total }: { done: number; total: number }) {
   return (

@@ -6,7 +6,8 @@ import { agreementTable, DIGITS, statusTable, validityTable, withCriterionLabels
 import { toCsv, toLatex } from '../../shared/tables';
 import type { AgreementReport, AgreementRow, CampaignView, Disagreement } from '../../shared/api';
 import { scaleValues } from '../../shared/protocols';
-import { downloadText, ErrorNotice, TypeTag } from '../components/bits';
+import { ErrorNotice, TypeTag } from '../components/bits';
+import { saveFile } from '../download';
 import { opKey, useOp, useOpMutation } from '../query';
 
 /**
@@ -34,10 +35,10 @@ function Table({ table, labels, caption, file, testId }: { table: ReportTable; l
       <header className="card-head">
         <h2>{caption}</h2>
         <div className="spacer" />
-        <button type="button" className="button small" onClick={() => downloadText(`${file}.csv`, toCsv(table), 'text/csv')}>
+        <button type="button" className="button small" onClick={() => saveFile(`${file}.csv`, toCsv(table), 'text/csv')}>
           CSV
         </button>
-        <button type="button" className="button small" onClick={() => downloadText(`${file}.tex`, toLatex(withCriterionLabels(table, labels), caption), 'application/x-tex')}>
+        <button type="button" className="button small" onClick={() => saveFile(`${file}.tex`, toLatex(withCriterionLabels(table, labels), caption), 'application/x-tex')}>
           LaTeX
         </button>
       </header>

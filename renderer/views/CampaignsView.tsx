@@ -2,8 +2,9 @@ import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { CampaignSelection, CampaignView as Campaign, JudgmentImportReport, PackImportReport } from '../../shared/api';
 import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
-import { call, isDesktop, pickFile, upload } from '../api';
+import { call, download, isDesktop } from '../api';
 import { DoneOfTotal, ErrorNotice } from '../components/bits';
+import { FileField } from '../components/FileField';
 import { useOp } from '../query';
 import { AgreementPanel, DisagreementsPanel } from './AgreementView';
 
@@ -15,49 +16,6 @@ function dirname(file: string): string {
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'campaign';
-}
-
-/** A path field with "Choose…" (desktop dialog) or "Upload…" (browser mode) beside it. */
-function FileField({ id, value, onChange, save, accept }: { id: string; value: string; onChange: (path: string) => void; save: boolean; accept?: string }) {
-  const [error, setError] = useState<Error>();
-  const [uploading, setUploading] = useState(false);
-  return (
-    <>
-      <div style={{ display: 'flex', gap: 8 }}>
-        <input id={id} className="input" style={{ flex: 1 }} value={value} onChange={(e) => onChange(e.target.value)} placeholder="/path/to/file" />
-        {isDesktop ? (
-          <button type="button" className="button" onClick={() => void pickFile({ save, title: save ? 'Save as' : 'Open a file' }).then((p) => p && onChange(p))}>
-            Choose…
-          </button>
-        ) : save ? null : (
-          <label className="button">
-            {uploading ? 'Uploading…' : 'Upload…'}
-            <input
-              type="file"
-              hidden
-              accept={accept}
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                if (!file) return;
-                setUploading(true);
-                upload(file).then(
-                  (p) => {
-                    onChange(p);
-                    setUploading(false);
-                  },
-                  (err: Error) => {
-                    setError(err);
-                    setUploading(false);
-                  },
-                );
-              }}
-            />
-          </label>
-        )}
-      </div>
-      <ErrorNotice error={error} />
-    </>
-  );
 }
 
 export function CampaignsView() {
@@ -294,13 +252,14 @@ function PackExport({ campaign, annotator, directory }: { campaign: Campaign; an
         className="button small"
         onClick={() => {
           setError(undefined);
+          if (!isDesktop) return void download('pack:export', { campaignId: campaign.id, annotator }).then((name) => setResult(`Downloaded ${name}`), setError);
           call('pack:export', { campaignId: campaign.id, annotator, path: file }).then(
             (r) => setResult(`${r.items} items, ${(r.bytes / 1024).toFixed(0)} KiB → ${r.file}`),
             setError,
           );
         }}
       >
-        Write pack
+        {isDesktop ? 'Write pack' : 'Download pack'}
       </button>
       {result ? <div className="small flag-ok" data-testid="pack-written">{result}</div> : null}
       <ErrorNotice error={error} />
@@ -355,10 +314,11 @@ function FilesPanel({ campaign, directory }: { campaign: Campaign; directory: st
             className="button"
             onClick={() => {
               setError(undefined);
+              if (!isDesktop) return void download('judgment:export', { campaignId: campaign.id, format: 'csv' }).then((name) => setExported(`Downloaded ${name}`), setError);
               call('judgment:export', { campaignId: campaign.id, format: format(exportFile), path: exportFile }).then((r) => setExported(`${r.rows} rows → ${r.file}`), setError);
             }}
           >
-            Export
+            {isDesktop ? 'Export' : 'Download CSV'}
           </button>
           {exported ? <span className="small flag-ok">{exported}</span> : null}
         </div>

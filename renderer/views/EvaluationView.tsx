@@ -1,42 +1,104 @@
+import { useState } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import type { Job } from '../../shared/api';
+import { metricLabel } from '../../shared/eval/labels';
 import { useJobs, useOp } from '../query';
 import { CompareTables } from './evaluation/CompareTables';
 import { PromptsPanel } from './evaluation/PromptsPanel';
 import { RunDetail } from './evaluation/RunDetail';
 import { EvalJobLine, EvalRunsTable } from './evaluation/RunsList';
+import { ScorePredictions } from './evaluation/ScorePredictions';
 import { StartEvalForm } from './evaluation/StartEvalForm';
 
 /**
  * Evaluation: run a QA method with a model over a release split or a dataset, watch it (ETA,
- * cost, cancel), and compare runs: method × model, method × type with a chart, and one run's items.
+ * cost, cancel), choose two runs to compare (paired tests, then the items where they disagree),
+ * the method × model and method × type tables with a chart, and predictions made elsewhere scored.
+ * The runs chosen to compare live in the URL (`/evaluation?select=3,5`).
  */
-export function EvaluationView({ run }: { run?: number | undefined }) {
+
+const DISMISSED = 'awb.evaluation.dismissed-job';
+
+/** Running jobs, and the newest finished one until dismissed: finished cards do not pile up. */
+function useJobCards(): { cards: Job[]; dismiss: (id: string) => void } {
   const jobs = useJobs().filter((j) => j.kind === 'evaluation');
+  const [dismissed, setDismissed] = useState(() => sessionStorage.getItem(DISMISSED));
+  const running = jobs.filter((j) => j.state === 'running');
+  const finished = jobs.filter((j) => j.state !== 'running').at(-1);
+  const cards = finished && finished.id !== dismissed ? [...running, finished] : running;
+  return {
+    cards,
+    dismiss: (id) => {
+      sessionStorage.setItem(DISMISSED, id);
+      setDismissed(id);
+    },
+  };
+}
+
+function useSelection(): [number[], (id: number) => void] {
+  const search = new URLSearchParams(useSearch());
+  const [, navigate] = useLocation();
+  const selected = (search.get('select') ?? '').split(',').map(Number).filter((n) => n > 0);
+  const toggle = (id: number) => {
+    // Two at most: choosing a third lets go of the first chosen.
+    const next = selected.includes(id) ? selected.filter((s) => s !== id) : [...selected, id].slice(-2);
+    navigate(next.length ? `/evaluation?select=${next.join(',')}` : '/evaluation', { replace: true });
+  };
+  return [selected, toggle];
+}
+
+function Runs() {
   const runs = useOp('evaluation:list', {});
+  const [selected, toggle] = useSelection();
+  const [a, b] = selected;
+  return (
+    <section className="card">
+      <div className="row-gap">
+        <h2>Runs</h2>
+        <span className="spacer" />
+        <span className="small muted">{selected.length === 2 ? '' : 'Tick two runs to compare them.'}</span>
+        {a !== undefined && b !== undefined ? (
+          <Link href={`/evaluation/compare?a=${a}&b=${b}`} className="button primary small" data-testid="compare-selected">
+            Compare #{a} and #{b}
+          </Link>
+        ) : (
+          <button type="button" className="button small" disabled>
+            Compare
+          </button>
+        )}
+      </div>
+      <EvalRunsTable runs={runs.data ?? []} selected={selected} onToggle={toggle} />
+    </section>
+  );
+}
+
+export function EvaluationView({ run }: { run?: number | undefined }) {
+  const { cards, dismiss } = useJobCards();
   return (
     <div className="page">
       <div className="page-inner">
         <header className="page-head">
           <h1>Evaluation</h1>
-          <span className="small muted">QA methods × models on a release or dataset: STR-EM, Disambig-F1, ROUGE-L, LLM judge, latency and cost</span>
+          <span className="small muted">QA methods × models on a release or dataset: {['str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'latency_ms', 'cost_usd'].map(metricLabel).join(', ')}</span>
         </header>
         {run !== undefined ? (
           <RunDetail id={run} />
         ) : (
           <>
             <div className="grid-2">
-              <StartEvalForm running={jobs.some((j) => j.state === 'running')} />
+              <StartEvalForm running={cards.some((j) => j.state === 'running')} />
               <div style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
-                {jobs.slice(-3).map((j) => (
-                  <EvalJobLine key={j.id} job={j} />
+                {cards.map((j) => (
+                  <EvalJobLine key={j.id} job={j} onDismiss={j.state === 'running' ? undefined : () => dismiss(j.id)} />
                 ))}
-                <section className="card">
-                  <h2>Runs</h2>
-                  <EvalRunsTable runs={runs.data ?? []} />
-                </section>
+                <Runs />
               </div>
             </div>
             <CompareTables />
-            <PromptsPanel />
+            <div className="grid-2">
+              <ScorePredictions />
+              <PromptsPanel />
+            </div>
           </>
         )}
       </div>

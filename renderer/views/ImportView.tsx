@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
 import { CORPUS_FORMATS, type CorpusFormat, type CorpusImportReport, type ImportReport, type Job } from '../../shared/api';
 import { IMPORT_FORMATS, type ImportFormat } from '../../shared/domain';
-import { call, download, isDesktop, pickFile, upload } from '../api';
+import { call, download, isDesktop } from '../api';
 import { ErrorNotice, formatEta, plural, ProgressBar } from '../components/bits';
+import { FileField, uploadName } from '../components/FileField';
 import { useJobs, useOp } from '../query';
 
 const FORMAT_LABELS: Record<ImportFormat, string> = {
@@ -119,7 +120,6 @@ export function ImportView() {
   const [skipInvalid, setSkipInvalid] = useState(false);
   const [jobId, setJobId] = useState<string | null>(null);
   const [error, setError] = useState<Error | undefined>();
-  const [uploading, setUploading] = useState(false);
   const jobs = useJobs();
   const job = jobs.find((j) => j.id === jobId);
 
@@ -160,33 +160,16 @@ export function ImportView() {
             </button>
           </div>
           <label htmlFor="import-path">File</label>
-          <div style={{ display: 'flex', gap: 8 }}>
-            <input id="import-path" className="input" style={{ flex: 1 }} value={path} onChange={(e) => { setPath(e.target.value); choose(e.target.value); }} placeholder="/path/to/file.json" />
-            {isDesktop ? (
-              <button type="button" className="button" onClick={() => void pickFile({ save: false, title: 'Import a file' }).then((p) => { if (p) { setPath(p); choose(p); } })}>
-                Choose…
-              </button>
-            ) : (
-              <label className="button">
-                {uploading ? 'Uploading…' : 'Upload…'}
-                <input
-                  type="file"
-                  hidden
-                  accept=".json,.jsonl,.ndjson"
-                  onChange={(e) => {
-                    const file = e.target.files?.[0];
-                    if (!file) return;
-                    setUploading(true);
-                    choose(file.name);
-                    upload(file).then(
-                      (p) => { setPath(p); setUploading(false); },
-                      (err: Error) => { setError(err); setUploading(false); },
-                    );
-                  }}
-                />
-              </label>
-            )}
-          </div>
+          <FileField
+            id="import-path"
+            value={path}
+            save={false}
+            accept=".json,.jsonl,.ndjson,.csv"
+            onChange={(p) => {
+              setPath(p);
+              choose(uploadName(p));
+            }}
+          />
           <label htmlFor="import-format">Format</label>
           {kind === 'dataset' ? (
             <select id="import-format" className="input" value={format} onChange={(e) => setFormat(e.target.value as ImportFormat)}>
@@ -274,23 +257,17 @@ export function ExportView() {
             <div className="muted small">{selected.length ? '' : 'None ticked: all datasets.'}</div>
           </div>
           <label htmlFor="export-path">Write to</label>
-          <div style={{ display: 'flex', gap: 8 }}>
-            <input id="export-path" className="input" style={{ flex: 1 }} value={path} onChange={(e) => setPath(e.target.value)} />
-            {isDesktop ? (
-              <button type="button" className="button" onClick={() => void pickFile({ save: true, title: 'Export to' }).then((p) => p && setPath(p))}>
-                Choose…
-              </button>
-            ) : null}
-          </div>
+          <FileField id="export-path" value={path} onChange={setPath} save />
           <span />
-          <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
-            <button type="button" className="button primary" disabled={!path || job?.state === 'running'} onClick={() => void start()}>
-              Export
-            </button>
-            {isDesktop ? null : (
+          <div className="row-gap">
+            {isDesktop ? (
+              <button type="button" className="button primary" disabled={!path || job?.state === 'running'} onClick={() => void start()}>
+                Export
+              </button>
+            ) : (
               <>
-                <button type="button" className="button" disabled={downloading} onClick={() => void saveHere()} title="Exports on the server and saves the file through your browser">
-                  {downloading ? 'Preparing…' : 'Download instead'}
+                <button type="button" className="button primary" disabled={downloading} onClick={() => void saveHere()} data-testid="export-download">
+                  {downloading ? 'Preparing…' : 'Download'}
                 </button>
                 {downloaded ? <span className="muted small">Saved {downloaded}</span> : null}
               </>

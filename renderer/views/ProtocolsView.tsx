@@ -4,7 +4,8 @@ import Markdown from 'react-markdown';
 import { Link, useLocation } from 'wouter';
 import { AMBIGUITY_TYPES } from '../../shared/domain';
 import { scaleValues, type Criterion, type Protocol, type ProtocolDocument, type Scale } from '../../shared/protocols';
-import { downloadText, ErrorNotice } from '../components/bits';
+import { ErrorNotice } from '../components/bits';
+import { saveFile } from '../download';
 import { opKey, useOp, useOpMutation } from '../query';
 
 /** Protocols are data: browse them, read their guidelines, edit a copy, export and import JSON. */
@@ -47,7 +48,7 @@ function ProtocolDetail({ protocol, onEdit }: { protocol: Protocol; onEdit: (doc
         <button type="button" className="button" onClick={() => onEdit({ ...documentOf(protocol), key: `${protocol.key}-copy`, name: `${protocol.name} (copy)` }, true)}>
           Duplicate
         </button>
-        <button type="button" className="button" onClick={() => downloadText(`${protocol.key}-v${protocol.version}.json`, JSON.stringify({ format: 'awb-protocol/1', version: protocol.version, ...documentOf(protocol) }, null, 2), 'application/json')}>
+        <button type="button" className="button" onClick={() => saveFile(`${protocol.key}-v${protocol.version}.json`, JSON.stringify({ format: 'awb-protocol/1', version: protocol.version, ...documentOf(protocol) }, null, 2), 'application/json')}>
           Export JSON
         </button>
       </header>

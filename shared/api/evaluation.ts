@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { EVAL_METHODS, type EvalMethod } from '../eval/methods';
+import { EVAL_METHODS, type EvalMethod, type MethodInfo } from '../eval/methods';
+import type { EvalSettings } from '../eval/methods/settings';
 import type { GoldInterpretation, MethodInterpretation, RetrievedPassage, TraceStep } from '../eval/types';
 import type { MetricSummary, UsageSummary } from '../eval/metrics';
 import type { CallTrace } from '../pipeline';
@@ -28,19 +29,56 @@ export const EvalStartRequest = z
     corpus: z.string().min(1).optional(),
     retrieval: z.enum(['bm25', 'dense', 'hybrid']).default('bm25'),
     hyde: z.boolean().default(false),
-    k: z.number().int().min(1).max(100).default(10),
+    /** Passages per search; unset: the method's paper's value (ADF 5, the others 10). */
+    k: z.number().int().min(1).max(100).optional(),
     limit: z.number().int().positive().optional(),
-    maxIterations: z.number().int().min(1).max(20).default(5),
+    /** ReAct's and CLARION's search budget per item (MARCH: 5). */
+    searchBudget: z.number().int().min(1).max(20).optional(),
+    /** The former name of `searchBudget`, still accepted; stored under the new name. */
+    maxIterations: z.number().int().min(1).max(20).optional(),
+    /** Cap on CLARION's interpretation set (re-planning included) and on ADF's clusters. */
     maxInterpretations: z.number().int().min(1).max(10).default(4),
+    /** Clarified questions CLARION's planning agent asks for (MARCH Fig. 16: two). */
+    clarifications: z.number().int().min(1).max(10).default(2),
     judge: ModelRef.optional(),
     reader: ReaderChoice.optional(),
-    temperature: z.number().min(0).max(2).default(0),
+    /** Sampling temperature; null sends none (the endpoint's default, as CondAmbigQA ran its local models). */
+    temperature: z.number().min(0).max(2).nullable().default(0),
     maxTokens: z.number().int().min(16).max(32_768).default(512),
     concurrency: z.number().int().min(1).max(1024).default(16),
-    adf: z
-      .object({ varianceThreshold: z.number().min(0).default(0.25), separabilityThreshold: z.number().default(0.1), relevanceThreshold: z.number().default(0.2) })
+    /** DIVA as ADF re-implemented it: 3 interpretations, diversified at 0.7, verified at 0. */
+    diva: z
+      .object({ interpretations: z.number().int().min(1).max(10).default(3), diversifyTemperature: z.number().min(0).max(2).default(0.7), verifyTemperature: z.number().min(0).max(2).default(0) })
       .strict()
-      .default({ varianceThreshold: 0.25, separabilityThreshold: 0.1, relevanceThreshold: 0.2 }),
+      .default({ interpretations: 3, diversifyTemperature: 0.7, verifyTemperature: 0 }),
+    /**
+     * ADF's gate. The profile sets the paper's thresholds per dataset (AmbigNQ 0.25 / 0.1, ASQA
+     * 0.15 / 0.05) and the HyDE and synthesis style; unset, it follows the source's import format.
+     * Explicit thresholds override it (the run records the profile as custom).
+     */
+    adf: z
+      .object({
+        profile: z.enum(['ambignq', 'asqa', 'custom']).optional(),
+        varianceThreshold: z.number().min(0).optional(),
+        separabilityThreshold: z.number().optional(),
+        relevanceThreshold: z.number().default(0.2),
+      })
+      .strict()
+      .default({ relevanceThreshold: 0.2 }),
+    /** CondAmbigQA's caps: up to five conditions, up to five cited fragments (App. D). */
+    condqa: z
+      .object({ maxConditions: z.number().int().min(1).max(20).default(5), maxCitations: z.number().int().min(1).max(20).default(5) })
+      .strict()
+      .default({ maxConditions: 5, maxCitations: 5 }),
+    /**
+     * How the condition and answer scores are graded: token probabilities where the endpoint
+     * gives them, else the mean of `samples` samples (auto); only probabilities (logprobs); or
+     * always samples (sampled).
+     */
+    geval: z
+      .object({ mode: z.enum(['auto', 'logprobs', 'sampled']).default('auto'), samples: z.number().int().min(1).max(100).default(20), topLogprobs: z.number().int().min(1).max(20).default(20) })
+      .strict()
+      .default({ mode: 'auto', samples: 20, topLogprobs: 20 }),
     /** Fresh calls, ignoring answers cached from earlier runs. */
     noCache: z.boolean().default(false),
   })
@@ -83,6 +121,8 @@ export interface EvalRunSummary {
   reader: string | null;
   judge: string | null;
   promptVersions: Record<string, string>;
+  /** Every setting the run's methods used, defaults resolved (search budget, k, temperature, DIVA, ADF, CondAmbigQA, G-Eval). */
+  settings: EvalSettings;
   notes: string[];
 }
 
@@ -215,7 +255,7 @@ export const evaluationOperations = {
       .strict()
       .default({ runs: [] }),
   ),
-  'evaluation:methods': op<{ method: EvalMethod; label: string; source: string; retrieves: boolean; description: string }[]>()(none),
+  'evaluation:methods': op<MethodInfo[]>()(none),
   'evaluation:prompts': op<EvalPromptTemplate[]>()(none),
   'evaluation:prompt-history': op<EvalPromptTemplate[]>()(z.object({ name: z.string().min(1) }).strict()),
   'evaluation:prompt-save': op<EvalPromptTemplate>()(z.object({ name: z.string().min(1), system: z.string(), user: z.string() }).strict()),

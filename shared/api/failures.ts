@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Correlation } from '../eval/paired';
-import type { Coverage, RetrievalOverlap } from '../failures';
+import type { Coverage, FailureReasonGroup, RetrievalOverlap } from '../failures';
 import type { CampaignView } from './annotation';
 import { id, op, serverPath, sortDirection } from './core';
 import type { EvalItemDetail } from './evaluation';
@@ -89,6 +89,16 @@ export interface FailurePage {
   /** Items matching the filter; null when the request said `count: false`. */
   total: number | null;
   rows: FailureRow[];
+}
+
+export interface FailureReasons {
+  run: FailureRunInfo;
+  /** Failed items in all. */
+  failed: number;
+  /** Their reasons grouped ("37 × clarify: the output was not valid JSON"), most frequent first, up to `limit`. */
+  groups: FailureReasonGroup[];
+  /** Reasons left out past `limit`. */
+  more: number;
 }
 
 export interface FailureTagView {
@@ -189,6 +199,8 @@ export const JudgeCampaignRequest = z
 export const failureOperations = {
   'failure:list': op<FailurePage>()(FailureListRequest),
   'failure:item': op<FailureItemView>()(z.object({ id }).strict()),
+  /** Why a run's items failed, grouped by reason. */
+  'failure:reasons': op<FailureReasons>()(z.object({ run: id, limit: z.number().int().min(1).max(500).default(20) }).strict()),
   'failure-tag:list': op<FailureTagView[]>()(z.object({}).strict().default({})),
   'failure-tag:create': op<FailureTagView>()(z.object({ key: tagKey, label: z.string().trim().min(1).max(100), description: z.string().max(1000).default(''), who }).strict()),
   'failure-tag:add': op<ItemTagView[]>()(z.object({ item: id, tag: tagKey, who, note: z.string().max(2000).default('') }).strict()),

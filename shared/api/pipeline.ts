@@ -22,8 +22,8 @@ export const PipelineStartRequest = z
 export const pipelineOperations = {
   'pipeline:start': startsJob<RunSummary>()('pipeline', PipelineStartRequest),
   'pipeline:validate': op<{ ok: true; detectors: number; filters: number; endpoints: string[] } | { ok: false; message: string }>()(z.object({ config: endpointsConfig() }).strict()),
-  /** The example config (OpenRouter), the offline demo config (the bundled fake endpoint), and the last run's. */
-  'pipeline:defaults': op<{ example: unknown; offline: unknown; last: unknown }>()(none),
+  /** The example config (OpenRouter), the offline demo config (the bundled fake endpoint), the last run's, and the offline demo of an evaluation run. */
+  'pipeline:defaults': op<{ example: unknown; offline: unknown; last: unknown; offlineEvaluation: unknown }>()(none),
   'pipeline:status': op<{ stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] }>()(none),
   'pipeline:funnel': op<Funnel>()(z.object({ datasets: z.array(z.string()).default([]) }).strict()),
   'pipeline:failures': op<{ item: string; stage: string; reason: string | null; question: string }[]>()(z.object({ stage: z.enum(PIPELINE_STAGES).optional(), limit: z.number().int().min(1).max(1000).default(200) }).strict()),

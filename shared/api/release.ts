@@ -71,8 +71,8 @@ export const ReleaseDraft = z
 export type ReleaseDraft = z.output<typeof ReleaseDraft>;
 
 export const ReleaseCreateRequest = ReleaseDraft.extend({
-  /** The output folder: it must not exist, or be empty. */
-  out: serverPath(),
+  /** The output folder: it must not exist, or be empty; by default `releases/<name>-<version>` beside the database. */
+  out: serverPath().optional(),
   /** Publish although the gate or the licence check refuses; the card says so, with the reason. */
   force: z.string().trim().min(1, 'give a reason').max(2000).nullable().default(null),
 }).strict();
@@ -83,12 +83,29 @@ export interface GateCheck {
   threshold: number | null;
   value: number | null;
   passed: boolean;
+  /** Why the value is missing or partial ("no campaign linked", "26 selected instances have no judgment"). */
+  note: string | null;
+}
+
+/** `not checked`: no thresholds were set, so the gate looked at nothing (it never says "passed" then). */
+export type GateVerdict = 'passed' | 'refused' | 'not checked';
+
+/** How much of the release the linked campaign judged (glossary: coverage). */
+export interface GateCoverage {
+  campaignId: number;
+  /** Selected instances with at least one judgment in the campaign. */
+  judged: number;
+  selected: number;
 }
 
 export interface GateResult {
+  /** True when nothing refuses the release (also when there was nothing to check). */
   passed: boolean;
+  verdict: GateVerdict;
   checks: GateCheck[];
-  /** The reason given with --force, when the release was published although a check failed. */
+  /** Null when no campaign is linked. */
+  coverage: GateCoverage | null;
+  /** The reason given to publish anyway, when the release was published although a check failed. */
   forced: string | null;
 }
 
@@ -129,6 +146,8 @@ export interface ReleaseListRow {
   counts: Record<string, number>;
   licence: string;
   gatePassed: boolean;
+  gateVerdict: GateVerdict;
+  gateCoverage: GateCoverage | null;
   forced: string | null;
   dir: string;
   createdAt: string;
@@ -159,23 +178,68 @@ export interface VerifyReport {
   checks: VerifyCheck[];
 }
 
+/**
+ * How an instance differs between two releases. `moved`: it sits in another split (glossary:
+ * split move), whatever else changed, and comes first, because an instance that moved from test to
+ * train is a contamination risk for whoever compares scores across the versions.
+ */
+export const DIFF_KINDS = ['moved', 'added', 'removed', 'changed'] as const;
+export type DiffKind = (typeof DIFF_KINDS)[number];
+
+/** One field of a record, before and after, as JSON text (cut to a few hundred characters). */
+export interface FieldChange {
+  field: string;
+  before: string | null;
+  after: string | null;
+}
+
 export interface ReleaseDiffRow {
   key: string;
-  change: 'added' | 'removed' | 'changed';
-  /** For a changed instance: `split` when it moved, and the fields of its record that differ (`instance.interpretations`, ...). */
+  change: DiffKind;
+  /** The fields of the record that differ (`instance.interpretations`, `base_question.question`, ...); a move adds none. */
   fields: string[];
   splitA: string | null;
   splitB: string | null;
+  /** The question as frozen in the later release (the earlier one for a removed instance). */
+  question: string;
+  /** The instance in this database, when it still exists. */
+  instanceId: number | null;
+  /** Field-level before and after, for a record whose content changed (at most 20). */
+  changes: FieldChange[];
+}
+
+export interface SplitMove {
+  from: string;
+  to: string;
+  count: number;
+}
+
+/** One split, before and after: what left it, what came into it. */
+export interface SplitDiffRow {
+  split: string;
+  before: number;
+  after: number;
+  added: number;
+  removed: number;
+  movedIn: number;
+  movedOut: number;
+  changed: number;
+  unchanged: number;
 }
 
 export interface ReleaseDiff {
   a: { id: number; name: string; version: string };
   b: { id: number; name: string; version: string };
+  /** Each instance counts once: moved (another split), added, removed, changed (same split, other content) or unchanged. */
+  moved: number;
   added: number;
   removed: number;
   changed: number;
   unchanged: number;
-  /** Added, removed and changed instances by key (up to `limit`). */
+  /** Split moves by pair of splits, most first. */
+  moves: SplitMove[];
+  perSplit: SplitDiffRow[];
+  /** The differences of the kinds asked for, moves first, then added, removed and changed, each in key order (up to `limit`). */
   rows: ReleaseDiffRow[];
   truncated: boolean;
 }
@@ -188,7 +252,15 @@ export const releaseOperations = {
   'release:card': op<{ markdown: string }>()(byId),
   'release:verify': op<VerifyReport>()(z.object({ dir: serverPath() }).strict()),
   'release:diff': op<ReleaseDiff>()(
-    z.object({ a: z.number().int().positive(), b: z.number().int().positive(), limit: z.number().int().min(1).max(100_000).default(1000) }).strict(),
+    z
+      .object({
+        a: z.number().int().positive(),
+        b: z.number().int().positive(),
+        /** The kinds of difference to list (all when empty); the counts always cover every kind. */
+        kinds: z.array(z.enum(DIFF_KINDS)).default([]),
+        limit: z.number().int().min(1).max(100_000).default(1000),
+      })
+      .strict(),
   ),
   /** The release folder as a zip, for browser mode's download. */
   'release:zip': op<{ fileName: string; base64: string; bytes: number }>()(byId),

@@ -1,5 +1,6 @@
 import { toCsv as writeCsv, toLatex as writeLatex, toMarkdown as writeMarkdown, type TextTable } from '../tables';
 import type { MetricSummary } from './metrics';
+import { metricLabel } from './labels';
 
 /**
  * Comparison tables of evaluation results (method × model as MARCH Table 3, method × ambiguity
@@ -60,10 +61,10 @@ export function toCsv(table: ComparisonTable): string {
   return writeCsv({ header, rows });
 }
 
-/** The table with one formatted cell ("mean ± SD [low, high]") per metric, key columns left and metrics right. */
+/** The table with one formatted cell ("mean ± SD [low, high]") per metric under its label, key columns left and metrics right. */
 function displayTable(table: ComparisonTable): TextTable {
   return {
-    header: [...table.keyColumns, ...table.metrics],
+    header: [...table.keyColumns, ...table.metrics.map(metricLabel)],
     rows: table.rows.map((row) => [...row.keys, ...row.cells.map((c) => formatCell(c, table.digits))]),
     align: [...table.keyColumns.map(() => 'l' as const), ...table.metrics.map(() => 'r' as const)],
   };

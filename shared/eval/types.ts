@@ -48,11 +48,21 @@ export interface MethodInterpretation {
   /** Passage numbers in the prompt the answer cited, resolved to passage keys. */
   citations: string[];
   retrieved: RetrievedPassage[];
+  /** CLARION: the chain of hops behind the answer (entity per hop, the passage keys supporting it). */
+  hops?: { hop: number; entity: string; passages: string[] }[];
+  /**
+   * CLARION's hop-consistency verdict: passed, recovered after a failure, still failing
+   * (unverified: not safely answerable) or blocked on a missing entity (needs the user).
+   */
+  verdict?: 'pass' | 'recovered' | 'unverified' | 'needs-user';
+  /** DIVA: how well the retrieved passages serve this interpretation. */
+  evidence?: 'useful' | 'partially_useful' | 'useless';
 }
 
 export interface MethodOutput {
   longAnswer: string;
-  shortAnswers: string[];
+  /** The short answers the method committed to; null when it gives none of its own (the standard baselines answer in prose). */
+  shortAnswers: string[] | null;
   /** Passage keys the long answer cites. */
   citations: string[];
   interpretations: MethodInterpretation[];

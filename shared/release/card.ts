@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import type { GateResult, GateThresholds, SplitSpec } from '../api/release';
-import { gateTable } from './gate';
+import { coverageWords, gateTable } from './gate';
 import { hubLicenceId, type LicenceCheck, type SourceLicence } from './licence';
 import { hfFeatures, schemaRows } from './schema';
 import type { LabelTables, RoundFunnel } from '../construction';
@@ -249,11 +249,13 @@ function agreementSection(a: AgreementSummary): string {
 
 function gateSection(input: CardInput): string {
   const parts = ['## Release gate', ''];
-  if (!input.gate.checks.length) parts.push('No thresholds were set for this release.');
+  if (!input.gate.checks.length) parts.push('Not checked: no thresholds were set for this release, so the gate measured nothing.');
   else {
     parts.push(input.gate.passed ? 'Every check passed before the files were written:' : 'Checks made before the files were written:', '');
     parts.push(table(['Check', 'Threshold', 'Measured', 'Result'], gateTable(input.gate), ['l', 'r', 'r', 'l']));
   }
+  const coverage = input.gate.coverage;
+  if (coverage) parts.push('', `Coverage: ${coverageWords(coverage)}; the agreement figures describe those judged instances only.`);
   if (input.gate.forced) parts.push('', `> **Published despite failed checks.** Reason given: ${input.gate.forced}`);
   return parts.join('\n');
 }

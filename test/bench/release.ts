@@ -63,7 +63,7 @@ export async function benchRelease(ctx: BenchContext, count = ctx.quick ? 2_000 
   const started = performance.now();
   const summary = await createRelease(
     db,
-    ReleaseCreateRequest.parse({ name: 'Bench', version: '1.0.0', out, split: { mode: 'fractions', fractions: { train: 0.8, validation: 0.1, test: 0.1 }, seed: 1 } }),
+    { ...ReleaseCreateRequest.parse({ name: 'Bench', version: '1.0.0', split: { mode: 'fractions', fractions: { train: 0.8, validation: 0.1, test: 0.1 }, seed: 1 } }), out },
     {
       appVersion: 'bench',
       onProgress: (done, total) => {

@@ -185,7 +185,7 @@ describe('passage search', () => {
     await page.getByRole('radio', { name: 'Passage corpus' }).click();
     await page.locator('input[type="file"]').setInputFiles(writeFile(tmp.file('trees.jsonl'), lines.join('\n') + '\n'));
     await page.locator('#import-dataset').fill('Trees');
-    await expect.poll(() => page.locator('#import-path').inputValue()).toMatch(/trees\.jsonl$/);
+    await expect.poll(() => page.getByTestId('import-path-file').innerText()).toMatch(/trees\.jsonl$/);
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.getByText(/Corpus “Trees”: 5 new passages/).waitFor();
 
@@ -276,7 +276,7 @@ describe('importing from the UI', () => {
     const bad = writeFile(tmp.file('broken.json'), JSON.stringify([{ id: 'a', question: 'Q?', paragraphs: [{ idx: 0, title: 'T', paragraph_text: 42 }] }]));
     await ui.goto('/import');
     await page.locator('input[type="file"]').setInputFiles(bad);
-    await expect.poll(() => page.locator('#import-path').inputValue()).toMatch(/broken\.json$/);
+    await expect.poll(() => page.getByTestId('import-path-file').innerText()).toMatch(/broken\.json$/);
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     const errors = page.getByTestId('import-errors');
     await errors.waitFor();
@@ -293,7 +293,7 @@ describe('importing from the UI', () => {
     await page.locator('input[type="file"]').setInputFiles(good);
     await page.locator('#import-format').selectOption('ambignq');
     await page.locator('#import-dataset').fill('Extra');
-    await expect.poll(() => page.locator('#import-path').inputValue()).toMatch(/more\.json$/);
+    await expect.poll(() => page.getByTestId('import-path-file').innerText()).toMatch(/more\.json$/);
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.getByTestId('import-report').waitFor();
     expect(await page.getByTestId('import-report').innerText()).toMatch(/Imported 1 record into “Extra”/);
@@ -304,7 +304,7 @@ describe('importing from the UI', () => {
   it('downloads an export through the browser, the server choosing where it writes', async () => {
     await ui.goto('/export');
     await page.getByRole('checkbox', { name: /Extra/ }).check();
-    const [saved] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download instead' }).click()]);
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-download').click()]);
     expect(saved.suggestedFilename()).toBe('dataset.jsonl');
     const file = tmp.file('downloaded.jsonl');
     await saved.saveAs(file);

@@ -1,12 +1,10 @@
 /// <reference lib="dom" />
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import type { ImportReport } from '../../shared/api';
 import { awbJson, startServer } from '../helpers/cli';
-import { ASQA, ROOT, tempDir } from '../helpers/db';
+import { ASQA, tempDir } from '../helpers/db';
 import { seedFailureDemo } from '../helpers/failure-demo';
 import { openWorkbench, type WorkbenchPage } from './workbench-page';
 
@@ -45,8 +43,6 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-const shots = path.join(ROOT, 'docs', 'screenshots');
-
 describe('the failure inspector', () => {
   it('opens a run’s failure table with filters from the URL and sorts by a metric', async () => {
     await ui.goto(`/evaluation/${runA}/items?collapsed=1&below.str_em=0.6&sort=rouge_l`);
@@ -62,8 +58,7 @@ describe('the failure inspector', () => {
     expect(rouge).toEqual([...rouge].sort((a, b) => a - b));
     expect(await ui.cellText(0, 8)).toMatch(/collapsed/);
     await page.getByTestId('tag-chart').getByText('Collapsed interpretations').waitFor();
-    fs.mkdirSync(shots, { recursive: true });
-    await page.screenshot({ path: path.join(shots, 'failures.png') });
+    await ui.docsScreenshot('failures');
   });
 
   it('opens an item, moves through the filtered items with j/k, tags it and flags its instance', async () => {
@@ -108,7 +103,7 @@ describe('the failure inspector', () => {
     await page.getByTestId('trace-step').nth(2).locator('.step-head').click();
     expect(await page.locator('.step-body').innerText()).toMatch(/Question:[\s\S]*raw output[\s\S]*"step": ?3/);
     await page.getByTestId('trace-step').nth(2).locator('.step-head').click();
-    await page.screenshot({ path: path.join(shots, 'failure-item.png'), fullPage: false });
+    await ui.docsScreenshot('failure-item');
   });
 
   it('puts two runs side by side', async () => {

@@ -71,6 +71,21 @@ export class WorkbenchPage {
     return this.grid.locator(`.grid-row[data-index="${rowIndex}"] [role="gridcell"]`).nth(column).innerText();
   }
 
+  /**
+   * Screenshots for docs/screenshots, as a reader sees them: NAME.png in the light theme and
+   * NAME-dark.png in the dark one (the app follows the system's colour scheme unless told otherwise).
+   */
+  async docsScreenshot(name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+    const dir = path.join(ROOT, 'docs', 'screenshots');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const scheme of ['light', 'dark'] as const) {
+      await this.page.emulateMedia({ colorScheme: scheme });
+      await this.page.waitForFunction((dark) => document.documentElement.dataset.theme === (dark ? 'dark' : 'light'), scheme === 'dark');
+      await this.page.screenshot({ path: path.join(dir, scheme === 'dark' ? `${name}-dark.png` : `${name}.png`), fullPage: options.fullPage ?? false });
+    }
+    await this.page.emulateMedia({ colorScheme: 'light' });
+  }
+
   async screenshot(name: string): Promise<string> {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     const file = path.join(SCREENSHOTS, `${name}.png`);

@@ -28,6 +28,8 @@ export interface ChatReply {
   delayMs?: number;
   promptTokens?: number;
   completionTokens?: number;
+  /** Token log-probabilities to return as `choices[0].logprobs.content`. */
+  logprobs?: { token: string; logprob: number; top_logprobs: { token: string; logprob: number }[] }[];
 }
 
 export interface RecordedRequest {
@@ -136,6 +138,7 @@ export async function startFakeOpenAI(options: { dimensions?: number } = {}): Pr
               {
                 index: 0,
                 message: { role: 'assistant', content: reply.content ?? null, refusal: reply.refusal ?? null },
+                ...(reply.logprobs ? { logprobs: { content: reply.logprobs, refusal: null } } : {}),
                 finish_reason: reply.finishReason ?? 'stop',
               },
             ],

@@ -457,6 +457,6 @@ describe('every failure operation', () => {
         throw new Error(`${name}: ${error.message}`);
       });
     }
-    expect(Object.keys(cases)).toHaveLength(14);
+    expect(Object.keys(cases)).toHaveLength(15);
   });
 });

@@ -340,7 +340,7 @@ describe('the operation map', () => {
 
 describe('reads and writes', () => {
   it('classifies every operation that only reads as a read (not audited, open to readers in team mode)', () => {
-    const readingVerb = /:(list|get|items|item|compare|table|methods|prompts|prompt-history|counts|facets|search|cues|evidence|preview|card|diff|document|versions|defaults|funnel|failures|prices|status|trace|info|attributions|queue|audit|verify|zip|score|disagreements)$/;
+    const readingVerb = /:(list|get|items|item|compare|table|methods|prompts|prompt-history|counts|facets|search|cues|evidence|preview|card|diff|document|versions|defaults|funnel|failures|prices|status|trace|info|attributions|queue|audit|verify|zip|score|disagreements|reasons)$/;
     const reads = Object.keys(operations).filter((name) => readingVerb.test(name));
     expect(reads.filter((name) => !isRead(name))).toEqual([]);
     // And nothing that writes passes for a read.

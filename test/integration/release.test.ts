@@ -13,7 +13,7 @@ import { createRelease, previewRelease } from '../../electron/services/release/c
 import { EncoderPool } from '../../electron/services/release/encoder-pool';
 import type { FileSink } from '../../electron/services/release/files';
 import { FrozenRecords } from '../../electron/services/release/frozen';
-import { AppError, dispatch, jobResult, ReleaseCreateRequest, ReleaseDraft, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
+import { AppError, dispatch, jobResult, ReleaseCreateRequest, ReleaseDraft, type GateResult, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
 import { recordToRow } from '../../shared/release/schema';
 import { readParquetIndependently } from '../helpers/arrow-ffi';
@@ -163,7 +163,7 @@ describe('release create', () => {
     const out = tmp.file('listener-throws');
     const before = releaseCount();
     let finals = 0;
-    const summary = await createRelease(db, ReleaseCreateRequest.parse({ name: 'Listener', version: '1.0.0', out, selection: { datasets: ['Rich'] } }), {
+    const summary = await createRelease(db, { ...ReleaseCreateRequest.parse({ name: 'Listener', version: '1.0.0', selection: { datasets: ['Rich'] } }), out }, {
       appVersion: 'test',
       onProgress: (done, total) => {
         if (done === total && ++finals === 2) throw new Error('listener failed');
@@ -254,7 +254,12 @@ describe('frozen content and diff', () => {
     expect(diff.value.added).toBe(8); // the constraint instances
     expect(diff.value.removed).toBe(0);
     expect(diff.value.unchanged).toBe(7);
-    expect(diff.value.rows.find((r) => r.change === 'changed')).toMatchObject({ key: 'Rich/r001/semantic', fields: ['base_question.question'] });
+    expect(diff.value.rows.find((r) => r.change === 'changed')).toMatchObject({
+      key: 'Rich/r001/semantic',
+      fields: ['base_question.question'],
+      question: 'Which river runs past the mill town, edited?',
+      changes: [{ field: 'base_question.question', before: 'Which river 1 runs past the old mill town?', after: 'Which river runs past the mill town, edited?' }],
+    });
     // The stored release and its files did not move.
     const card = await dispatch(handlers, 'release:get', { id: before.id! });
     expect(card.ok && (card.value as { instances: number }).instances).toBe(8);
@@ -264,6 +269,56 @@ describe('frozen content and diff', () => {
     expect(new FrozenRecords(db).record<AwbRecord>(stored).base_question.question).toBe('Which river 1 runs past the old mill town?');
     const cli = awbJson<ReleaseDiff>(['release', 'diff', String(before.id), String(after.id), '--db', dbFile]);
     expect(cli.json.changed).toBe(1);
+  });
+});
+
+describe('split moves', () => {
+  it('names and counts instances that moved between splits first, with a table per split, and filters by kind', async () => {
+    const splitOf = (dir: string) =>
+      new Map(['train', 'test'].flatMap((split) => readLines(path.join(dir, `data/${split}.jsonl`)).map((l) => [keyOfLine(l), split] as const)));
+    const keyOfLine = (line: string) => {
+      const r = JSON.parse(line) as AwbRecord;
+      return `${r.dataset.name}/${r.base_question.source_id}/${r.instance!.ambiguity_type}`;
+    };
+    const before = await create({ name: 'Moves', version: '1.0.0', selection: { datasets: ['Rich'] }, split: { mode: 'fractions', fractions: { train: 0.5, test: 0.5 }, seed: 7 } });
+    // No folder given: releases/NAME-VERSION beside the database.
+    expect(before.dir).toBe(path.join(path.dirname(dbFile), 'releases', 'Moves-1.0.0'));
+    const after = await create({ name: 'Moves', version: '1.1.0', selection: { datasets: ['Rich'] }, split: { mode: 'fractions', fractions: { train: 0.5, test: 0.5 }, seed: 8 } });
+    const a = splitOf(before.dir);
+    const b = splitOf(after.dir);
+    const moved = [...a].filter(([key, split]) => b.has(key) && b.get(key) !== split).map(([key]) => key).sort();
+    expect(moved.length).toBeGreaterThan(0);
+    const result = await dispatch(handlers, 'release:diff', { a: before.id!, b: after.id! });
+    if (!result.ok) throw new Error(result.error.message);
+    const diff = result.value as ReleaseDiff;
+    expect(diff.moved).toBe(moved.length);
+    expect(diff.moved + diff.added + diff.removed + diff.changed + diff.unchanged).toBe(new Set([...a.keys(), ...b.keys()]).size);
+    const toTrain = moved.filter((key) => b.get(key) === 'train').length;
+    expect(diff.moves).toEqual(
+      [
+        { from: 'test', to: 'train', count: toTrain },
+        { from: 'train', to: 'test', count: moved.length - toTrain },
+      ]
+        .filter((m) => m.count > 0)
+        .sort((x, y) => y.count - x.count || (x.from + x.to < y.from + y.to ? -1 : 1)),
+    );
+    // Moves come first, named by key, each with its question and the instance it froze.
+    const listed = diff.rows.filter((r) => r.change === 'moved');
+    expect(diff.rows.slice(0, listed.length)).toEqual(listed);
+    expect(listed.map((r) => r.key).sort()).toEqual(moved);
+    expect(listed[0]!.question).toMatch(/runs past/);
+    expect(listed[0]!.instanceId).toBeGreaterThan(0);
+    // Each split's rows add up: after = before − removed − moved out + added + moved in.
+    for (const row of diff.perSplit) expect(row.after).toBe(row.before - row.removed - row.movedOut + row.added + row.movedIn);
+    expect(diff.perSplit.map((r) => r.split)).toEqual(['test', 'train']);
+    const onlyMoves = await dispatch(handlers, 'release:diff', { a: before.id!, b: after.id!, kinds: ['moved'], limit: 2 });
+    if (!onlyMoves.ok) throw new Error(onlyMoves.error.message);
+    const limited = onlyMoves.value as ReleaseDiff;
+    expect(limited.rows.map((r) => r.change)).toEqual(['moved', 'moved']);
+    expect(limited.truncated).toBe(moved.length > 2);
+    expect(limited.moved).toBe(diff.moved);
+    const cli = awb(['release', 'diff', String(before.id), String(after.id), '--db', dbFile]);
+    expect(cli.stdout.split('\n')[1]).toBe(`  ${moved.length} moved between splits: ${diff.moves.map((m) => `${m.count} ${m.from} → ${m.to}`).join(', ')}`);
   });
 });
 
@@ -406,6 +461,30 @@ describe('gate and licences', () => {
     expect(value.card).toContain('# Preview 0.1.0');
     expect(value.problems).toEqual([]);
     expect(releaseCount()).toBe(n);
+  });
+
+  it('reports coverage and counts an unjudged instance as judged by nobody, so a partly judged release fails "judgments per instance"', async () => {
+    const judged = (db.prepare(`SELECT count(DISTINCT a.instance_id) AS n FROM assignments a JOIN judgments j ON j.assignment_id = a.id WHERE a.campaign_id = ?`).get(campaignId) as { n: number }).n;
+    const preview = await dispatch(handlers, 'release:preview', { name: 'Coverage', version: '0.1.0', selection: { datasets: ['synthetic A'], campaignId }, gate: { minJudgments: 3 } });
+    if (!preview.ok) throw new Error(preview.error.message);
+    const { gate, total } = preview.value as { gate: GateResult; total: number };
+    expect(judged).toBeGreaterThan(0);
+    expect(judged).toBeLessThan(total);
+    expect(gate.coverage).toEqual({ campaignId, judged, selected: total });
+    expect(gate.checks).toEqual([{ name: 'judgments per instance', threshold: 3, value: 0, passed: false, note: `${total - judged} selected instances have no judgment` }]);
+    expect(gate.verdict).toBe('refused');
+    // Only the judged instances (only-valid keeps those with a YES verdict): every one has 3 annotators.
+    const valid = await dispatch(handlers, 'release:preview', { name: 'Coverage', version: '0.1.0', selection: { datasets: ['synthetic A'], campaignId, onlyValid: true }, gate: { minJudgments: 3 } });
+    if (!valid.ok) throw new Error(valid.error.message);
+    const validGate = (valid.value as { gate: GateResult }).gate;
+    expect(validGate.checks[0]).toMatchObject({ value: 3, passed: true, note: null });
+    expect(validGate.coverage!.judged).toBe(validGate.coverage!.selected);
+    // No thresholds: not checked, never "passed", in the answer and in the card.
+    const none = await dispatch(handlers, 'release:preview', { name: 'Coverage', version: '0.1.0', selection: { datasets: ['synthetic A'], campaignId } });
+    if (!none.ok) throw new Error(none.error.message);
+    expect((none.value as { gate: GateResult }).gate).toMatchObject({ verdict: 'not checked', checks: [], coverage: { judged, selected: total } });
+    expect((none.value as { card: string }).card).toMatch(/Not checked: no thresholds were set/);
+    expect((none.value as { card: string }).card).toContain(`Coverage: campaign ${campaignId} judged ${judged} of ${total} selected instances`);
   });
 
   it('reads the campaign\'s judgments once for a preview (every statement on them runs once)', () => {

@@ -97,6 +97,12 @@ describe("Fleiss' kappa", () => {
     const other = patternBootstrapInterval(patterns, statistic, { resamples: 2000, seed: 8 });
     expect(other.low).not.toBe(a.low);
   });
+
+  it('says no interval was asked for when resamples is 0, rather than blaming the data', () => {
+    const patterns = toPatterns(DIAGNOSES, FIVE);
+    const none = patternBootstrapInterval(patterns, (w) => fleissFromPatterns(patterns, w).kappa.value, { resamples: 0 });
+    expect(none).toEqual({ low: null, high: null, resamples: 0, reason: 'no interval asked for (0 resamples)' });
+  });
 });
 
 describe('agreement rates', () => {

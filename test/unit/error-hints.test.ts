@@ -30,7 +30,7 @@ describe('error hints', () => {
 
   it('reads in the UI as its fields and buttons, never a flag', () => {
     for (const hint of [force, field, embed, other]) expect(uiHint(hint)).not.toMatch(/--|awb /);
-    expect(uiHint(force)).toBe('Write a reason under “Force” to go ahead anyway: it is recorded.');
+    expect(uiHint(force)).toBe('Write a reason under “Publish anyway because” to go ahead anyway: it is recorded.');
     expect(uiHint(embed)).toBe('Embed the corpus first (Search, “Embed offline”).');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adaptiveK, kMeans, queryState } from '../../shared/retrieval/geometry';
 import { centroid, cosine, dispersion, silhouette } from '../../shared/vectors';
-import { citedKeys, cleanAnswers, conditionalLongAnswer, numberedPassages } from '../../shared/eval/methods/format';
+import { cleanAnswers, conditionalLongAnswer, numberedPassages } from '../../shared/eval/methods/format';
 import { EVAL_PROMPTS, EVAL_PROMPT_NAMES, evalPlaceholders, fillTemplate } from '../../shared/eval/methods/prompts';
 import { EVAL_SCHEMAS, evalJsonSchema } from '../../shared/eval/methods/schemas';
 
@@ -61,7 +61,10 @@ describe("the methods' helpers", () => {
       { key: 'c/b', title: '', text: 'beta' },
     ];
     expect(numberedPassages(passages)).toBe('[1] A: alpha\n[2] beta');
-    expect(citedKeys([2, 0, 3, 2], passages)).toEqual(['c/b']);
+    expect(numberedPassages(passages, { from: 4 })).toBe('[4] A: alpha\n[5] beta');
+    const long = [{ title: 'L', text: 'x'.repeat(1300) }];
+    expect(numberedPassages(long)).toBe(`[1] L: ${'x'.repeat(1200)}…`);
+    expect(numberedPassages(long, { full: true })).toBe(`[1] L: ${'x'.repeat(1300)}`);
     expect(cleanAnswers([' Paris ', 'paris', '', 'Lyon'])).toEqual(['Paris', 'Lyon']);
     expect(
       conditionalLongAnswer([

@@ -280,6 +280,8 @@ describe('comparison tables', () => {
 
   it('writes Markdown and LaTeX with mean ± SD and the interval', () => {
     expect(toMarkdown(table)).toContain('| CLARION | gpt-4o | 55.50 ± 28.00 [52.25, 58.75] |');
+    // Columns carry the metric's label, not its id (the CSV keeps ids: it is data).
+    expect(toMarkdown(table).split('\n')[0]).toMatch(/^\| method +\| model +\| STR-EM +\|$/);
     const latex = toLatex(table);
     expect(latex).toContain('\\begin{tabular}{llr}');
     expect(latex).toContain('CLARION & gpt-4o & 55.50 $\\pm$ 28.00 [52.25, 58.75] \\\\');

@@ -142,8 +142,10 @@ describe('the size lint rules', () => {
   });
 
   it('let only the listed renderer files stay over it until they are split', async () => {
-    expect(await sizeProblems('renderer/views/releases/ReleasesView.tsx', fileOf(600), 'max-lines')).toEqual([]);
+    expect(await sizeProblems('renderer/views/InstanceView.tsx', fileOf(600), 'max-lines')).toEqual([]);
     expect(await sizeProblems('renderer/views/releases/Other.tsx', fileOf(451), 'max-lines')).toHaveLength(1);
+    // A file taken off the list once split is held to the limit again.
+    expect(await sizeProblems('renderer/views/releases/ReleasesView.tsx', fileOf(451), 'max-lines')).toHaveLength(1);
   });
 
   it('refuse a function over 150 lines in electron/, db/ and shared/, but not a migration', async () => {

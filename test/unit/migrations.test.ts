@@ -176,9 +176,9 @@ describe('migrations', () => {
     const stored = db.prepare('SELECT sum(length(content)) FROM release_chunks').pluck().get() as number;
     expect(stored).toBeLessThan(2500 * 28 / 3);
   });
-  it('0013 labels MuSiQue\'s unanswerable questions, keys the instance counts by domain with the same totals, and keeps the triggers', () => {
+  it('0014 labels MuSiQue\'s unanswerable questions, keys the instance counts by domain with the same totals, and keeps the triggers', () => {
     const db = openDatabase(':memory:', { migrate: false });
-    migrate(db, migrations.slice(0, 12));
+    migrate(db, migrations.slice(0, 13));
     db.exec(`
       INSERT INTO datasets (id, name, source_format) VALUES (1, 'd', 'musique'), (2, 'e', 'asqa');
       INSERT INTO base_questions (id, dataset_id, source_id, question, answerable) VALUES
@@ -188,7 +188,7 @@ describe('migrations', () => {
     `);
     const before = db.prepare('SELECT dataset_id, ambiguity_type, status, hops, n FROM instance_counts ORDER BY 1, 2, 3, 4').all();
     migrate(db);
-    expect(schemaVersion(db)).toBe(13);
+    expect(schemaVersion(db)).toBe(14);
     expect(db.prepare('SELECT id, answerability FROM base_questions ORDER BY id').all()).toEqual([
       { id: 1, answerability: null },
       { id: 2, answerability: 'unanswerable' },

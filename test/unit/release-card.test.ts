@@ -29,7 +29,7 @@ function input(overrides: Partial<CardInput> = {}): CardInput {
     funnel: null,
     agreement: null,
     thresholds: GateThresholds.parse({}),
-    gate: evaluateGate(GateThresholds.parse({}), { criteria: null, minJudgments: null, unresolved: null }),
+    gate: evaluateGate(GateThresholds.parse({}), { criteria: null, minJudgments: null, unresolved: null, coverage: null }),
     licenceForced: null,
     ...overrides,
   };
@@ -70,7 +70,7 @@ describe('the dataset card', () => {
   });
 
   it('shows agreement with its interval, validity before and after filtering, the funnel and a forced gate', () => {
-    const gate = evaluateGate(GateThresholds.parse({ minKappa: 0.8 }), { criteria: [{ id: 'ambiguity', fleissKappa: 0.5, ac1: 0.7, yesRate: 0.9 }], minJudgments: null, unresolved: null }, 'pilot');
+    const gate = evaluateGate(GateThresholds.parse({ minKappa: 0.8 }), { criteria: [{ id: 'ambiguity', fleissKappa: 0.5, ac1: 0.7, yesRate: 0.9 }], minJudgments: null, unresolved: null, coverage: { campaignId: 3, judged: 2, selected: 5 } }, 'pilot');
     const card = renderCard(
       input({
         gate,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GateThresholds, ReleaseCreateRequest, ReleaseDraft } from '../../shared/api';
-import { changedFields, mergeByKey } from '../../shared/release/diff';
-import { evaluateGate } from '../../shared/release/gate';
+import { changedFields, fieldChanges, mergeByKey, questionOf } from '../../shared/release/diff';
+import { coverageWords, evaluateGate, readGate } from '../../shared/release/gate';
+import { defaultReleaseFolder, releaseFolderName } from '../../shared/release/folder';
 import { checkLicence, hubLicenceId, readLicence } from '../../shared/release/licence';
 import { compareSemver, isSemver, parseSemver } from '../../shared/release/semver';
 import { allocate, assignSplits, parseSplitSpec, seededKeyHash, sourceSplitName, splitProblem } from '../../shared/release/splits';
@@ -108,27 +109,48 @@ describe('the gate', () => {
     ],
     minJudgments: 3,
     unresolved: 2,
+    coverage: { campaignId: 4, judged: 38, selected: 38 },
   };
 
   it('checks every threshold per criterion and reports threshold, value and verdict', () => {
     const gate = evaluateGate(thresholds, measures);
     expect(gate.passed).toBe(false);
+    expect(gate.verdict).toBe('refused');
     expect(gate.checks).toEqual([
-      { name: "Fleiss' kappa: ambiguity", threshold: 0.6, value: 0.72, passed: true },
-      { name: "Fleiss' kappa: clarification", threshold: 0.6, value: 0.4123, passed: false },
-      { name: 'YES rate: ambiguity', threshold: 0.9, value: 0.95, passed: true },
-      { name: 'YES rate: clarification', threshold: 0.9, value: 0.91, passed: true },
-      { name: 'judgments per instance', threshold: 3, value: 3, passed: true },
-      { name: 'unresolved disagreements', threshold: 0, value: 2, passed: false },
+      { name: "Fleiss' kappa: ambiguity", threshold: 0.6, value: 0.72, passed: true, note: null },
+      { name: "Fleiss' kappa: clarification", threshold: 0.6, value: 0.4123, passed: false, note: null },
+      { name: 'YES rate: ambiguity', threshold: 0.9, value: 0.95, passed: true, note: null },
+      { name: 'YES rate: clarification', threshold: 0.9, value: 0.91, passed: true, note: null },
+      { name: 'judgments per instance', threshold: 3, value: 3, passed: true, note: null },
+      { name: 'unresolved disagreements', threshold: 0, value: 2, passed: false, note: null },
     ]);
+    expect(gate.coverage).toEqual({ campaignId: 4, judged: 38, selected: 38 });
     expect(gate.forced).toBeNull();
     expect(evaluateGate(thresholds, measures, 'deadline').forced).toBe('deadline');
   });
 
-  it('fails a threshold that cannot be measured (no campaign), and passes with no thresholds', () => {
-    const gate = evaluateGate(GateThresholds.parse({ minKappa: 0.5 }), { criteria: null, minJudgments: null, unresolved: null });
-    expect(gate.checks).toEqual([{ name: "Fleiss' kappa", threshold: 0.5, value: null, passed: false }]);
-    expect(evaluateGate(GateThresholds.parse({}), { criteria: null, minJudgments: null, unresolved: null })).toEqual({ passed: true, checks: [], forced: null });
+  it('fails a threshold that cannot be measured (no campaign), and says "not checked" with no thresholds', () => {
+    const none = { criteria: null, minJudgments: null, unresolved: null, coverage: null };
+    const gate = evaluateGate(GateThresholds.parse({ minKappa: 0.5 }), none);
+    expect(gate.checks).toEqual([{ name: "Fleiss' kappa", threshold: 0.5, value: null, passed: false, note: 'no campaign linked: nothing to measure' }]);
+    expect(gate.verdict).toBe('refused');
+    expect(evaluateGate(GateThresholds.parse({}), none)).toEqual({ passed: true, verdict: 'not checked', checks: [], coverage: null, forced: null });
+    // A campaign linked but no thresholds: still not checked, with the coverage reported.
+    const linked = evaluateGate(GateThresholds.parse({}), { ...none, coverage: { campaignId: 2, judged: 0, selected: 10 } });
+    expect(linked.verdict).toBe('not checked');
+    expect(linked.coverage).toEqual({ campaignId: 2, judged: 0, selected: 10 });
+  });
+
+  it('names the unjudged instances behind a judgments check that a partly judged release fails', () => {
+    // 12 of 38 selected instances judged: the fewest judgments over the selection is 0, not 2.
+    const gate = evaluateGate(GateThresholds.parse({ minJudgments: 2 }), { criteria: [], minJudgments: 0, unresolved: 0, coverage: { campaignId: 1, judged: 12, selected: 38 } });
+    expect(gate.checks).toEqual([{ name: 'judgments per instance', threshold: 2, value: 0, passed: false, note: '26 selected instances have no judgment' }]);
+    expect(coverageWords(gate.coverage!)).toBe('campaign 1 judged 12 of 38 selected instances (32%)');
+  });
+
+  it('reads a gate stored before verdicts and coverage existed', () => {
+    expect(readGate({ passed: true, checks: [], forced: null })).toEqual({ passed: true, verdict: 'not checked', checks: [], coverage: null, forced: null });
+    expect(readGate({ passed: false, checks: [{ name: 'x', threshold: 1, value: 0, passed: false }], forced: 'why' }).verdict).toBe('refused');
   });
 });
 
@@ -144,5 +166,31 @@ describe('diff', () => {
     const after = { format: 'awb-instance/1', base_question: { question: 'q2', hops: 2 }, instance: { status: 'ready', interpretations: [1, 2] }, passages: [{}] };
     expect(changedFields(before, after)).toEqual(['base_question.question', 'instance.interpretations', 'passages']);
     expect(changedFields(before, before)).toEqual([]);
+  });
+
+  it('shows each changed leaf before and after, a list that changed length whole, long values cut', () => {
+    const interpretation = (text: string) => ({ clarified_question: 'Which one?', short_answer: { text, aliases: [] } });
+    const before = { base_question: { question: 'q', hops: 2 }, instance: { interpretations: [interpretation('Ford'), interpretation('Fender')], evidence: [1] } };
+    const after = { base_question: { question: 'q', hops: 3 }, instance: { interpretations: [interpretation('Ford'), interpretation('Gibson')], evidence: [1, 2] } };
+    expect(fieldChanges(before, after)).toEqual([
+      { field: 'base_question.hops', before: '2', after: '3' },
+      { field: 'instance.evidence', before: '[1]', after: '[1,2]' },
+      { field: 'instance.interpretations[1].short_answer.text', before: 'Fender', after: 'Gibson' },
+    ]);
+    // A field only one side has; a long text is cut to 300 characters with an ellipsis.
+    const long = 'x'.repeat(400);
+    expect(fieldChanges({ a: 1 }, { a: 1, b: long })).toEqual([{ field: 'b', before: null, after: `${'x'.repeat(299)}…` }]);
+    expect(fieldChanges({ a: [1, 2, 3] }, { a: [4, 5, 6] }, 2)).toHaveLength(2);
+    expect(questionOf({ base_question: { question: 'Which river?' } })).toBe('Which river?');
+    expect(questionOf(null)).toBe('');
+  });
+});
+
+describe('the release folder', () => {
+  it('defaults to releases/NAME-VERSION beside the database, in the path style of the database', () => {
+    expect(releaseFolderName('MARCH mini', '1.1.0')).toBe('MARCH-mini-1.1.0');
+    expect(defaultReleaseFolder('/data/awb/work.db', 'MARCH mini', '2.0.0')).toBe('/data/awb/releases/MARCH-mini-2.0.0');
+    expect(defaultReleaseFolder('C:\\Users\\me\\work.db', 'Rivers', '1.0.0')).toBe('C:\\Users\\me\\releases\\Rivers-1.0.0');
+    expect(defaultReleaseFolder('work.db', '', '1.0.0')).toBe('./releases/dataset-1.0.0');
   });
 });

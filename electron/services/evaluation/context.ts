@@ -5,7 +5,8 @@ import { EVAL_SCHEMAS, evalJsonSchema, type EvalSchemaOutput } from '../../../sh
 import { EVAL_PROMPTS, fillTemplate, type EvalPromptName } from '../../../shared/eval/methods/prompts';
 import { passageKey, type EvalGold, type RetrievedPassage, type StepKind, type TraceStep } from '../../../shared/eval/types';
 import type { ModelRef, PromptTemplate } from '../../../shared/pipeline';
-import type { LlmClient } from '../pipeline/llm';
+import type { EvalSettings } from '../../../shared/eval/methods/settings';
+import type { LlmClient, LlmRequest, TokenLogprob } from '../pipeline/llm';
 import { defaultModelFor } from '../retrieval/models';
 import type { Retriever } from '../retrieval/search';
 
@@ -36,12 +37,22 @@ export interface RunEnv {
   requestedMode: RetrievalMode;
   mode: RetrievalMode;
   hyde: boolean;
+  /** Passages per search (methods that do not search fall back on 10 where they must). */
   k: number;
-  maxIterations: number;
-  maxInterpretations: number;
-  adf: { varianceThreshold: number; separabilityThreshold: number; relevanceThreshold: number };
+  /** Every setting the methods use, defaults resolved (what the run records). */
+  settings: EvalSettings;
   signal: AbortSignal | undefined;
 }
+
+/** What one call may set beyond the prompt: where its step goes in the trace, which model, and its sampling. */
+export interface AskOptions {
+  kind?: StepKind;
+  label?: string;
+  ref?: ModelRef;
+  sampling?: LlmRequest<'filter'>['sampling'];
+}
+
+type Answer<N extends EvalPromptName> = EvalSchemaOutput<(typeof EVAL_PROMPTS)[N]['schema']>;
 
 /** The mode a run can use on a corpus: dense and hybrid need vectors; without them, BM25 (the caller records why). */
 export function usableMode(db: WritableDB, corpus: string | null, mode: RetrievalMode): { mode: RetrievalMode; note: string | null } {
@@ -59,6 +70,8 @@ export class ItemRun {
   readonly steps: TraceStep[] = [];
   readonly callIds: number[] = [];
   readonly notes: string[] = [];
+  /** What the method reports about its own steps (searches used, verdicts...), stored with the item's metrics. */
+  readonly methodMetrics: Record<string, unknown> = {};
   retrievalMs = 0;
   readonly tag: string;
 
@@ -78,17 +91,17 @@ export class ItemRun {
     this.steps.push({ position: this.steps.length, kind, label, content, ...call });
   }
 
+  metric(name: string, value: unknown): void {
+    this.methodMetrics[name] = value;
+  }
+
   note(text: string): void {
     if (!this.notes.includes(text)) this.notes.push(text);
     this.step('note', 'note', { text });
   }
 
-  /** One model call with one of the evaluation's prompts; null (and a trace step saying why) when no usable answer came back. */
-  async ask<N extends EvalPromptName>(
-    prompt: N,
-    values: Readonly<Record<string, string | number>>,
-    options: { kind?: StepKind; label?: string; ref?: ModelRef } = {},
-  ): Promise<EvalSchemaOutput<(typeof EVAL_PROMPTS)[N]['schema']> | null> {
+  /** One model call with one of the evaluation's prompts, with the token log-probabilities when asked for; null (and a trace step saying why) when no usable answer came back. */
+  async call<N extends EvalPromptName>(prompt: N, values: Readonly<Record<string, string | number>>, options: AskOptions = {}): Promise<{ value: Answer<N>; logprobs: TokenLogprob[] | null } | null> {
     const template = this.env.prompts.get(prompt) ?? { ...EVAL_PROMPTS[prompt], version: 0 };
     const schemaName = EVAL_PROMPTS[prompt].schema;
     const started = performance.now();
@@ -102,6 +115,7 @@ export class ItemRun {
         { role: 'system', content: fillTemplate(template.system, values) },
         { role: 'user', content: fillTemplate(template.user, values) },
       ],
+      sampling: { temperature: this.env.settings.temperature, ...options.sampling },
     });
     const latencyMs = performance.now() - started;
     if (result.callId !== null) this.callIds.push(result.callId);
@@ -110,24 +124,39 @@ export class ItemRun {
     const version = `${prompt}@v${template.version}`;
     if (result.ok) {
       this.step(kind, label, { prompt: version, output: result.value }, { callId: result.callId, cached: result.cached, latencyMs });
-      return result.value as unknown as EvalSchemaOutput<(typeof EVAL_PROMPTS)[N]['schema']>;
+      return { value: result.value as unknown as Answer<N>, logprobs: result.logprobs ?? null };
     }
     this.step(kind, label, { prompt: version, error: result.reason, raw: result.raw }, { callId: result.callId, cached: false, latencyMs });
     return null;
   }
 
+  /** `call` without the log-probabilities: the answer, or null. */
+  async ask<N extends EvalPromptName>(prompt: N, values: Readonly<Record<string, string | number>>, options: AskOptions = {}): Promise<Answer<N> | null> {
+    return (await this.call(prompt, values, options))?.value ?? null;
+  }
+
   /** `ask`, failing the item with the call's reason when no usable answer came back. */
-  async mustAsk<N extends EvalPromptName>(
-    prompt: N,
-    values: Readonly<Record<string, string | number>>,
-    options: { kind?: StepKind; label?: string; ref?: ModelRef } = {},
-  ): Promise<EvalSchemaOutput<(typeof EVAL_PROMPTS)[N]['schema']>> {
+  async mustAsk<N extends EvalPromptName>(prompt: N, values: Readonly<Record<string, string | number>>, options: AskOptions = {}): Promise<Answer<N>> {
     const value = await this.ask(prompt, values, options);
     if (value === null) {
       const last = this.steps[this.steps.length - 1]!.content as { error?: string };
       throw new ItemFailure(`${options.label ?? prompt}: ${last.error ?? 'no usable answer'}`);
     }
     return value;
+  }
+
+  /**
+   * Passage numbers as the prompt showed them (from 1) to passage keys, each once. A number the
+   * list does not have is kept as `invalid:N` (it counts against citation precision) and noted.
+   */
+  cite(numbers: readonly number[], passages: readonly { key: string }[]): string[] {
+    const keys: string[] = [];
+    for (const n of numbers) {
+      const key = n >= 1 && n <= passages.length ? passages[n - 1]!.key : `invalid:${n}`;
+      if (key.startsWith('invalid:')) this.note(`cited passage ${n}; the list has ${passages.length}`);
+      if (!keys.includes(key)) keys.push(key);
+    }
+    return keys;
   }
 
   /**
@@ -142,7 +171,7 @@ export class ItemRun {
     if (mode !== 'bm25' && this.env.mode === 'bm25' && this.env.requestedMode !== 'bm25') mode = 'bm25';
     let hyde = options.hyde;
     if (hyde === undefined && this.env.hyde && mode !== 'bm25') {
-      const written = await this.ask('eval_adf_hyde', { question: query }, { kind: 'generate', label: 'HyDE passage' });
+      const written = await this.ask('eval_hyde', { question: query }, { kind: 'generate', label: 'HyDE passage' });
       if (written) hyde = written.passage;
     }
     const started = performance.now();

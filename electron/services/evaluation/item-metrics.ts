@@ -1,9 +1,10 @@
 import { disambigF1, strEm } from '../../../shared/eval/answer-metrics';
 import { scoreItem, type MetricName } from '../../../shared/eval/metrics';
-import { conditionsForJudge, goldForJudge } from '../../../shared/eval/methods/format';
+import { goldForJudge } from '../../../shared/eval/methods/format';
 import type { MethodOutput } from '../../../shared/eval/types';
 import type { ModelRef } from '../../../shared/pipeline';
 import type { ItemRun } from './context';
+import { gradeConditional } from './geval';
 
 /**
  * The metrics of one finished item: the non-LLM metrics (shared/eval/metrics.ts), Disambig-F1
@@ -30,7 +31,7 @@ export interface ItemScores {
   retrievalMiss: boolean | null;
 }
 
-export async function scoreOutput(run: ItemRun, out: MethodOutput, options: { reader: ReaderChoice | undefined; judge: ModelRef | undefined; retrieves: boolean; conditional?: boolean }): Promise<ItemScores> {
+export async function scoreOutput(run: ItemRun, out: MethodOutput, options: { reader: ReaderChoice | undefined; judge: ModelRef | undefined; retrieves: boolean; conditional?: { condition: boolean } | undefined }): Promise<ItemScores> {
   const gold = run.gold;
   const goldAnswers = gold.interpretations.map((i) => i.answers);
   const citedFragments = [...new Set(gold.interpretations.flatMap((i) => i.cited))].map((k) => [k]);
@@ -88,25 +89,8 @@ export async function scoreOutput(run: ItemRun, out: MethodOutput, options: { re
     }
   }
 
-  // CondAmbigQA's condition and answer scores, for its settings: graded by the judge model against
-  // the reference conditions and answers (the paper grades both with an LLM, G-Eval). The condition
-  // score only where the model stated conditions (not the no-condition setting).
-  if (options.judge && options.conditional && gold.interpretations.some((i) => i.condition)) {
-    const graded = await run.ask(
-      'eval_cond_judge',
-      {
-        question: gold.question,
-        gold: conditionsForJudge(gold.interpretations.map((i) => ({ condition: i.condition, answer: i.answers[0] ?? null }))),
-        pairs: conditionsForJudge(out.interpretations.map((i) => ({ condition: i.condition, answer: i.answer }))),
-      },
-      { kind: 'judge', label: 'condition and answer scores', ref: options.judge },
-    );
-    if (graded) {
-      const stated = out.interpretations.some((i) => i.condition);
-      Object.assign(metrics, { condition_score: stated ? graded.condition_score : null, answer_score: graded.answer_score, condition_rationale: graded.rationale });
-    }
-    else metrics.condition_judge_error = 'the judge gave no usable condition and answer scores (see the trace)';
-  }
+  // CondAmbigQA's condition and answer scores, for its settings: G-Eval per criterion (geval.ts).
+  if (options.judge && options.conditional) Object.assign(metrics, await gradeConditional(run, out, options.judge, options.conditional));
 
   // Collapsed: of several gold interpretations, the answer covers at most one.
   const withAnswers = gold.interpretations.filter((i) => i.answers.length);

@@ -9,6 +9,7 @@ import { METHOD_INFO } from '../../../shared/eval/methods';
 import { aggregateByGroup, aggregateMetrics, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
 import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/paired';
 import { mean } from '../../../shared/statistics';
+import { condqaCombined } from '../../../shared/eval/geval';
 import type { EvalGold } from '../../../shared/eval/types';
 import { DETECTABLE_TYPES, Endpoint, Price, withBaseUrlOverride, type ModelRef, type PipelineConfig } from '../../../shared/pipeline';
 import { LlmClient } from '../pipeline/llm';
@@ -18,6 +19,7 @@ import { scoreOutput, type ReaderChoice } from './item-metrics';
 import { runMethod } from './methods';
 import { currentEvalPrompts } from './prompts';
 import { loadSource } from './sources';
+import { checkGoldConditions, methodNotes, resolveOptions, runSettings, type StoredOptions } from './run-settings';
 
 /**
  * The evaluation runner: a method × a model × a release split or a dataset. A run is created
@@ -56,8 +58,7 @@ export function readEndpoints(config: unknown, configPath: string | undefined): 
   return parsed.data;
 }
 
-/** The request as a run keeps it (no config: endpoints are stored apart, keys never). */
-export type StoredOptions = Omit<EvalStartRequest, 'config' | 'configPath'>;
+export type { StoredOptions } from './run-settings';
 
 function refs(options: StoredOptions): [string, ModelRef][] {
   return [
@@ -73,11 +74,12 @@ function llmConfig(endpoints: EndpointsConfig, options: StoredOptions): Pipeline
     detectors: [options.model],
     generator: options.model,
     filters: [options.model],
-    temperature: options.temperature,
+    // Each evaluation call sends its own temperature (null: none); this is the fallback.
+    temperature: options.temperature ?? 0,
     maxTokens: options.maxTokens,
     detection: { types: [...DETECTABLE_TYPES], rule: 'all' },
     clarify: { minInterpretations: 2 },
-    retrieval: { corpus: options.corpus ?? null, mode: options.retrieval, k: options.k },
+    retrieval: { corpus: options.corpus ?? null, mode: options.retrieval, k: options.k ?? 10 },
     rerank: { provider: 'offline' },
     shortenOver: 10,
     filter: { rule: 'all' },
@@ -90,15 +92,17 @@ function llmConfig(endpoints: EndpointsConfig, options: StoredOptions): Pipeline
 /** Creates a run and its items; nothing is called yet. */
 export function createEvalRun(db: WritableDB, request: EvalStartRequest): number {
   const endpoints = readEndpoints(request.config, request.configPath);
-  const { config: _config, configPath: _path, ...options } = request;
-  for (const [what, ref] of refs(options)) {
+  const { config: _config, configPath: _path, ...asked } = request;
+  for (const [what, ref] of refs(asked)) {
     if (!endpoints.endpoints[ref.endpoint]) throw new AppError('invalid_input', `${what}: no endpoint named "${ref.endpoint}" in the config (${Object.keys(endpoints.endpoints).join(', ')})`);
   }
-  if (METHOD_INFO[options.method].retrieves && !options.corpus && !options.method.startsWith('condqa')) {
-    throw new AppError('invalid_input', `${METHOD_INFO[options.method].label} searches a corpus: name one (corpus).`);
+  if (METHOD_INFO[asked.method].retrieves && !asked.corpus && !asked.method.startsWith('condqa')) {
+    throw new AppError('invalid_input', `${METHOD_INFO[asked.method].label} searches a corpus: name one (corpus).`);
   }
-  const mode = usableMode(db, options.corpus ?? null, options.retrieval);
-  const source = loadSource(db, options);
+  const mode = usableMode(db, asked.corpus ?? null, asked.retrieval);
+  const source = loadSource(db, asked);
+  checkGoldConditions(asked.method, source);
+  const { options, notes } = resolveOptions(db, asked, source);
   const prompts = currentEvalPrompts(db);
   const id = insertEvalRun(db, {
     method: options.method,
@@ -111,7 +115,7 @@ export function createEvalRun(db: WritableDB, request: EvalStartRequest): number
     datasetId: source.datasetId,
     corpus: options.corpus ?? null,
     retrievalMode: METHOD_INFO[options.method].retrieves ? mode.mode : null,
-    k: METHOD_INFO[options.method].retrieves ? options.k : null,
+    k: METHOD_INFO[options.method].retrieves ? (options.k ?? null) : null,
     options,
     promptVersions: Object.fromEntries([...prompts].map(([name, p]) => [name, `${name}@v${p.version}`])),
   });
@@ -120,7 +124,8 @@ export function createEvalRun(db: WritableDB, request: EvalStartRequest): number
     id,
     source.items.map((item, position) => ({ position, key: item.key, instanceId: item.instanceId, ambiguityType: item.ambiguityType, question: item.gold.question, gold: item.gold })),
   );
-  if (mode.note) saveEvalRunSummary(db, id, { notes: [mode.note] });
+  if (mode.note) notes.unshift(mode.note);
+  if (notes.length) saveEvalRunSummary(db, id, { notes });
   return id;
 }
 
@@ -202,8 +207,11 @@ async function runItem(ctx: ItemContext, itemId: number): Promise<'done' | 'fail
     methodCalls = run.callIds.length;
     const spent = usage();
     const reader = stored.reader as ReaderChoice | undefined;
-    const scores = await scoreOutput(run, out, { reader, judge: stored.judge, retrieves: METHOD_INFO[method].retrieves, conditional: method.startsWith('condqa') });
-    const result = { longAnswer: out.longAnswer, shortAnswers: out.shortAnswers, citations: out.citations, interpretations: out.interpretations, retrieved: out.retrieved, ...scores, ...spent };
+    const conditional = method.startsWith('condqa') ? { condition: method === 'condqa' } : undefined;
+    const scores = await scoreOutput(run, out, { reader, judge: stored.judge, retrieves: METHOD_INFO[method].retrieves, conditional });
+    scores.metrics = { ...run.methodMetrics, ...scores.metrics };
+    // A method that gave no short answers of its own is stored with none (its answer count says null).
+    const result = { longAnswer: out.longAnswer, shortAnswers: out.shortAnswers ?? [], citations: out.citations, interpretations: out.interpretations, retrieved: out.retrieved, ...scores, ...spent };
     ctx.writes.save(() => saveItemDone(db, itemId, result, run.steps), item.status, 'done');
     return 'done';
   } catch (error) {
@@ -231,6 +239,7 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
   if (!row) throw new AppError('not_found', `No evaluation run ${runId}`);
   if (active.has(runId)) throw new AppError('conflict', `Evaluation run ${runId} is already running`);
   const stored = JSON.parse(row.options) as StoredOptions;
+  const settings = runSettings(stored);
   const prompts = currentEvalPrompts(db);
   const llm = sessionClient(db, runId, stored, options.endpoints ?? (JSON.parse(row.endpoint) as EndpointsConfig), prompts, options);
   active.add(runId);
@@ -249,10 +258,8 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     requestedMode: stored.retrieval,
     mode: mode.mode,
     hyde: stored.hyde,
-    k: stored.k,
-    maxIterations: stored.maxIterations,
-    maxInterpretations: stored.maxInterpretations,
-    adf: stored.adf,
+    k: settings.k ?? 10,
+    settings,
     signal: options.signal,
   };
   const ids = itemIdsToRun(db, runId);
@@ -297,7 +304,7 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     ctx.writes.flush();
     active.delete(runId);
     refreshEvalRunTotals(db, runId, llm.stats.cachedCalls);
-    saveEvalRunSummary(db, runId, { ...aggregates(db, runId), notes: [...notes] });
+    saveEvalRunSummary(db, runId, { ...aggregates(db, runId), notes: [...notes, ...methodNotes(db, runId)] });
     setEvalRunStatus(db, runId, status, error ?? (status === 'cancelled' ? 'Cancelled; resume the run to finish it.' : null));
   }
   if (status === 'failed') throw new AppError('internal', `Evaluation run ${runId} failed: ${error}`);
@@ -306,7 +313,10 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
 
 /** Metrics that are not means of item values but of two other means. */
 function composites(names: Set<string>): string[] {
-  return [...(names.has('disambig_f1') && names.has('rouge_l') ? ['dr'] : []), ...(names.has('d_f1') && names.has('rouge_l') ? ['dr_f1'] : [])];
+  return [
+    ...(names.has('disambig_f1') && names.has('rouge_l') ? ['dr'] : []),
+    ...(names.has('d_f1') && names.has('rouge_l') ? ['dr_f1'] : []),
+  ];
 }
 
 /** Overall and per-type metrics with bootstrap CIs, and per-query usage, over a run's done items. */
@@ -325,7 +335,19 @@ function aggregates(db: WritableDB, runId: number): { metrics: Record<string, Me
   const names = [...present, ...composites(present)];
   // Bootstrap cost grows with n; 200 resamples still give a stable 95% interval at this size.
   const resamples = items.length > 20_000 ? 200 : 1000;
-  return { metrics: aggregateMetrics(items, { metrics: names, resamples }), byType: aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples }), usage: summarizeUsage(usage) };
+  const byType = aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples });
+  return { metrics: withCombined(aggregateMetrics(items, { metrics: names, resamples })), byType: Object.fromEntries(Object.entries(byType).map(([t, m]) => [t, withCombined(m)])), usage: summarizeUsage(usage) };
+}
+
+/**
+ * CondAmbigQA's combined score (0-1): the mean of the corpus condition, answer and citation
+ * scores, where all three exist (only the setting with model-found conditions has all three).
+ */
+function withCombined(metrics: Record<string, MetricSummary>): Record<string, MetricSummary> {
+  const [condition, answer, citation] = [metrics.condition_score, metrics.answer_score, metrics.citation_precision];
+  const value = condqaCombined(condition?.value ?? null, answer?.value ?? null, citation?.value === undefined || citation.value === null ? null : citation.value / 100);
+  if (value === null) return metrics;
+  return { ...metrics, condqa_combined: { value, sd: null, ci: null, n: Math.min(condition!.n, answer!.n, citation!.n) } };
 }
 
 export function evalRunSummary(db: WritableDB, id: number): EvalRunSummary {
@@ -376,7 +398,7 @@ export function compareEvalRuns(db: WritableDB, a: number, b: number, threshold:
 export function evalTables(db: WritableDB, runs: readonly number[]): { byModel: EvalTableRow[]; byType: EvalTableRow[] } {
   const summaries = (runs.length ? runs.map((id) => evalRunSummary(db, id)) : evalRunSummaries(db, 500)).filter((s) => s.done > 0);
   return {
-    byModel: summaries.map((s) => ({ method: s.method, methodLabel: s.methodLabel, model: s.model, type: null, runId: s.id, n: s.done - s.failed, metrics: s.metrics })),
+    byModel: summaries.map((s) => ({ method: s.method, methodLabel: s.methodLabel, model: s.model, type: null, runId: s.id, n: s.done, metrics: s.metrics })),
     byType: summaries.flatMap((s) =>
       Object.entries(s.byType).map(([type, metrics]) => ({
         method: s.method,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { addItemTag, applyFlagRule, applyItemRule, itemTagHistory, removeItemTag, rowToItemTagView, runTagRows, tagCounts } from '../../../db/queries/eval-item-tags';
-import { getEvalItem, itemsForTextRules } from '../../../db/queries/eval-items';
+import { failedItemReasons, getEvalItem, itemsForTextRules } from '../../../db/queries/eval-items';
 import { countFailures, failurePageIds, failureRows, itemsByKey, neighbourItems, rowToFailureRow, type FailureFilter, type FailureRowDb } from '../../../db/queries/eval-items-failures';
 import { getEvalRun, rowToFailureRunInfo } from '../../../db/queries/eval-runs';
 import { findFailureTag, insertFailureTag, listFailureTags, rowToFailureTagView, type FailureTagRow } from '../../../db/queries/failure-tags';
@@ -10,7 +10,7 @@ import { getInstance } from '../../../db/queries/instances';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { toCsv } from '../../../shared/tables';
 import { AppError, type CallContext, type FailureOperation, type FailureTagView, type Handlers } from '../../../shared/api';
-import { answerCoverage, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
+import { answerCoverage, groupFailureReasons, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
 import { evalItemDetail } from '../evaluation/items';
 import { finishedRun, judgeValidation, startJudgeCampaign } from './judge-validation';
 import type { Workbench } from '../workbench';
@@ -85,6 +85,12 @@ export function failureHandlers(workbench: Workbench): Pick<Handlers, FailureOpe
         total: count ? countFailures(db, run, filter) : null,
         rows: rows.map((r) => rowToFailureRow(r, others.get(r.key))),
       };
+    },
+    'failure:reasons': ({ run, limit }) => {
+      const row = getEvalRun(db, run);
+      if (!row) throw new AppError('not_found', `No evaluation run ${run}`);
+      const groups = groupFailureReasons(failedItemReasons(db, run));
+      return { run: rowToFailureRunInfo(row), failed: groups.reduce((n, g) => n + g.count, 0), groups: groups.slice(0, limit), more: Math.max(0, groups.length - limit) };
     },
     'failure:item': ({ id }) => {
       const item = evalItemDetail(db, id);

@@ -63,6 +63,7 @@ export function pipelineHandlers(workbench: Workbench): Pick<Handlers, PipelineO
       return {
         example: resource('pipeline.example.json'),
         offline: resource('pipeline.offline.json'),
+        offlineEvaluation: resource('eval.offline.json'),
         last: last ? Object.fromEntries(Object.entries(last).filter(([k]) => !RUN_KEYS.includes(k))) : null,
       };
     },

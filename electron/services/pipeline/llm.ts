@@ -33,10 +33,23 @@ export interface LlmRequest<K extends SchemaName> {
   item: string;
   ref: ModelRef;
   messages: Message[];
+  /**
+   * Sampling for this request, over the config's: a temperature (null leaves it to the endpoint),
+   * top_p, token log-probabilities with this many alternatives per token, and a sample number that
+   * enters only the cache key (so n samples of one prompt are n calls, each cached).
+   */
+  sampling?: { temperature?: number | null; topP?: number; logprobs?: number; sample?: number };
+}
+
+/** One generated token with its log-probability and the most likely alternatives, as the endpoint gives them. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  top_logprobs: { token: string; logprob: number }[];
 }
 
 export type LlmResult<T> =
-  | { ok: true; value: T; callId: number; cached: boolean }
+  | { ok: true; value: T; callId: number; cached: boolean; logprobs?: TokenLogprob[] | null }
   | { ok: false; reason: string; raw: string | null; callId: number | null };
 
 export interface CallStats {
@@ -206,6 +219,8 @@ export class LlmClient {
     const schema = request.custom?.jsonSchema ?? jsonSchemaFor(request.schema);
     const mode = endpoint.config.structuredOutput;
     const messages = [...request.messages];
+    const sampling = request.sampling ?? {};
+    const temperature = sampling.temperature === undefined ? this.config.temperature : sampling.temperature;
     if (mode !== 'json_schema') {
       // Without schema support the schema travels in the instructions.
       messages[0] = { ...messages[0]!, content: `${messages[0]!.content}\n\nAnswer with one JSON object only, matching this JSON Schema:\n${JSON.stringify(schema)}` };
@@ -213,7 +228,9 @@ export class LlmClient {
     return {
       model: request.ref.model,
       messages,
-      temperature: this.config.temperature,
+      ...(temperature === null ? {} : { temperature }),
+      ...(sampling.topP === undefined ? {} : { top_p: sampling.topP }),
+      ...(sampling.logprobs === undefined ? {} : { logprobs: true, top_logprobs: sampling.logprobs }),
       max_tokens: this.config.maxTokens,
       ...(mode === 'json_schema'
         ? { response_format: { type: 'json_schema' as const, json_schema: { name: request.custom?.name ?? request.schema, schema, strict: true } } }
@@ -232,7 +249,8 @@ export class LlmClient {
     const endpoint = this.endpoints.get(request.ref.endpoint);
     if (!endpoint) return { ok: false, reason: `no endpoint named "${request.ref.endpoint}"`, raw: null, callId: null };
     const body = this.body(endpoint, request);
-    const hash = LlmClient.hash(endpoint.config.baseURL, body);
+    const sample = request.sampling?.sample;
+    const hash = LlmClient.hash(endpoint.config.baseURL, sample === undefined ? body : [body, { sample }]);
     const validator = request.custom?.validator ?? STAGE_SCHEMAS[request.schema];
     const modelName = `${endpoint.name}/${request.ref.model}`;
 
@@ -243,7 +261,7 @@ export class LlmClient {
         if (parsed.success) {
           tagCall(this.db, hit.id, request.item);
           this.count(request.stage, (s) => s.cachedCalls++);
-          return { ok: true, value: parsed.data as SchemaOutput<K>, callId: hit.id, cached: true };
+          return { ok: true, value: parsed.data as SchemaOutput<K>, callId: hit.id, cached: true, logprobs: hit.logprobs ? (JSON.parse(hit.logprobs) as TokenLogprob[]) : null };
         }
       }
     }
@@ -280,6 +298,7 @@ export class LlmClient {
     const queueMs = sent - queued;
     const choice = completion.choices?.[0];
     const raw = choice?.message?.content ?? null;
+    const logprobs = (choice?.logprobs?.content as TokenLogprob[] | null | undefined) ?? null;
     const promptTokens = completion.usage?.prompt_tokens ?? 0;
     const completionTokens = completion.usage?.completion_tokens ?? 0;
     const costUsd = this.cost(request.ref.model, promptTokens, completionTokens);
@@ -307,9 +326,9 @@ export class LlmClient {
     }
     const callId = recordCall(this.db, {
       hash, runId: this.options.runId, endpoint: endpoint.config.baseURL, model: modelName, stage: request.stage, item: request.item,
-      request: { ...body, awb_queue_ms: queueMs }, response: raw, status: value ? 'ok' : 'error', error: problem, promptTokens, completionTokens, latencyMs, costUsd,
+      request: { ...body, awb_queue_ms: queueMs, ...(sample === undefined ? {} : { awb_sample: sample }) }, response: raw, status: value ? 'ok' : 'error', error: problem, promptTokens, completionTokens, latencyMs, costUsd, logprobs,
     });
-    if (value) return { ok: true, value, callId, cached: false };
+    if (value) return { ok: true, value, callId, cached: false, logprobs };
     this.count(request.stage, (s) => s.failedCalls++);
     if (repair && raw !== null && !choice?.message?.refusal) {
       const repaired = await this.ask(

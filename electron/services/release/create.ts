@@ -81,7 +81,8 @@ function refused(plan: ReleasePlan, out: string): ReleaseSummary {
   return { id: null, name: plan.draft.name, version: plan.draft.version, dir: out, counts: plan.counts, files: [], gate: plan.gate };
 }
 
-export async function createRelease(db: WritableDB, request: ReleaseCreateRequest, options: CreateOptions): Promise<ReleaseSummary> {
+/** Writes a release to `request.out` (the handler resolves the default folder first). */
+export async function createRelease(db: WritableDB, request: ReleaseCreateRequest & { out: string }, options: CreateOptions): Promise<ReleaseSummary> {
   const out = path.resolve(request.out);
   const date = options.date ?? today();
   // One transaction from the first read to the commit: the instances cannot move in between.
@@ -237,8 +238,10 @@ function writeReleaseFiles(writing: ReleaseWriting, releaseId: number, outputs: 
     counts: plan.counts,
     per_type: plan.perType,
     instances: plan.count,
+    description: request.description,
+    authors: request.authors,
     gate: { thresholds: request.gate, ...gate },
-    licence: { ...plan.licence, forced: licenceForced },
+    licence: { ...plan.licence, requested: request.licence, forced: licenceForced },
     sources: plan.sources,
     agreement: plan.agreement,
     files: dataFiles,

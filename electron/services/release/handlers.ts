@@ -1,8 +1,10 @@
 import path from 'node:path';
 import type { Handlers } from '../../../shared/api';
+import { defaultReleaseFolder } from '../../../shared/release/folder';
 import type { Workbench } from '../workbench';
 import { createRelease, previewRelease } from './create';
-import { diffReleases, releaseCard, releaseDetail, releaseList, releaseZip } from './read';
+import { diffReleases } from './diff';
+import { releaseCard, releaseDetail, releaseList, releaseZip } from './read';
 import { verifyRelease } from './verify';
 
 type ReleaseOperation = 'release:preview' | 'release:create' | 'release:list' | 'release:get' | 'release:card' | 'release:verify' | 'release:diff' | 'release:zip';
@@ -17,7 +19,8 @@ export function releaseHandlers(workbench: Workbench): Pick<Handlers, ReleaseOpe
   return {
     'release:preview': (draft) => previewRelease(db, draft, appVersion),
     'release:create': (request) => {
-      const out = path.resolve(request.out);
+      const databasePath = workbench.options.databasePath === ':memory:' ? path.resolve('awb.db') : workbench.options.databasePath;
+      const out = path.resolve(request.out ?? defaultReleaseFolder(databasePath, request.name, request.version));
       return workbench.writerJob('release', `Release ${request.name} ${request.version} to ${path.basename(out)}`, 'instances', async (writer, control) => {
         const summary = await createRelease(writer, { ...request, out }, {
           appVersion,
@@ -32,7 +35,7 @@ export function releaseHandlers(workbench: Workbench): Pick<Handlers, ReleaseOpe
     'release:get': ({ id }) => releaseDetail(db, id),
     'release:card': ({ id }) => releaseCard(db, id),
     'release:verify': ({ dir }) => verifyRelease(dir),
-    'release:diff': ({ a, b, limit }) => diffReleases(db, a, b, limit),
+    'release:diff': ({ a, b, limit, kinds }) => diffReleases(db, a, b, limit, kinds),
     'release:zip': ({ id }) => releaseZip(db, id),
   };
 }

@@ -254,11 +254,11 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
       sourceOf.push(index);
     }
     if (campaign) {
-      const judges = campaign.judges.get(id);
-      if (judges !== undefined) {
-        judgedInRelease++;
-        fewestJudges = fewestJudges === null ? judges : Math.min(fewestJudges, judges);
-      }
+      // An instance the campaign never judged counts as judged by nobody: the gate's "judgments
+      // per instance" is over the whole selection, not only over what happened to be judged.
+      const judges = campaign.judges.get(id) ?? 0;
+      if (judges > 0) judgedInRelease++;
+      fewestJudges = fewestJudges === null ? judges : Math.min(fewestJudges, judges);
     }
   }
   const count = ids.length;
@@ -300,6 +300,7 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
     criteria: campaign ? campaign.criteria : null,
     minJudgments: campaign ? fewestJudges : null,
     unresolved: campaign ? campaign.unresolved : null,
+    coverage: campaign ? { campaignId: draft.selection.campaignId!, judged: judgedInRelease, selected: count } : null,
   });
   const datasetNames = draft.selection.datasets.length ? draft.selection.datasets : sources.map((s) => s.dataset);
   const funnel = count && !options.deferFunnel ? funnelFacts(db, datasetNames, datasetIds) : null;

@@ -58,6 +58,7 @@ const READS_FOR_ALL_ROLES: readonly string[] = [
   'evaluation:prompt-history',
   'failure:list',
   'failure:item',
+  'failure:reasons',
   'failure-tag:list',
   'failure-tag:counts',
   'instance-flag:list',

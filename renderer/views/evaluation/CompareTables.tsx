@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { EvalTableRow } from '../../../shared/api';
-import { downloadText } from '../../components/bits';
+import { saveFile } from '../../download';
 import { useOp } from '../../query';
 import { formatMetric, shownMetrics, tableText } from './tables';
 
@@ -17,13 +17,13 @@ function MetricTable({ rows, title, testId }: { rows: EvalTableRow[]; title: str
       <div className="row-gap">
         <h2>{title}</h2>
         <span className="spacer" />
-        <button type="button" className="button small ghost" onClick={() => downloadText(`${testId}.csv`, tableText(rows, 'csv'), 'text/csv')}>
+        <button type="button" className="button small ghost" onClick={() => saveFile(`${testId}.csv`, tableText(rows, 'csv'), 'text/csv')}>
           CSV
         </button>
-        <button type="button" className="button small ghost" onClick={() => downloadText(`${testId}.md`, tableText(rows, 'markdown'), 'text/markdown')}>
+        <button type="button" className="button small ghost" onClick={() => saveFile(`${testId}.md`, tableText(rows, 'markdown'), 'text/markdown')}>
           Markdown
         </button>
-        <button type="button" className="button small ghost" onClick={() => downloadText(`${testId}.tex`, tableText(rows, 'latex'), 'text/x-tex')}>
+        <button type="button" className="button small ghost" onClick={() => saveFile(`${testId}.tex`, tableText(rows, 'latex'), 'text/x-tex')}>
           LaTeX
         </button>
       </div>
@@ -70,9 +70,21 @@ export function CompareTables() {
   const [metric, setMetric] = useState('str_em');
   const byType = tables.data?.byType ?? [];
   const types = [...new Set(byType.map((r) => r.type!))];
+  // Each bar carries its bootstrap 95% interval as an error bar ([below, above] the value).
   const chart = [...new Set(byType.map((r) => `${r.methodLabel} · ${r.model}`))].map((label) => ({
     label,
-    ...Object.fromEntries(byType.filter((r) => `${r.methodLabel} · ${r.model}` === label).map((r) => [r.type!, r.metrics[metric]?.value ?? null])),
+    ...Object.fromEntries(
+      byType
+        .filter((r) => `${r.methodLabel} · ${r.model}` === label)
+        .flatMap((r) => {
+          const m = r.metrics[metric];
+          const interval = m?.value != null && m.ci ? [m.value - m.ci.low, m.ci.high - m.value] : [0, 0];
+          return [
+            [r.type!, m?.value ?? null],
+            [`${r.type!}-ci`, interval],
+          ];
+        }),
+    ),
   }));
   return (
     <>
@@ -82,6 +94,7 @@ export function CompareTables() {
         <section className="card">
           <div className="row-gap">
             <h2>By type</h2>
+            <span className="small muted">bars: the mean; whiskers: its bootstrap 95% interval</span>
             <select className="input" value={metric} onChange={(e) => setMetric(e.target.value)} aria-label="metric">
               {shownMetrics(byType).map((m) => (
                 <option key={m.key} value={m.key}>
@@ -98,7 +111,9 @@ export function CompareTables() {
               <Tooltip contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', fontSize: 12 }} />
               <Legend wrapperStyle={{ fontSize: 12 }} />
               {types.map((t, i) => (
-                <Bar key={t} dataKey={t} fill={COLOURS[i % COLOURS.length]} isAnimationActive={false} />
+                <Bar key={t} dataKey={t} fill={COLOURS[i % COLOURS.length]} isAnimationActive={false}>
+                  <ErrorBar dataKey={`${t}-ci`} width={4} stroke="var(--text)" direction="y" />
+                </Bar>
               ))}
             </BarChart>
           </ResponsiveContainer>

@@ -1,8 +1,10 @@
 import { Fragment, useState } from 'react';
 import { Link } from 'wouter';
 import type { EvalItemRowView } from '../../../shared/api';
+import { itemStatusLabel, metricInfo, metricLabel, runStatusLabel } from '../../../shared/eval/labels';
 import { ErrorNotice } from '../../components/bits';
 import { useOp } from '../../query';
+import { FailureReasonsPanel } from '../failures/FailureReasons';
 import { formatMetric } from './tables';
 
 /** One run: its numbers overall and per type, and its items (filter, sort, open one's trace). */
@@ -69,7 +71,7 @@ export function RunDetail({ id }: { id: number }) {
           </h2>
         </div>
         <div className="small muted">
-          {r.source} · {r.status} · {r.done}/{r.total} done, {r.failed} failed · {r.calls} calls ({r.cachedCalls} cached) · ${r.costUsd.toFixed(4)}
+          {r.source} · <span data-testid="run-status">{runStatusLabel(r)}</span> · {r.done} of {r.total} answered · {r.calls} calls ({r.cachedCalls} cached) · ${r.costUsd.toFixed(4)}
           {r.corpus ? ` · ${r.corpus}, ${r.retrievalMode}, k=${r.k}` : ''}
           {r.reader ? ` · reader ${r.reader}` : ''}
           {r.judge ? ` · judge ${r.judge}` : ''}
@@ -85,13 +87,14 @@ export function RunDetail({ id }: { id: number }) {
             {n}
           </div>
         ))}
-        <table className="plain compact">
+        <div style={{ overflowX: 'auto' }}>
+        <table className="plain compact" data-testid="run-metrics">
           <thead>
             <tr>
               <th />
               {metrics.map(([k]) => (
-                <th key={k} className="num">
-                  {k}
+                <th key={k} className="num" title={metricInfo(k)?.description}>
+                  {metricLabel(k)}
                 </th>
               ))}
             </tr>
@@ -100,7 +103,7 @@ export function RunDetail({ id }: { id: number }) {
             <tr>
               <td>all</td>
               {metrics.map(([k, m]) => (
-                <td key={k} className="num">
+                <td key={k} className="num" style={{ whiteSpace: 'nowrap' }}>
                   {formatMetric(m)}
                 </td>
               ))}
@@ -109,7 +112,7 @@ export function RunDetail({ id }: { id: number }) {
               <tr key={type}>
                 <td>{type}</td>
                 {metrics.map(([k]) => (
-                  <td key={k} className="num">
+                  <td key={k} className="num" style={{ whiteSpace: 'nowrap' }}>
                     {formatMetric(byType[k])}
                   </td>
                 ))}
@@ -117,7 +120,9 @@ export function RunDetail({ id }: { id: number }) {
             ))}
           </tbody>
         </table>
+        </div>
       </section>
+      {r.failed ? <FailureReasonsPanel run={r.id} /> : null}
       <section className="card">
         <div className="row-gap">
           <h2>Items</h2>
@@ -126,15 +131,17 @@ export function RunDetail({ id }: { id: number }) {
           <span className="spacer" />
           <select className="input" value={status} onChange={(e) => setStatus(e.target.value as typeof status)} aria-label="status">
             <option value="">all</option>
-            <option value="done">done</option>
-            <option value="failed">failed</option>
+            <option value="done">{itemStatusLabel('done')}</option>
+            <option value="failed">{itemStatusLabel('failed')}</option>
           </select>
           <select className="input" value={sort} onChange={(e) => setSort(e.target.value as typeof sort)} aria-label="sort">
             <option value="position">in order</option>
-            <option value="str_em">STR-EM, lowest first</option>
-            <option value="disambig_f1">Disambig-F1, lowest first</option>
-            <option value="judge_mean">judge, lowest first</option>
-            <option value="latency_ms">latency, fastest first</option>
+            {(['str_em', 'disambig_f1', 'judge_mean'] as const).map((m) => (
+              <option key={m} value={m}>
+                {metricLabel(m)}, lowest first
+              </option>
+            ))}
+            <option value="latency_ms">{metricLabel('latency_ms')}, fastest first</option>
           </select>
         </div>
         <table className="plain" data-testid="eval-items">
@@ -143,9 +150,9 @@ export function RunDetail({ id }: { id: number }) {
               <th>#</th>
               <th>Question</th>
               <th>Type</th>
-              <th className="num">STR-EM</th>
-              <th className="num">D-F1</th>
-              <th className="num">Judge</th>
+              <th className="num">{metricLabel('str_em')}</th>
+              <th className="num">{metricLabel('disambig_f1')}</th>
+              <th className="num">{metricLabel('judge_mean')}</th>
               <th>Flags</th>
             </tr>
           </thead>
@@ -160,9 +167,9 @@ export function RunDetail({ id }: { id: number }) {
                   <td className="num">{pct(i.disambigF1)}</td>
                   <td className="num">{i.judgeMean?.toFixed(1) ?? '–'}</td>
                   <td className="small">
-                    {i.status === 'failed' ? (
-                      <span className="flag-bad" title={i.error ?? ''}>
-                        failed
+                    {i.status !== 'done' ? (
+                      <span className={i.status === 'failed' ? 'flag-bad' : 'muted'} title={i.error ?? ''}>
+                        {itemStatusLabel(i.status)}
                       </span>
                     ) : null}
                     {i.collapsed ? <span className="flag-warn"> collapsed</span> : null}

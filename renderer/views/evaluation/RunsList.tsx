@@ -1,12 +1,14 @@
 import { Link } from 'wouter';
 import type { EvalRunSummary, Job } from '../../../shared/api';
+import { metricLabel, runStatusLabel } from '../../../shared/eval/labels';
 import { call } from '../../api';
 import { DoneOfTotal, formatEta } from '../../components/bits';
-const mean = (m: { value: number | null } | undefined) => (m?.value == null ? '–' : m.value.toFixed(1));
 
-/** Running evaluation jobs (progress, ETA, cancel) and every run, newest first. */
+/** Evaluation jobs (progress, ETA, cancel; a finished one until dismissed) and every run, newest first, with two chosen to compare. */
 
-export function EvalJobLine({ job }: { job: Job }) {
+const value = (m: { value: number | null } | undefined) => (m?.value == null ? '–' : m.value.toFixed(1));
+
+export function EvalJobLine({ job, onDismiss }: { job: Job; onDismiss?: () => void }) {
   return (
     <div className="card" data-testid="eval-job">
       <div className="row-gap">
@@ -17,7 +19,14 @@ export function EvalJobLine({ job }: { job: Job }) {
             Cancel
           </button>
         ) : (
-          <span className={job.state === 'done' ? 'flag-ok' : 'flag-bad'}>{job.state}</span>
+          <>
+            <span className={job.state === 'done' ? 'flag-ok' : 'flag-bad'}>{job.kind === 'evaluation' && job.result ? runStatusLabel(job.result) : job.state}</span>
+            {onDismiss ? (
+              <button type="button" className="button small ghost" aria-label={`Dismiss ${job.title}`} onClick={onDismiss}>
+                ✕
+              </button>
+            ) : null}
+          </>
         )}
       </div>
       <div className="row-gap small muted">
@@ -30,44 +39,50 @@ export function EvalJobLine({ job }: { job: Job }) {
   );
 }
 
-export function EvalRunsTable({ runs }: { runs: EvalRunSummary[] }) {
+const statusClass = (r: EvalRunSummary) => (r.status === 'done' ? (r.failed ? 'flag-warn' : 'flag-ok') : r.status === 'running' ? '' : 'flag-bad');
+
+export function EvalRunsTable({ runs, selected, onToggle }: { runs: EvalRunSummary[]; selected: readonly number[]; onToggle: (id: number) => void }) {
   if (!runs.length) return <div className="muted small">No evaluation run yet: start one on the left, or with `awb eval run`.</div>;
   return (
+    <div style={{ overflowX: 'auto' }}>
     <table className="plain" data-testid="eval-runs">
       <thead>
         <tr>
+          <th title="tick two to compare" style={{ width: 24 }} />
           <th>Run</th>
-          <th>Method</th>
-          <th>Model</th>
           <th>Status</th>
-          <th className="num">Done · failed</th>
-          <th className="num">STR-EM</th>
-          <th className="num">Disambig-F1</th>
-          <th className="num">Judge</th>
+          <th className="num">Answered</th>
+          {(['str_em', 'disambig_f1', 'judge_mean'] as const).map((m) => (
+            <th key={m} className="num">
+              {metricLabel(m)}
+            </th>
+          ))}
           <th className="num">Cost</th>
         </tr>
       </thead>
       <tbody>
         {runs.map((r) => (
-          <tr key={r.id}>
+          <tr key={r.id} className={selected.includes(r.id) ? 'selected' : undefined}>
             <td>
-              <Link href={`/evaluation/${r.id}`}>#{r.id}</Link>
+              <input type="checkbox" aria-label={`compare run ${r.id}`} checked={selected.includes(r.id)} onChange={() => onToggle(r.id)} />
             </td>
-            <td title={`${r.source}${r.corpus ? ` · ${r.corpus}, ${r.retrievalMode}` : ''}`}>{r.methodLabel}</td>
-            <td className="mono small">{r.model}</td>
-            <td className={r.status === 'done' ? (r.failed ? 'flag-warn' : 'flag-ok') : r.status === 'running' ? '' : 'flag-bad'} title={r.error ?? undefined}>
-              {r.status}
+            <td title={`${r.source}${r.corpus ? ` · ${r.corpus}, ${r.retrievalMode}` : ''}`}>
+              <Link href={`/evaluation/${r.id}`}>#{r.id}</Link> {r.methodLabel} <span className="mono small muted">× {r.model}</span>
+            </td>
+            <td className={statusClass(r)} title={r.error ?? undefined}>
+              {runStatusLabel(r)}
             </td>
             <td className="num">
-              {r.done}/{r.total} · {r.failed}
+              {r.done}/{r.total}
             </td>
-            <td className="num">{mean(r.metrics.str_em)}</td>
-            <td className="num">{mean(r.metrics.disambig_f1)}</td>
-            <td className="num">{mean(r.metrics.judge_mean)}</td>
+            <td className="num">{value(r.metrics.str_em)}</td>
+            <td className="num">{value(r.metrics.disambig_f1)}</td>
+            <td className="num">{r.metrics.judge_mean?.value == null ? '–' : r.metrics.judge_mean.value.toFixed(2)}</td>
             <td className="num">${r.costUsd.toFixed(4)}</td>
           </tr>
         ))}
       </tbody>
     </table>
+    </div>
   );
 }

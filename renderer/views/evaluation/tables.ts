@@ -1,17 +1,13 @@
 import type { EvalTableRow } from '../../../shared/api';
+import { metricLabel } from '../../../shared/eval/labels';
 import type { MetricSummary } from '../../../shared/eval/metrics';
 import { comparisonTable, toCsv, toLatex, toMarkdown } from '../../../shared/eval/tables';
 
-/** The metrics the comparison tables show, in order, with their column names. */
-export const TABLE_METRICS: { key: string; label: string }[] = [
-  { key: 'str_em', label: 'STR-EM' },
-  { key: 'disambig_f1', label: 'Disambig-F1' },
-  { key: 'rouge_l', label: 'ROUGE-L' },
-  { key: 'dr', label: 'DR' },
-  { key: 'd_f1', label: 'D-F1' },
-  { key: 'citation_precision', label: 'Cit. prec.' },
-  { key: 'judge_mean', label: 'Judge (0-5)' },
-];
+/** The metrics the comparison tables show, in order, named from the shared label table. */
+export const TABLE_METRICS: { key: string; label: string }[] = ['str_em', 'disambig_f1', 'rouge_l', 'dr', 'd_f1', 'dr_f1', 'citation_precision', 'judge_mean'].map((key) => ({
+  key,
+  label: metricLabel(key),
+}));
 
 export function formatMetric(m: MetricSummary | undefined): string {
   if (!m || m.value === null) return '–';

@@ -1,12 +1,14 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { FAILURE_METRICS, type FailureMetricName, type FailureRow } from '../../../shared/api';
 import { AMBIGUITY_TYPES } from '../../../shared/domain';
+import { itemStatusLabel, methodLabel } from '../../../shared/eval/labels';
 import { ErrorNotice, plural } from '../../components/bits';
 import { DataTable, type Column } from '../../components/DataTable';
 import { opQuery, useOp, useOpMutation } from '../../query';
 import { JudgeValidationPanel } from './JudgeValidation';
 import { failureInput, failureSearch, METRIC_LABELS, parseFailureState, showMetric, type FailureState } from './params';
+import { FailureReasonsPanel } from './FailureReasons';
 import { TagChart } from './TagChart';
 
 /**
@@ -56,9 +58,9 @@ function columns(versus: boolean): Column<FailureRow>[] {
     },
     { id: 'type', header: 'Type', cell: ({ row }) => <span className={`tag tag-${row.original.ambiguityType}`}>{row.original.ambiguityType}</span>, meta: { width: '120px', label: 'type' } },
     metricColumn('str_em', 'strEm', versus ? '104px' : '76px'),
-    metricColumn('disambig_f1', 'disambigF1', versus ? '104px' : '92px'),
+    metricColumn('disambig_f1', 'disambigF1', versus ? '150px' : '140px'),
     metricColumn('rouge_l', 'rougeL', versus ? '104px' : '82px'),
-    metricColumn('judge_mean', 'judgeMean', versus ? '110px' : '70px'),
+    metricColumn('judge_mean', 'judgeMean', versus ? '120px' : '96px'),
     metricColumn('latency_ms', 'latencyMs', '70px'),
     {
       id: 'flags',
@@ -67,11 +69,11 @@ function columns(versus: boolean): Column<FailureRow>[] {
         const r = row.original;
         return (
           <span className="small failure-flags">
-            {r.status === 'failed' ? <span className="flag-bad" title={r.error ?? ''}>error</span> : null}
-            {r.status === 'pending' ? <span className="muted">pending</span> : null}
+            {r.status === 'failed' ? <span className="flag-bad" title={r.error ?? ''}>{itemStatusLabel('failed')}</span> : null}
+            {r.status === 'pending' ? <span className="muted">{itemStatusLabel('pending')}</span> : null}
             {r.collapsed ? <span className="flag-warn">collapsed</span> : null}
             {r.retrievalMiss ? <span className="flag-warn" title="retrieval miss: no gold evidence passage retrieved">miss</span> : null}
-            {r.other?.status === 'failed' ? <span className="flag-bad">B error</span> : null}
+            {r.other?.status === 'failed' ? <span className="flag-bad">B {itemStatusLabel('failed')}</span> : null}
           </span>
         );
       },
@@ -138,7 +140,7 @@ export function FailureFilters({ state, update, tags }: { state: FailureState; u
     <aside className="facets failure-filters" aria-label="Filters">
       <section>
         <h3>Metric thresholds</h3>
-        <div className="small muted">Percent for STR-EM, Disambig-F1, ROUGE-L; 0-5 for the judge; ms; $.</div>
+        <div className="small muted">Percent for {['str_em', 'disambig_f1', 'rouge_l'].map((m) => METRIC_LABELS[m as FailureMetricName]).join(', ')}; 0-5 for the judge; ms; $.</div>
         {FAILURE_METRICS.map((m) => (
           <div key={m} className="threshold-row">
             <span className="small">{METRIC_LABELS[m]}</span>
@@ -164,9 +166,11 @@ export function FailureFilters({ state, update, tags }: { state: FailureState; u
           <span>Status</span>
           <select className="input" aria-label="status" value={state.status ?? ''} onChange={(e) => update({ status: (e.target.value || null) as FailureState['status'] })}>
             <option value="">any</option>
-            <option value="done">answered</option>
-            <option value="failed">error</option>
-            <option value="pending">pending</option>
+            {(['done', 'failed', 'pending'] as const).map((status) => (
+              <option key={status} value={status}>
+                {itemStatusLabel(status)}
+              </option>
+            ))}
           </select>
         </label>
         <Tristate label="Collapsed" value={state.collapsed} onChange={(collapsed) => update({ collapsed })} testId="filter-collapsed" />
@@ -187,7 +191,7 @@ export function FailureFilters({ state, update, tags }: { state: FailureState; u
   );
 }
 
-export function FailureTable({ run, compare }: { run: number; compare?: boolean }) {
+export function FailureTable({ run, compare, header }: { run: number; compare?: boolean; header?: ReactNode }) {
   const search = useSearch();
   const [, navigate] = useLocation();
   const state = useMemo(() => parseFailureState(search), [search]);
@@ -223,10 +227,10 @@ export function FailureTable({ run, compare }: { run: number; compare?: boolean 
           <Link href={`/evaluation/${run}`} className="small">
             ← run {run}
           </Link>
-          <strong>{info ? `${info.method} × ${info.model}` : `Run ${run}`}</strong>
+          <strong>{info ? `${methodLabel(info.method)} × ${info.model}` : `Run ${run}`}</strong>
           {versus ? (
             <span className="versus small">
-              vs <strong>{`${versus.method} × ${versus.model}`}</strong> (run {versus.id}):{' '}
+              vs <strong>{`${methodLabel(versus.method)} × ${versus.model}`}</strong> (run {versus.id}):{' '}
               <select
                 className="input"
                 aria-label="side by side"
@@ -245,6 +249,7 @@ export function FailureTable({ run, compare }: { run: number; compare?: boolean 
           </span>
           {info?.status === 'running' ? <span className="chip">running: {info.done + info.failed} of {info.total}</span> : null}
         </div>
+        {header}
         <ErrorNotice error={head.error} />
         {/* The first page waits for the rule tags of a finished run, so its rows show them. */}
         {runStatus === 'running' || suggest.isSuccess || suggest.isError ? (
@@ -266,6 +271,7 @@ export function FailureTable({ run, compare }: { run: number; compare?: boolean 
         )}
         {compare ? null : (
           <div className="failure-panels">
+            <FailureReasonsPanel run={run} />
             <TagChart runs={[run]} />
             <JudgeValidationPanel run={run} />
           </div>
@@ -273,24 +279,4 @@ export function FailureTable({ run, compare }: { run: number; compare?: boolean 
       </section>
     </div>
   );
-}
-
-/** `/evaluation/compare?a=..&b=..`: run A's items side by side with run B's. */
-export function CompareFailures() {
-  const search = useSearch();
-  const [, navigate] = useLocation();
-  const p = new URLSearchParams(search);
-  const a = Number(p.get('a'));
-  const b = Number(p.get('b'));
-  const ok = Number.isInteger(a) && a > 0 && Number.isInteger(b) && b > 0;
-  useEffect(() => {
-    // The comparison is the failure table of A with B beside it: keep one URL shape for both.
-    if (ok && !p.get('vs')) {
-      p.set('vs', String(b));
-      if (!p.get('mode')) p.set('mode', 'a-right-b-wrong');
-      navigate(`/evaluation/compare?${p.toString()}`, { replace: true });
-    }
-  });
-  if (!ok) return <div className="page"><div className="page-inner"><div className="notice bad">Give two runs: /evaluation/compare?a=RUN&amp;b=RUN</div></div></div>;
-  return <FailureTable run={a} compare />;
 }

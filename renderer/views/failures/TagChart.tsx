@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { TagCountRow } from '../../../shared/api';
-import { downloadText, ErrorNotice } from '../../components/bits';
+import { ErrorNotice } from '../../components/bits';
+import { saveFile } from '../../download';
 import { useOp } from '../../query';
 
 /** Counts of current failure tags per tag, split by ambiguity type or by method, as horizontal stacked bars. */
@@ -44,7 +45,7 @@ export function TagChart({ runs }: { runs: number[] }) {
           <option value="type">by type</option>
           <option value="method">by method</option>
         </select>
-        <button type="button" className="button small" disabled={!counts.data?.length} onClick={() => downloadText(`failure-tags-${runs.join('-') || 'all'}.csv`, tagCountsCsv(counts.data ?? []), 'text/csv')}>
+        <button type="button" className="button small" disabled={!counts.data?.length} onClick={() => saveFile(`failure-tags-${runs.join('-') || 'all'}.csv`, tagCountsCsv(counts.data ?? []), 'text/csv')}>
           CSV
         </button>
       </div>

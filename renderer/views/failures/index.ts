@@ -1,4 +1,5 @@
 import './failures.css';
 
-export { CompareFailures, FailureTable } from './FailureTable';
+export { CompareFailures } from './Compare';
+export { FailureTable } from './FailureTable';
 export { FailureItem } from './FailureItem';

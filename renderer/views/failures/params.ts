@@ -1,4 +1,5 @@
 import { FAILURE_METRICS, type FailureMetricName, type Input } from '../../../shared/api';
+import { metricLabel } from '../../../shared/eval/labels';
 
 /**
  * The failure table's state lives in the URL, so every filter can be linked to and gone back to:
@@ -100,14 +101,8 @@ export function failureInput(run: number, s: FailureState): Input<'failure:list'
   };
 }
 
-export const METRIC_LABELS: Record<FailureMetricName, string> = {
-  str_em: 'STR-EM',
-  disambig_f1: 'Disambig-F1',
-  rouge_l: 'ROUGE-L',
-  judge_mean: 'Judge',
-  latency_ms: 'Latency',
-  cost_usd: 'Cost',
-};
+/** The failure metrics' names, from the shared label table. */
+export const METRIC_LABELS = Object.fromEntries(FAILURE_METRICS.map((m) => [m, metricLabel(m)])) as Record<FailureMetricName, string>;
 
 /** A metric as shown: fractions as percent, the judge on 0-5, latency in ms, cost in dollars. */
 export function showMetric(metric: FailureMetricName, value: number | null): string {

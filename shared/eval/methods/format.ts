@@ -4,14 +4,15 @@ import type { Fragment, GoldInterpretation, RetrievedPassage } from '../types';
 
 const MAX_PASSAGE_CHARS = 1200;
 
-export function numberedPassages(passages: readonly { title: string; text: string }[]): string {
+/**
+ * Passages as a prompt lists them: `[n] Title: text`, numbered from `from` (1). Corpus passages
+ * are cut at 1,200 characters; CondAmbigQA's fragments are shown whole (`full`).
+ */
+export function numberedPassages(passages: readonly { title: string; text: string }[], options: { full?: boolean; from?: number } = {}): string {
   if (passages.length === 0) return '(none)';
-  return passages.map((p, i) => `[${i + 1}] ${p.title ? `${p.title}: ` : ''}${p.text.length > MAX_PASSAGE_CHARS ? `${p.text.slice(0, MAX_PASSAGE_CHARS)}…` : p.text}`).join('\n');
-}
-
-/** Passage numbers (1-based, as shown) to keys; numbers outside the list are dropped. */
-export function citedKeys(numbers: readonly number[], passages: readonly { key: string }[]): string[] {
-  return [...new Set(numbers.filter((n) => n >= 1 && n <= passages.length).map((n) => passages[n - 1]!.key))];
+  const from = options.from ?? 1;
+  const body = (text: string) => (options.full || text.length <= MAX_PASSAGE_CHARS ? text : `${text.slice(0, MAX_PASSAGE_CHARS)}…`);
+  return passages.map((p, i) => `[${i + from}] ${p.title ? `${p.title}: ` : ''}${body(p.text)}`).join('\n');
 }
 
 /** Short answers as the method committed to them: trimmed, non-empty, each once. */
@@ -36,12 +37,6 @@ export function conditionalLongAnswer(pairs: readonly { condition: string; answe
     .join(' ');
 }
 
-/** Conditions and their answers, numbered, as the CondAmbigQA grader reads them. */
-export function conditionsForJudge(pairs: readonly { condition: string | null; answer: string | null }[]): string {
-  if (pairs.length === 0) return '(none)';
-  return pairs.map((p, n) => `${n + 1}. Condition: ${p.condition ?? '(none stated)'} → Answer: ${p.answer ?? '(no answer)'}`).join('\n');
-}
-
 export function goldForJudge(interpretations: readonly GoldInterpretation[]): string {
   return interpretations.map((i, n) => `${n + 1}. ${i.question ?? i.condition ?? ''} → ${i.answers[0] ?? '(no answer)'}`).join('\n');
 }
@@ -50,8 +45,3 @@ export function fragmentsAsPassages(fragments: readonly Fragment[]): RetrievedPa
   return fragments.map((f) => ({ id: 0, key: f.key, title: f.title, text: f.text, rank: f.rank, score: 0 }));
 }
 
-/** A loop's history as the prompt shows it: thoughts, actions and observations, newest last. */
-export function describeHistory(entries: readonly { thought: string; action: string; observation: string }[]): string {
-  if (entries.length === 0) return '(nothing yet)';
-  return entries.map((e, i) => `Turn ${i + 1}\nThought: ${e.thought}\nAction: ${e.action}\nObservation: ${e.observation}`).join('\n\n');
-}

@@ -25,7 +25,7 @@ import type { Migration } from '../migrate';
  * rebuilt with the domain key (its triggers with it).
  */
 export const constructionAnswerabilityDomains: Migration = {
-  version: 13,
+  version: 14,
   name: 'construction-answerability-domains',
   up(db) {
     db.exec(`
