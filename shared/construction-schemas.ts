@@ -10,7 +10,9 @@ import { ANSWERABILITY_LABELS, DOMAIN_SLUGS } from './domain';
  *   and cite: one condition, its answers and the fragments that hold them, per interpretation.
  *   Fragments are cited by their number in the question's frozen list.
  * - the labelling stage: answerability (URASys) and topic (MARCH Table 7);
- * - the QA layer (URASys ask-and-augment): question-answer pairs per passage and paraphrases.
+ * - the QA layer (URASys ask-and-augment): question-answer pairs per passage and paraphrases;
+ * - the ask-before-answer evaluation (URASys): answer, ask a clarifying question, or say there is
+ *   no answer; then, after the user's reply, answer.
  */
 
 const cited = z.object({ text: z.string().trim().min(1), fragments: z.array(z.number().int()) }).strict();
@@ -50,6 +52,8 @@ export const CONSTRUCTION_SCHEMAS = {
   label_domain: z.object({ domain: z.enum(DOMAIN_SLUGS), reason: z.string() }).strict(),
   qa_create: z.object({ pairs: z.array(z.object({ question: z.string().trim().min(3), answer: z.string().trim().min(1) }).strict()) }).strict(),
   qa_expand: z.object({ paraphrases: z.array(z.array(z.string().trim().min(3))) }).strict(),
+  ask_first: z.object({ action: z.enum(['answer', 'clarify', 'no_answer']), answer: z.string(), clarifying_question: z.string() }).strict(),
+  ask_first_answer: z.object({ answer: z.string() }).strict(),
 } as const;
 
 export const CONSTRUCTION_PROMPT_NAMES = [
@@ -60,4 +64,6 @@ export const CONSTRUCTION_PROMPT_NAMES = [
   'label_domain',
   'qa_create',
   'qa_expand',
+  'ask_first',
+  'ask_first_answer',
 ] as const satisfies readonly (keyof typeof CONSTRUCTION_SCHEMAS)[];

@@ -284,3 +284,27 @@ export function questionsToLabel(db: ReadableDB, kind: 'answerability' | 'domain
       : sql`EXISTS (SELECT 1 FROM instances i WHERE i.base_question_id = b.id AND (i.domain IS NULL ${relabel ? sql`OR (SELECT source FROM provenance p WHERE p.id = i.domain_provenance_id) = 'llm'` : sql.empty}))`;
   return all(db, sql`SELECT b.id, d.name AS dataset, b.source_id, b.question FROM base_questions b JOIN datasets d ON d.id = b.dataset_id WHERE ${open} ${scope} ORDER BY b.id`);
 }
+
+/** A dataset's base questions with what an ask-first evaluation needs: labels, answers, and their first kept instance. */
+export function askFirstCandidates(
+  db: ReadableDB,
+  datasetId: number,
+): { id: number; source_id: string; question: string; answer: string | null; aliases: string; answerability: Answerability | null; instance_id: number | null; instance_answerability: Answerability | null; interpretations: number }[] {
+  return all(
+    db,
+    sql`SELECT b.id, b.source_id, b.question, b.answer, b.aliases, b.answerability, i.id AS instance_id, i.answerability AS instance_answerability,
+               coalesce(i.interpretation_count, 0) AS interpretations
+        FROM base_questions b
+        LEFT JOIN instances i ON i.id = (SELECT min(x.id) FROM instances x WHERE x.base_question_id = b.id AND x.status <> 'removed')
+        WHERE b.dataset_id = ${datasetId} ORDER BY b.source_id`,
+  );
+}
+
+/** A base question's own paragraphs (its frozen fragments), in order: the evidence when no corpus is searched. */
+export function baseQuestionPassageTexts(db: ReadableDB, baseQuestionId: number): { passage_id: number; title: string; text: string }[] {
+  return all(
+    db,
+    sql`SELECT p.id AS passage_id, p.title, p.text FROM base_question_passages bp JOIN passages p ON p.id = bp.passage_id
+        WHERE bp.base_question_id = ${baseQuestionId} ORDER BY bp.position`,
+  );
+}

@@ -13,6 +13,7 @@ import { addRetrievalCommands } from './retrieval';
 import { addCallCommand, addServeCommand } from './serve';
 import { addReleaseCommands } from './release';
 import { addConstructionCommands } from './construction';
+import { addAskFirstCommands } from './ask-first';
 
 /**
  * `awb`: every operation reachable without a window. The CLI is the third client of the
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   addReleaseCommands(program);
   addEvalCommands(program);
   addConstructionCommands(program);
+  addAskFirstCommands(program);
   addTeamCommands(program);
   addServeCommand(program);
   addCallCommand(program);

@@ -24,6 +24,8 @@ export interface FakeConstructionItem {
   badCitation?: boolean;
   answerability?: FakeLabel<Answerability>;
   domain?: FakeLabel<Domain>;
+  /** The ask-before-answer prompts: what the model does first, its answer, and its answer after the user's reply. */
+  askFirst?: { action: 'answer' | 'clarify' | 'no_answer'; answer?: string; afterReply?: string };
 }
 
 interface Fragment {
@@ -129,6 +131,13 @@ export function constructionReply(schema: string, user: string, model: string, i
       const domain = pick(item?.domain, model, 'unknown');
       return { domain: (DOMAIN_SLUGS as readonly string[]).includes(domain) ? domain : 'unknown', reason: 'what the question is about' };
     }
+    case 'ask_first': {
+      const plan = item?.askFirst ?? { action: 'answer' as const };
+      const answer = plan.action === 'answer' ? (plan.answer ?? /\b[A-Z][\p{L}'’-]+/u.exec(/^\[1\] (.*)$/m.exec(user)?.[1] ?? '')?.[0] ?? '') : '';
+      return { action: plan.action, answer, clarifying_question: plan.action === 'clarify' ? 'Which of the readings do you mean?' : '' };
+    }
+    case 'ask_first_answer':
+      return { answer: item?.askFirst?.afterReply ?? '' };
     case 'qa_create':
       return qaPairs(user, count);
     case 'qa_expand':

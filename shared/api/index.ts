@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { annotationOperations } from './annotation';
 import { appOperations } from './app';
 import type { Job } from './jobs';
+import { askFirstOperations } from './ask-first';
 import { constructionOperations } from './construction';
 import { corpusOperations } from './corpus';
 import { AppError, type ApiError, type JobTicket, type Operation, type OperationMap, type Result } from './core';
@@ -25,6 +26,7 @@ import { retrievalOperations } from './retrieval';
 
 export * from './annotation';
 export * from './app';
+export * from './ask-first';
 export * from './construction';
 export * from './core';
 export * from './corpus';
@@ -66,6 +68,7 @@ export const operations = composeOperations(
   scoringOperations,
   teamOperations,
   constructionOperations,
+  askFirstOperations,
 );
 
 export type Operations = typeof operations;

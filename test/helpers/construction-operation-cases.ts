@@ -19,7 +19,7 @@ export function constructionOperationCases(
   fake: () => FakeOpenAI,
   instance: () => number,
   file: (name: string) => string,
-): Record<ConstructionOperation, () => Promise<unknown>> {
+): Record<ConstructionOperation | 'ask-first:start' | 'ask-first:get' | 'ask-first:list', () => Promise<unknown>> {
   const ok = async <K extends OperationName>(name: K, input: Input<K>) => {
     const result = await call(name, input);
     if (!result.ok) throw new Error(`${name}: ${result.error.message}`);
@@ -45,6 +45,12 @@ export function constructionOperationCases(
   const started = async () => {
     const rounds = (await ok('round:list', { dataset: 'MuSiQue' })) as unknown[];
     if (rounds.length === 0) await job('round:start', { dataset: 'MuSiQue', config: config(), limit: 2 });
+  };
+  /** An ask-first run over a few MuSiQue questions, one of them labelled first (the sample's may all be unlabelled). */
+  const askFirst = async () => {
+    const { baseQuestionId } = (await ok('label:get', { instanceId: instance() })) as { baseQuestionId: number };
+    await ok('answerability:set', { baseQuestionId, label: 'answerable' });
+    return (await job('ask-first:start', { dataset: 'MuSiQue', config: config(), limit: 3 })) as { id: number };
   };
   return {
     'round:start': async () => expect(await job('round:start', { dataset: 'MuSiQue', config: config(), limit: 2 })).toMatchObject({ drafted: 2, failed: 0 }),
@@ -77,6 +83,13 @@ export function constructionOperationCases(
       await wait(((await ok('corpus:import', { path: corpusFile, format: 'jsonl', corpus: 'qa-source' })) as { jobId: string }).jobId);
       expect(await job('qa-index:build', { corpus: 'qa-source', config: config() })).toMatchObject({ passages: 1, failed: 0 });
     },
+    'ask-first:start': async () => expect(await askFirst()).toMatchObject({ status: 'done', failed: 0 }),
+    'ask-first:get': async () => {
+      const runs = (await ok('ask-first:list', {})) as { id: number }[];
+      const id = runs[0]?.id ?? (await askFirst()).id;
+      expect(await ok('ask-first:get', { id })).toMatchObject({ id, dataset: 'MuSiQue' });
+    },
+    'ask-first:list': async () => expect(Array.isArray(await ok('ask-first:list', {}))).toBe(true),
     'qa-index:get': async () => expect(await ok('qa-index:get', { corpus: 'qa-source' })).toMatchObject({ layer: 'qa-source · QA' }),
   };
 }

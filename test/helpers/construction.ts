@@ -1,5 +1,6 @@
 import { dispatch, type Handlers, type Input, type InstanceDetail, type Job, type OperationName } from '../../shared/api';
-import type { FakeItem } from '../../electron/dev/fake-model';
+import { fakeModel, type FakeItem } from '../../electron/dev/fake-model';
+import type { FakeOpenAI } from './fake-openai';
 import type { Workbench } from '../../electron/services';
 
 /**
@@ -7,6 +8,15 @@ import type { Workbench } from '../../electron/services';
  * awb-instance/1 records), the scripted answers the fake model gives for them, and a scripted
  * reviewer that judges a CondAmbigQA draft the way the protocol asks, from what it can see.
  */
+
+/** The fake OpenAI server answers as the product's fake model, scripted with these items (which a test may extend later). */
+export function answerAsFakeModel(fake: FakeOpenAI, items: FakeItem[]): void {
+  const model = fakeModel({ items });
+  fake.chat = (body) => {
+    const reply = model(body);
+    return { content: reply.content, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, ...(reply.status ? { status: reply.status } : {}) };
+  };
+}
 
 export function api(handlers: Handlers, workbench: Workbench) {
   const value = async <K extends OperationName>(name: K, input: Input<K>): Promise<unknown> => {

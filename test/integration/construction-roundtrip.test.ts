@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { all, sql } from '../../db/sql';
-import { fakeModel, type FakeItem } from '../../electron/dev/fake-model';
+import type { FakeItem } from '../../electron/dev/fake-model';
 import { createHandlers, Workbench } from '../../electron/services';
 import { readInstanceRecords } from '../../electron/services/record-reader';
 import type { CampaignView, Handlers } from '../../shared/api';
 import { AwbRecord } from '../../shared/awb-format';
 import { recordToRow } from '../../shared/release/schema';
 import { readParquetIndependently } from '../helpers/arrow-ffi';
-import { api, prizeRecord, reviewCampaign } from '../helpers/construction';
+import { answerAsFakeModel, api, prizeRecord, reviewCampaign } from '../helpers/construction';
 import { tempDir, writeFile } from '../helpers/db';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
 
@@ -28,11 +28,7 @@ const items: FakeItem[] = [];
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
-  const model = fakeModel({ items });
-  fake.chat = (body) => {
-    const reply = model(body);
-    return { content: reply.content, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, ...(reply.status ? { status: reply.status } : {}) };
-  };
+  answerAsFakeModel(fake, items);
   workbench = new Workbench({ databasePath: tmp.file('a.db'), mode: 'browser', version: 'test' });
   handlers = createHandlers(workbench);
 });

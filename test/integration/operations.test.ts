@@ -466,6 +466,7 @@ describe('the CLI as a client of the map', () => {
     { args: ['round', 'list', '--round', '0'], name: 'round:list', input: { round: 0 } },
     { args: ['label', 'start', '--kind', 'mood', '--config', 'x.json'], name: 'label:start', input: { kind: 'mood', configPath: 'x.json', noCache: false } },
     { args: ['search', '--query', 'film', '--layers', 'faq'], name: 'retrieval:search', input: { query: 'film', layers: ['faq'] } },
+    { args: ['ask-first', 'run', '--dataset', 'd', '--config', 'x.json', '--k', '0'], name: 'ask-first:start', input: { dataset: 'd', configPath: 'x.json', k: 0, noCache: false } },
   ];
 
   it('exits 2 with the message the API gives for the same input', async () => {

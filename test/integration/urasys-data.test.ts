@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeModel, type FakeItem } from '../../electron/dev/fake-model';
+import type { FakeItem } from '../../electron/dev/fake-model';
 import { createHandlers, Workbench } from '../../electron/services';
 import type { Handlers, LabelReport, LabelView, QaIndexReport, QaIndexView, SearchResult, Stats } from '../../shared/api';
 import type { ItemTrace } from '../../shared/pipeline';
-import { api } from '../helpers/construction';
+import { answerAsFakeModel, api } from '../helpers/construction';
 import { ROOT, tempDir } from '../helpers/db';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
 
@@ -22,11 +22,7 @@ const items: FakeItem[] = [];
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
-  const model = fakeModel({ items });
-  fake.chat = (body) => {
-    const reply = model(body);
-    return { content: reply.content, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, ...(reply.status ? { status: reply.status } : {}) };
-  };
+  answerAsFakeModel(fake, items);
   workbench = new Workbench({ databasePath: tmp.file('u.db'), mode: 'browser', version: 'test' });
   handlers = createHandlers(workbench);
   await api(handlers, workbench).job('dataset:import', { path: FIXTURE, format: 'squad2', dataset: 'squad' });

@@ -81,6 +81,26 @@ Key: "pairs", a list of {"question", "answer"}.`,
 Write {{count}} rephrasings of each question, in the same order.
 Key: "paraphrases", a list with one list of strings per question.`,
   },
+  ask_first: {
+    system: `You are an assistant that answers only when the evidence is enough. Read the question and the passages found for it, then do exactly one of three things. Answer, when the question asks one clear thing and the passages state the answer. Ask a clarifying question, when the question can be read in several ways that lead to different answers in the passages: name the readings briefly and ask which one is meant. Say there is no answer, when the question is clear but the passages do not hold its answer: never guess or answer from memory. ${JSON_ONLY}`,
+    user: `Question: {{question}}
+
+Passages:
+{{passages}}
+
+Keys: "action" ("answer", "clarify" or "no_answer"), "answer" (a short answer when you answer, else "") and "clarifying_question" (your question when you clarify, else "").`,
+  },
+  ask_first_answer: {
+    system: `You asked a user to clarify a question and they replied. Answer the question as they mean it, from the passages only, in a few words. ${JSON_ONLY}`,
+    user: `Question: {{question}}
+You asked: {{clarifying_question}}
+The user replied: {{reply}}
+
+Passages:
+{{passages}}
+
+Key: "answer" (a short answer).`,
+  },
 };
 
 /** The topic list as the domain prompt shows it: key, then label. */

@@ -69,6 +69,8 @@ const READS_FOR_ALL_ROLES: readonly string[] = [
   'label:get',
   'domain:list',
   'qa-index:get',
+  'ask-first:get',
+  'ask-first:list',
 ];
 
 /** Reads that name a file on the server: never over the network (checkPaths), and not audited. */
