@@ -15,6 +15,7 @@ import { CompareFailures, FailureItem, FailureTable } from './views/failures';
 import { InstanceView } from './views/InstanceView';
 import { JudgingView } from './views/judging/JudgingView';
 import { PipelineView } from './views/pipeline/PipelineView';
+import { RoundsView } from './views/construction/RoundsView';
 import { ProtocolsView } from './views/ProtocolsView';
 import { ReleasesView } from './views/releases/ReleasesView';
 import { SearchView } from './views/SearchView';
@@ -77,6 +78,7 @@ function Workbench() {
       { id: 'base-questions', title: 'Go to base questions', hint: 'g b', run: () => navigate('/base-questions') },
       { id: 'search', title: 'Search passages (BM25, dense, hybrid)', hint: 'g s', run: () => navigate('/search') },
       { id: 'pipeline', title: 'Pipeline: run, funnel, failures, prompts, prices', hint: 'g l', run: () => navigate('/pipeline') },
+      { id: 'rounds', title: 'Construction rounds (CondAmbigQA): acceptance, cost and time per round', run: () => navigate('/rounds') },
       { id: 'campaigns', title: 'Go to annotation campaigns', hint: 'g c', run: () => navigate('/campaigns') },
       { id: 'new-campaign', title: 'New annotation campaign…', run: () => navigate('/campaigns/new') },
       { id: 'protocols', title: 'Annotation protocols', hint: 'g p', run: () => navigate('/protocols') },
@@ -211,6 +213,10 @@ function Workbench() {
             <PipelineView tab="run" />
           </Route>
           <Route path="/pipeline/:tab">{(params) => <PipelineView tab={params.tab} />}</Route>
+          <Route path="/rounds">
+            <RoundsView dataset={null} />
+          </Route>
+          <Route path="/rounds/:dataset">{(params) => <RoundsView dataset={decodeURIComponent(params.dataset)} />}</Route>
           <Route path="/judge">
             <JudgingView />
           </Route>
