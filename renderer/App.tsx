@@ -16,6 +16,7 @@ import { InstanceView } from './views/InstanceView';
 import { JudgingView } from './views/judging/JudgingView';
 import { PipelineView } from './views/pipeline/PipelineView';
 import { RoundsView } from './views/construction/RoundsView';
+import { AskFirstView } from './views/construction/AskFirstView';
 import { ProtocolsView } from './views/ProtocolsView';
 import { ReleasesView } from './views/releases/ReleasesView';
 import { SearchView } from './views/SearchView';
@@ -78,6 +79,7 @@ function Workbench() {
       { id: 'base-questions', title: 'Go to base questions', hint: 'g b', run: () => navigate('/base-questions') },
       { id: 'search', title: 'Search passages (BM25, dense, hybrid)', hint: 'g s', run: () => navigate('/search') },
       { id: 'pipeline', title: 'Pipeline: run, funnel, failures, prompts, prices', hint: 'g l', run: () => navigate('/pipeline') },
+      { id: 'ask-first', title: 'Ask-first runs (URASys): accuracy per answerability label', run: () => navigate('/ask-first') },
       { id: 'rounds', title: 'Construction rounds (CondAmbigQA): acceptance, cost and time per round', run: () => navigate('/rounds') },
       { id: 'campaigns', title: 'Go to annotation campaigns', hint: 'g c', run: () => navigate('/campaigns') },
       { id: 'new-campaign', title: 'New annotation campaign…', run: () => navigate('/campaigns/new') },
@@ -217,6 +219,10 @@ function Workbench() {
             <RoundsView dataset={null} />
           </Route>
           <Route path="/rounds/:dataset">{(params) => <RoundsView dataset={decodeURIComponent(params.dataset)} />}</Route>
+          <Route path="/ask-first">
+            <AskFirstView run={null} />
+          </Route>
+          <Route path="/ask-first/:run">{(params) => <AskFirstView run={Number(params.run)} />}</Route>
           <Route path="/judge">
             <JudgingView />
           </Route>

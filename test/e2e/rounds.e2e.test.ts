@@ -1,14 +1,13 @@
 /// <reference lib="dom" />
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeItem } from '../../electron/dev/fake-model';
 import { createHandlers, Workbench } from '../../electron/services';
 import type { CampaignView } from '../../shared/api';
-import { startServer } from '../helpers/cli';
 import { answerAsFakeModel, api, prizeRecord, reviewCampaign } from '../helpers/construction';
 import { tempDir, writeFile } from '../helpers/db';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
-import { openWorkbench, type WorkbenchPage } from './workbench-page';
+import { serveAndOpen, type WorkbenchPage } from './workbench-page';
 
 /**
  * The construction rounds screen: ten questions drafted by the fake model over three rounds (right
@@ -18,8 +17,7 @@ import { openWorkbench, type WorkbenchPage } from './workbench-page';
 
 const tmp = tempDir('awb-e2e-rounds-');
 let fake: FakeOpenAI;
-let server: Awaited<ReturnType<typeof startServer>>;
-let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 let page: Page;
 let ui: WorkbenchPage;
 let pageErrors: string[] = [];
@@ -54,13 +52,11 @@ beforeAll(async () => {
   fake = await startFakeOpenAI();
   const db = tmp.file('rounds.db');
   await buildRounds(db);
-  server = await startServer(['--db', db], { AWB_HOME: tmp.file('home') });
-  ({ browser, page, ui, pageErrors } = await openWorkbench(server.url));
+  ({ page, ui, pageErrors, close } = await serveAndOpen(db, tmp.file('home')));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await close?.();
   await fake?.close();
   tmp.cleanup();
 });
