@@ -186,7 +186,7 @@ const importsRule = {
 // ---- all SQL lives in db/ -------------------------------------------------------------------
 
 /** What electron/ may take from db/sql.ts: transactions, the write lock's error and wait, and the handle types, never a way to run SQL. */
-const SQL_MODULE_ALLOWED = new Set(['transaction', 'beginWrite', 'commit', 'rollback', 'DatabaseBusyError', 'isBusy', 'lockWaitMs', 'onLockWait']);
+const SQL_MODULE_ALLOWED = new Set(['transaction', 'readSnapshot', 'beginWrite', 'commit', 'rollback', 'DatabaseBusyError', 'isBusy', 'lockWaitMs', 'onLockWait']);
 const isText = (node) => node?.type === 'TemplateLiteral' || (node?.type === 'Literal' && typeof node.value === 'string');
 
 const sqlRule = {
@@ -236,14 +236,6 @@ const layers = { rules: { imports: importsRule, sql: sqlRule } };
 /** No source file over 450 lines, counting every line (comments and blank lines too). */
 const MAX_LINES = 450;
 /**
- * TEMPORARY: renderer files over the limit today, each to be split per screen (issue 23). Remove
- * a file from this list in the change that splits it; add none.
- */
-const OVER_MAX_LINES_FOR_NOW = [
-  'renderer/views/CampaignsView.tsx',
-  'renderer/views/InstanceView.tsx',
-];
-/**
  * No function over 150 lines in electron/, db/ and shared/ (over ~80 is a smell, over 150 is
  * wrong: split it into steps named for what they do). The renderer's components are not held to
  * it yet (they are being split per screen); a migration's `up` is its schema's text, kept whole
@@ -289,7 +281,6 @@ export default tseslint.config(
   },
   {
     files: SOURCE_FILES,
-    ignores: OVER_MAX_LINES_FOR_NOW,
     rules: { 'max-lines': ['error', { max: MAX_LINES, skipBlankLines: false, skipComments: false }] },
   },
   {

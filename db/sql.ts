@@ -217,6 +217,15 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
   }
 }
 
+/**
+ * Runs `fn`'s reads in one read transaction, so they all see the database as it was when the
+ * first began, whatever another connection commits meanwhile (inside a transaction, in that one).
+ */
+export function readSnapshot<T>(db: ReadableDB, fn: () => T): T {
+  if (db.inTransaction) return fn();
+  return db.transaction(fn).deferred();
+}
+
 const lockWaitListeners = new Set<() => void>();
 
 /**

@@ -22,8 +22,9 @@ await build({
     worker: 'electron/transport/worker.ts',
     'retrieval-worker': 'electron/services/pipeline/retrieval-worker.ts',
     'release-encoder': 'electron/services/release/encoder-worker.ts',
+    'embed-worker': 'electron/services/retrieval/embed-worker.ts',
   },
   outdir: 'dist/electron',
   outExtension: { '.js': '.cjs' },
 });
-console.log('Built dist/electron/{main,preload,worker,retrieval-worker,release-encoder}.cjs');
+console.log('Built dist/electron/{main,preload,worker,retrieval-worker,release-encoder,embed-worker}.cjs');

@@ -6,6 +6,7 @@ import {
   DECOMPOSITION_STYLES,
   DOMAIN_SLUGS,
   LABEL_KINDS,
+  DETECTION_VERDICTS,
   FILTER_VERDICTS,
   INSTANCE_STAGES,
   INSTANCE_STATUSES,
@@ -83,7 +84,7 @@ export const AwbDetectionVote = z
   .object({
     ambiguity_type: z.enum(['semantic', 'syntactic', 'constraint']),
     model: nonEmpty,
-    verdict: z.enum(['yes', 'no']),
+    verdict: z.enum(DETECTION_VERDICTS).describe('not_needed: the detector was not asked, because the votes given already decided the type.'),
     phenomena: z.array(z.number().int().min(1).max(18)).default([]).describe('Syntactic phenomena named by the detector (1-18).'),
     reason: z.string().default(''),
     provenance: AwbProvenance.nullable().default(null),

@@ -48,8 +48,13 @@ export type ProvenanceSource = (typeof PROVENANCE_SOURCES)[number];
 export const DECOMPOSITION_STYLES = ['natural', 'relation'] as const;
 export type DecompositionStyle = (typeof DECOMPOSITION_STYLES)[number];
 
-export const FILTER_VERDICTS = ['aligned', 'misaligned'] as const;
+/** A filter model's vote; `not_needed`: not asked, because the votes already given decided the outcome. */
+export const FILTER_VERDICTS = ['aligned', 'misaligned', 'not_needed'] as const;
 export type FilterVerdict = (typeof FILTER_VERDICTS)[number];
+
+/** A detector's vote on one ambiguity type; `not_needed` as for filter votes. */
+export const DETECTION_VERDICTS = ['yes', 'no', 'not_needed'] as const;
+export type DetectionVerdict = (typeof DETECTION_VERDICTS)[number];
 
 export const IMPORT_FORMATS = ['musique', 'asqa', 'ambignq', 'condambigqa', 'squad2', 'awb'] as const;
 

@@ -1,11 +1,11 @@
 import { locateAnswer } from './checks';
-import { strEm } from './eval/answer-metrics';
+import { squadNormalize, strEm } from './eval/answer-metrics';
 import type { GoldInterpretation, MethodInterpretation, RetrievedPassage } from './eval/types';
 
 /**
  * What the failure view says about one item, as pure functions: which gold interpretations the
- * long answer covers (each short answer found or missing, where), whether it collapsed them, the
- * overlap of each method interpretation's retrieved passages with the gold evidence, and the text
+ * long answer covers (each short answer found or missing, where), how many interpretations the
+ * prediction commits to (MARCH appendix G.1's "collapsed"), the overlap of each method interpretation's retrieved passages with the gold evidence, and the text
  * rules behind the "refusal or format error" tag.
  */
 
@@ -17,7 +17,7 @@ export interface InterpretationCoverage {
   span: { start: number; end: number; alias: string | null } | null;
 }
 
-export type CoverageVerdict = 'covered' | 'partial' | 'collapsed' | 'missed' | 'no-gold';
+export type CoverageVerdict = 'covered' | 'partial' | 'missed' | 'no-gold' | 'error';
 
 export interface Coverage {
   interpretations: InterpretationCoverage[];
@@ -25,16 +25,17 @@ export interface Coverage {
   /** Gold interpretations that have a short answer. */
   withAnswers: number;
   /**
-   * covered: every interpretation; partial: more than one but not all; collapsed: at most one of
-   * several; missed: the only one is missing; no-gold: nothing to check.
+   * covered: every interpretation; partial: some but not all; missed: none; no-gold: nothing to
+   * check; error: the method failed on the item, so there is no answer. Whether the prediction
+   * collapsed the interpretations is a separate question (`committedInterpretations`).
    */
   verdict: CoverageVerdict;
 }
 
-export function answerCoverage(longAnswer: string | null, gold: readonly GoldInterpretation[]): Coverage {
+export function answerCoverage(longAnswer: string | null, gold: readonly GoldInterpretation[], options: { failed?: boolean } = {}): Coverage {
   const text = longAnswer ?? '';
   const interpretations = gold.map((g, index) => {
-    if (g.answers.length === 0) return { index, found: false, span: null };
+    if (g.answers.length === 0 || options.failed) return { index, found: false, span: null };
     const located = locateAnswer(text, { text: g.answers[0]!, aliases: g.answers.slice(1) });
     const found = located !== null || strEm(text, [g.answers]) === 1;
     return { index, found, span: located ? { start: located.start, end: located.end, alias: located.alias } : null };
@@ -42,12 +43,42 @@ export function answerCoverage(longAnswer: string | null, gold: readonly GoldInt
   const withAnswers = gold.filter((g) => g.answers.length > 0).length;
   const covered = interpretations.filter((c) => c.found).length;
   let verdict: CoverageVerdict;
-  if (withAnswers === 0) verdict = 'no-gold';
+  if (options.failed) verdict = 'error';
+  else if (withAnswers === 0) verdict = 'no-gold';
   else if (covered === withAnswers) verdict = 'covered';
-  else if (withAnswers >= 2 && covered <= 1) verdict = 'collapsed';
   else if (covered === 0) verdict = 'missed';
   else verdict = 'partial';
   return { interpretations, covered, withAnswers, verdict };
+}
+
+/** Distinct answers after SQuAD normalisation, empty ones left out. */
+function distinctAnswers(answers: readonly (string | null)[]): number {
+  return new Set(answers.map((a) => squadNormalize(a ?? '')).filter((a) => a !== '')).size;
+}
+
+/**
+ * How many interpretations a prediction commits to (MARCH appendix G.1): the distinct non-empty
+ * answers it gives, as short answers or as answered interpretations; for a method that gives
+ * neither (a standard baseline, a prediction without short answers), the distinct non-empty
+ * answers the reader found in its long answer for the gold clarified questions. Null when none of
+ * these is known. A method's explicit empty list of short answers commits to none (0).
+ */
+export function committedInterpretations(
+  out: { shortAnswers: readonly string[] | null; interpretations: readonly { answer: string | null }[] },
+  readerAnswers: readonly (string | null)[] | null,
+): number | null {
+  const short = out.shortAnswers;
+  if (short && distinctAnswers(short) > 0) return distinctAnswers(short);
+  const answered = out.interpretations.map((i) => i.answer);
+  if (distinctAnswers(answered) > 0) return distinctAnswers(answered);
+  if (readerAnswers && readerAnswers.some((a) => a !== null)) return distinctAnswers(readerAnswers);
+  return short ? 0 : null;
+}
+
+/** G.1's collapse: the gold has several interpretations and the prediction commits to at most one (null when either is unknown). */
+export function isCollapsed(goldInterpretations: number, committed: number | null): boolean | null {
+  if (committed === null || goldInterpretations < 2) return null;
+  return committed <= 1;
 }
 
 export interface RetrievalOverlap {
@@ -79,6 +110,29 @@ export function isFormatFailure(error: string | null): boolean {
 export function isRefusal(longAnswer: string | null): boolean {
   if (longAnswer === null || longAnswer.trim() === '') return true;
   return /\b(i (cannot|can ?not|can't|am unable to|am not able to)|unable to (answer|determine|find)|i don'?t know|not enough information|cannot be determined)\b/i.test(longAnswer);
+}
+
+/** What a method records on an item that the appendix-G rules read (CLARION's planner and hop checks). */
+interface RecordedSteps {
+  detected_ambiguous?: unknown;
+  hop_verdicts?: unknown;
+}
+
+/**
+ * The appendix-G tags a rule can suggest from what the method recorded, each with its reason:
+ * `detection-miss` when the planner judged the question unambiguous although the gold has several
+ * interpretations; `hop-inconsistency` when a hop check failed and was not recovered;
+ * `needs-clarification` when a hop entity was missing. Methods that record none of these get none.
+ */
+export function appendixGTags(metrics: RecordedSteps, goldInterpretations: number): { tag: 'detection-miss' | 'hop-inconsistency' | 'needs-clarification'; note: string }[] {
+  const out: { tag: 'detection-miss' | 'hop-inconsistency' | 'needs-clarification'; note: string }[] = [];
+  if (metrics.detected_ambiguous === false && goldInterpretations >= 2) out.push({ tag: 'detection-miss', note: `judged unambiguous; the gold has ${goldInterpretations} interpretations` });
+  const hops = (typeof metrics.hop_verdicts === 'object' && metrics.hop_verdicts !== null ? metrics.hop_verdicts : {}) as { fail?: unknown; recovered?: unknown; blocked?: unknown };
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const unrecovered = count(hops.fail) - count(hops.recovered);
+  if (unrecovered > 0) out.push({ tag: 'hop-inconsistency', note: `${unrecovered} interpretation${unrecovered === 1 ? '' : 's'} failed the hop check and were not recovered` });
+  if (count(hops.blocked) > 0) out.push({ tag: 'needs-clarification', note: `${count(hops.blocked)} interpretation${count(hops.blocked) === 1 ? '' : 's'} missing a hop entity (left for the user)` });
+  return out;
 }
 
 // ---- grouped failure reasons ------------------------------------------------------------------

@@ -1,10 +1,12 @@
+import type { VoteRule } from './pipeline';
 import { countTokens, foldForMatching } from './text';
 
 /**
  * Rules of the construction pipeline that need no database and no network: which model an
  * endpoint's name stands for, how `#1` placeholders in sub-questions are filled, which
  * interpretations a collision removes, whether a shortened answer may be used, and the stable
- * order in which `--limit` picks base questions. Pure, so they are tested on their own.
+ * order in which `--limit` picks base questions, and how votes decide (when asking can stop, and
+ * in which order to ask). Pure, so they are tested on their own.
  */
 
 // ---- model identity ------------------------------------------------------------------------------
@@ -122,4 +124,80 @@ export function stableSubset<T extends { dataset: string; sourceId: string }>(it
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .slice(0, limit)
     .map((entry) => entry.item);
+}
+
+// ---- votes ------------------------------------------------------------------------------------------
+
+/** Whether `yes` votes out of `total` configured voters pass the rule: every voter, a strict majority, or at least N. */
+export function passes(rule: VoteRule, yes: number, total: number): boolean {
+  if (total === 0) return false;
+  if (rule === 'all') return yes === total;
+  if (rule === 'majority') return yes * 2 > total;
+  return yes >= rule.atLeast;
+}
+
+export type VoteOutcome = 'pass' | 'fail';
+
+/**
+ * The outcome once `yes` and `no` of `voters` have answered, if no answer of the voters not yet
+ * asked can change it: 'pass' when it passes even if every open voter says no, 'fail' when it
+ * fails even if every open voter says yes, null while it is open. Asking everyone and stopping
+ * here give the same outcome, in any order (docs/pipeline-economy.md has the argument).
+ */
+export function decided(rule: VoteRule, yes: number, no: number, voters: number): VoteOutcome | null {
+  const open = voters - yes - no;
+  if (open < 0) throw new RangeError(`${yes} yes and ${no} no votes from ${voters} voters`);
+  if (passes(rule, yes, voters)) return 'pass';
+  if (!passes(rule, yes + open, voters)) return 'fail';
+  return null;
+}
+
+/**
+ * Unanimity over labels (a voting stage whose answer is one of several labels rather than yes or
+ * no): decided 'fail' as soon as two answers differ, 'pass' once every voter has given the same.
+ */
+export function decidedUnanimous<L>(labels: readonly L[], voters: number): VoteOutcome | null {
+  if (labels.some((l) => l !== labels[0])) return 'fail';
+  return labels.length === voters ? 'pass' : null;
+}
+
+/** What the run has seen of one voter in one stage (and type): votes asked, how many rejected, and its mean cost per call. */
+export interface VoterRecord {
+  asked: number;
+  rejected: number;
+  /** Mean US dollars per call; null when the model has no price (then `meanTokens` ranks it). */
+  meanUsd: number | null;
+  meanTokens: number | null;
+}
+
+/** Laplace-smoothed share of this voter's answers that rejected. */
+export const rejectionRate = (r: VoterRecord) => (r.rejected + 1) / (r.asked + 2);
+
+/**
+ * The order to ask voters in, so that a run whose rule stops at the first rejection spends least:
+ * ascending cost over rejection rate (the classic ordering of independent filters, cheapest per
+ * expected rejection first). Until every voter has `warmup` asked votes the configured order
+ * stands; ties keep the higher rejection rate first, then the configured order. Costs compare in
+ * dollars when every voter has a price, else in tokens.
+ */
+export function orderVoters<T>(voters: readonly T[], record: (voter: T) => VoterRecord | undefined, warmup: number): T[] {
+  const records = voters.map((v) => record(v));
+  if (records.some((r) => !r || r.asked < warmup)) return [...voters];
+  const byUsd = records.every((r) => r!.meanUsd !== null);
+  const cost = (r: VoterRecord) => (byUsd ? r.meanUsd! : (r.meanTokens ?? 1));
+  return voters
+    .map((voter, index) => ({ voter, index, r: records[index]! }))
+    .sort((a, b) => cost(a.r) / rejectionRate(a.r) - cost(b.r) / rejectionRate(b.r) || rejectionRate(b.r) - rejectionRate(a.r) || a.index - b.index)
+    .map((entry) => entry.voter);
+}
+
+/**
+ * Whether an item asks every voter even where the outcome is decided earlier: a fixed share of
+ * items, chosen by a hash of the item, whose votes give unbiased rejection rates for the order
+ * (early exit hides what later voters would have said) and double as a check of early exit.
+ */
+export function asksEveryone(item: string, share: number): boolean {
+  if (share <= 0) return false;
+  if (share >= 1) return true;
+  return fnv1a(item) / 2 ** 32 < share;
 }

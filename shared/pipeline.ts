@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { LabelTables } from './construction';
 import { CONSTRUCTION_PROMPT_NAMES, CONSTRUCTION_SCHEMAS } from './construction-schemas';
 import { PIPELINE_STAGES, type PipelineStage } from './domain';
 import { modelIdentity } from './pipeline-rules';
@@ -25,6 +24,12 @@ export const Endpoint = z
     structuredOutput: z.enum(STRUCTURED_OUTPUT_MODES).default('json_schema'),
     timeoutMs: z.number().int().min(100).default(60_000),
     retries: z.number().int().min(0).max(10).default(4),
+    /**
+     * The endpoint's Batch API: `openai` (upload a JSONL file to /files, create a job at /batches,
+     * lines with custom_id, method, url and body), `custom-id-body` (the same without method and url,
+     * as Together AI takes them), or `none` (this endpoint has none: its calls go synchronously).
+     */
+    batch: z.enum(['openai', 'custom-id-body', 'none']).default('openai'),
   })
   .strict();
 export type Endpoint = z.output<typeof Endpoint>;
@@ -39,7 +44,72 @@ export type DetectableType = (typeof DETECTABLE_TYPES)[number];
 export const VoteRule = z.union([z.literal('all'), z.literal('majority'), z.object({ atLeast: z.number().int().min(1) }).strict()]);
 export type VoteRule = z.output<typeof VoteRule>;
 
-export const Price = z.object({ input: z.number().min(0), output: z.number().min(0) }).strict();
+/**
+ * US dollars per million tokens. `batchInput`/`batchOutput` price calls sent through a Batch API
+ * (half the synchronous price where not given, as OpenAI and Together charge); `cachedInput` prices
+ * the prompt tokens a provider reports as read from its prompt cache (the input price where not given).
+ */
+export const Price = z
+  .object({
+    input: z.number().min(0),
+    output: z.number().min(0),
+    batchInput: z.number().min(0).optional(),
+    batchOutput: z.number().min(0).optional(),
+    cachedInput: z.number().min(0).optional(),
+  })
+  .strict();
+export type Price = z.output<typeof Price>;
+
+/**
+ * Calls skipped because their answer cannot change what the run keeps: votes once the rule has
+ * decided, answers once an instance cannot reach two supported ones, merges of instances that
+ * collide (merge runs after shorten and collide, from the answers as the answer stage left them).
+ * `enabled: false` asks everything, as before. `wave` voters are asked at once; `order: 'stats'`
+ * asks the cheapest per expected rejection first, from the run's own votes after `warmup` votes
+ * each; `explore` is the share of items that ask every voter anyway.
+ */
+export const EarlyExit = z
+  .object({
+    enabled: z.boolean().default(true),
+    wave: z.number().int().min(1).max(64).default(1),
+    order: z.enum(['stats', 'config']).default('stats'),
+    warmup: z.number().int().min(0).default(30),
+    explore: z.number().min(0).max(1).default(0.02),
+  })
+  .strict();
+export type EarlyExit = z.output<typeof EarlyExit>;
+
+/**
+ * Sending stages' calls through the endpoints' Batch APIs (half price, answers within 24 hours):
+ * requests are queued, written as JSONL files of at most `maxRequests` lines, uploaded, polled every
+ * `pollSeconds`, and read back; what a batch did not answer is sent again once in a batch
+ * (`resubmit`), then synchronously (`fallback: 'sync'`) or not at all (`fallback: 'fail'`: the item
+ * fails with the provider's reason). A batch still open after `maxWaitHours` is cancelled and what it
+ * finished is kept.
+ */
+export const BatchMode = z
+  .object({
+    enabled: z.boolean().default(false),
+    stages: z.array(z.enum(PIPELINE_STAGES)).default([...PIPELINE_STAGES]),
+    maxRequests: z.number().int().min(1).max(50_000).default(50_000),
+    maxBytes: z.number().int().min(1024).max(200_000_000).default(150_000_000),
+    pollSeconds: z.number().min(0.01).default(60),
+    maxWaitHours: z.number().positive().default(26),
+    /** Wait this long after the last request before sending a partly filled batch. */
+    idleFlushMs: z.number().int().min(1).default(2_000),
+    /** Items worked on at once in a batched stage (each waits only for its answer). */
+    itemsInFlight: z.number().int().min(1).max(1_000_000).default(100_000),
+    fallback: z.enum(['sync', 'fail']).default('sync'),
+    resubmit: z.number().int().min(0).max(3).default(1),
+  })
+  .strict();
+export type BatchMode = z.output<typeof BatchMode>;
+
+/** A ceiling on what one run may spend: the run stops before a call or batch would pass it. */
+export const Budget = z
+  .object({ maxUsd: z.number().positive().nullable().default(null), maxTokens: z.number().int().positive().nullable().default(null) })
+  .strict();
+export type Budget = z.output<typeof Budget>;
 
 /**
  * The embedding model that re-ranks an interpretation's pooled evidence by its clarified question
@@ -97,6 +167,9 @@ export const PipelineConfig = z
     concurrency: z.number().int().min(1).max(1024).default(64),
     /** US dollars per million tokens, by model name. */
     prices: z.record(z.string(), Price).default({}),
+    earlyExit: EarlyExit.default(EarlyExit.parse({})),
+    batch: BatchMode.default(BatchMode.parse({})),
+    budget: Budget.default(Budget.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -232,98 +305,7 @@ export function jsonSchemaFor(name: SchemaName): Record<string, unknown> {
 // ---- runs, progress and the funnel ---------------------------------------------------------------
 
 export { PIPELINE_STAGES, type PipelineStage };
-
-export interface StageCounts {
-  stage: PipelineStage;
-  /** Items this run took up, and how they ended. */
-  processed: number;
-  done: number;
-  failed: number;
-  removed: number;
-  calls: number;
-  cachedCalls: number;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number;
-  /** Summed over the calls this stage sent: the endpoints' answering time, and the time queued before sending. */
-  latencyMs: number;
-  queueMs: number;
-}
-
-export interface PipelineProgress {
-  runId: number;
-  stage: PipelineStage | null;
-  done: number;
-  total: number;
-  calls: number;
-  cachedCalls: number;
-  failedCalls: number;
-  costUsd: number;
-  etaSeconds: number | null;
-}
-
-export interface RunSummary {
-  id: number;
-  status: 'running' | 'done' | 'failed' | 'cancelled';
-  startedAt: string;
-  finishedAt: string | null;
-  stages: StageCounts[];
-  calls: number;
-  cachedCalls: number;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number;
-  error: string | null;
-  /** Where cues and evidence were computed: a worker thread, or the run's own thread. */
-  retrieval: 'worker' | 'in-thread' | null;
-  /** The embedding model that re-ranked evidence (null: the run retrieved nothing). */
-  rerank: { provider: 'offline' | 'openai'; model: string; lexical: boolean } | null;
-  /** What the run decided on its own and the user should know (e.g. embedding a corpus on first use). */
-  log: string[];
-  config: unknown;
-}
-
-/** One line of the funnel (MARCH Table 2, top): per ambiguity type and overall. */
-export interface FunnelRow {
-  step: string;
-  counts: Record<string, number>;
-  total: number;
-}
-
-export interface Funnel {
-  types: string[];
-  rows: FunnelRow[];
-  /** Of the instances kept: mean hops and mean question length in words, per type. */
-  averageHops: Record<string, number | null>;
-  averageQuestionWords: Record<string, number | null>;
-  /** Of the instances kept: topics per type (MARCH Table 7) and answerability (URASys). */
-  labels?: LabelTables;
-}
-
-export interface CallTrace {
-  id: number;
-  stage: string | null;
-  endpoint: string;
-  model: string;
-  status: 'ok' | 'error';
-  error: string | null;
-  messages: { role: string; content: string }[];
-  response: string | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  /** The endpoint's time to answer, from sending the request (after any wait for a slot). */
-  latencyMs: number | null;
-  /** Time spent waiting for a slot and the per-minute limits before sending. */
-  queueMs: number | null;
-  costUsd: number | null;
-  createdAt: string;
-}
-
-export interface ItemTrace {
-  item: string;
-  stages: { stage: string; status: string; reason: string | null; rawOutput: string | null }[];
-  calls: CallTrace[];
-}
+export * from './pipeline-runs';
 
 export interface PromptTemplate {
   id: number;

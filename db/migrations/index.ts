@@ -12,7 +12,10 @@ import { failures } from './0010-failures';
 import { releaseChunks } from './0011-release-chunks';
 import { failureIndexes } from './0012-failure-indexes';
 import { evalMethods } from './0013-eval-methods';
-import { constructionAnswerabilityDomains } from './0014-construction-answerability-domains';
+import { batchesAndVotesNotNeeded } from './0014-batches-and-votes-not-needed';
+import { condambigqaCitationsFailureTags } from './0015-condambigqa-citations-failure-tags';
+import { vectorCodeBlocks } from './0016-vector-code-blocks';
+import { constructionAnswerabilityDomains } from './0017-construction-answerability-domains';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -29,5 +32,8 @@ export const migrations: readonly Migration[] = [
   releaseChunks,
   failureIndexes,
   evalMethods,
+  batchesAndVotesNotNeeded,
+  condambigqaCitationsFailureTags,
+  vectorCodeBlocks,
   constructionAnswerabilityDomains,
 ];

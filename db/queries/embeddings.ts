@@ -1,4 +1,6 @@
-import { codeBits, simhash } from '../../shared/retrieval/simhash';
+import { codeBits } from '../../shared/retrieval/simhash';
+import { encodeVector, layoutBlock, type VectorCode } from '../../shared/retrieval/vector-codes';
+import { deleteCodeBlocks, insertCodeBlock } from './vector-code-blocks';
 import { all, get, iterate, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
 /**
@@ -105,14 +107,26 @@ export function fromBlob(blob: Buffer): Float32Array {
   return copy;
 }
 
-/** Stores vectors (replacing earlier ones of the same passages). */
-export function storeEmbeddings(
-  db: WritableDB,
-  modelId: number,
-  rows: readonly { passageId: number; corpusId: number; vector: Float32Array }[],
-): void {
+/** A vector to store, with its codes when the caller has made them already (a worker thread). */
+export interface NewEmbedding {
+  passageId: number;
+  corpusId: number;
+  vector: Float32Array;
+  code?: VectorCode | undefined;
+}
+
+/**
+ * Stores vectors (replacing earlier ones of the same passages) with their codes: the SimHash
+ * signs in the vec0 table, and a block of scan-ready codes per corpus (vector-code-blocks.ts). Call it in
+ * a transaction: the blocks must never miss a stored vector.
+ */
+export function storeEmbeddings(db: WritableDB, modelId: number, rows: readonly NewEmbedding[]): void {
+  const byCorpus = new Map<number, { ids: number[]; codes: VectorCode[] }>();
+  let dimensions = 0;
   for (const row of rows) {
     const blob = toBlob(row.vector);
+    const code = row.code ?? encodeVector(row.vector);
+    dimensions = row.vector.length;
     // Delete then insert (not INSERT OR REPLACE), so the count triggers see both.
     run(db, sql`DELETE FROM ${floatTable(modelId)} WHERE passage_id = ${row.passageId}`);
     run(db, sql`INSERT INTO ${floatTable(modelId)} (passage_id, corpus_id, vector) VALUES (${row.passageId}, ${row.corpusId}, ${blob})`);
@@ -120,15 +134,21 @@ export function storeEmbeddings(
     run(
       db,
       sql`INSERT INTO ${bitTable(modelId)} (rowid, corpus_id, embedding)
-          VALUES (${BigInt(row.passageId)}, ${BigInt(row.corpusId)}, vec_bit(${simhash(row.vector)}))`,
+          VALUES (${BigInt(row.passageId)}, ${BigInt(row.corpusId)}, vec_bit(${code.signs}))`,
     );
+    let group = byCorpus.get(row.corpusId);
+    if (!group) byCorpus.set(row.corpusId, (group = { ids: [], codes: [] }));
+    group.ids.push(row.passageId);
+    group.codes.push(code);
   }
+  for (const [corpusId, group] of byCorpus) insertCodeBlock(db, modelId, corpusId, layoutBlock(dimensions, group.ids, group.codes));
 }
 
-/** Deletes every vector of a model (a new fit changes them all). */
+/** Deletes every vector of a model (a new fit changes them all), with its codes. */
 export function clearEmbeddings(db: WritableDB, modelId: number): void {
   run(db, sql`DELETE FROM ${floatTable(modelId)}`);
   run(db, sql`DELETE FROM ${bitTable(modelId)}`);
+  deleteCodeBlocks(db, modelId, null);
 }
 
 /** The model with the most vectors in a corpus (or in all corpora), the newest on a tie. */

@@ -176,14 +176,19 @@ export function* doneItems(
   );
 }
 
-/** Items two runs share by key, with one metric of each (for paired comparisons). */
-export function pairedItems(db: ReadableDB, runA: number, runB: number): { key: string; ambiguity_type: string; a: string; b: string }[] {
+/** Items two runs share by key that both finished (done or failed), with each side's status and metrics (for paired comparisons). */
+export function pairedItems(db: ReadableDB, runA: number, runB: number): { key: string; ambiguity_type: string; status_a: 'done' | 'failed'; status_b: 'done' | 'failed'; a: string; b: string }[] {
   return all(
     db,
-    sql`SELECT a.key AS key, a.ambiguity_type AS ambiguity_type, a.metrics AS a, b.metrics AS b
+    sql`SELECT a.key AS key, a.ambiguity_type AS ambiguity_type, a.status AS status_a, b.status AS status_b, a.metrics AS a, b.metrics AS b
         FROM eval_items a JOIN eval_items b ON b.run_id = ${runB} AND b.key = a.key
-        WHERE a.run_id = ${runA} AND a.status = 'done' AND b.status = 'done' ORDER BY a.position`,
+        WHERE a.run_id = ${runA} AND a.status <> 'pending' AND b.status <> 'pending' ORDER BY a.position`,
   );
+}
+
+/** A run's item counts per ambiguity type and status. */
+export function itemCountsByType(db: ReadableDB, runId: number): { ambiguity_type: string; status: 'pending' | 'done' | 'failed'; n: number }[] {
+  return all(db, sql`SELECT ambiguity_type, status, count(*) AS n FROM eval_items WHERE run_id = ${runId} GROUP BY ambiguity_type, status`);
 }
 
 // ---- for failure rules and judge validation ------------------------------------------------------
@@ -191,6 +196,14 @@ export function pairedItems(db: ReadableDB, runA: number, runB: number): { key: 
 /** Items a text rule looks at: failed ones with their reason, and done ones with their answer. */
 export function* itemsForTextRules(db: ReadableDB, runId: number): Generator<{ id: number; status: string; error: string | null; long_answer: string | null }> {
   yield* iterate(db, sql`SELECT id, status, error, substr(long_answer, 1, 400) AS long_answer FROM eval_items WHERE run_id = ${runId} AND status <> 'pending'`);
+}
+
+/** A run's done items with their metrics and how many gold interpretations they have (for the rules that read what a method recorded). */
+export function* itemsForMetricRules(db: ReadableDB, runId: number): Generator<{ id: number; metrics: string; gold_interpretations: number }> {
+  yield* iterate(
+    db,
+    sql`SELECT id, metrics, coalesce(json_array_length(gold, '$.interpretations'), 0) AS gold_interpretations FROM eval_items WHERE run_id = ${runId} AND status = 'done'`,
+  );
 }
 
 /** A run's failed items with their reasons, in the run's order (for grouping the reasons). */

@@ -2,6 +2,7 @@ import type { EvalRunSummary, EvalStartRequest, FailureRunInfo } from '../../sha
 import { METHOD_INFO, type EvalMethod } from '../../shared/eval/methods';
 import { resolveSettings, type SettingsInput } from '../../shared/eval/methods/settings';
 import type { MetricSummary, UsageSummary } from '../../shared/eval/metrics';
+import { runStatusLabel } from '../../shared/eval/labels';
 import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
 import { insertRun, setRunStatus } from './runs';
 
@@ -129,7 +130,27 @@ export function markAbandonedEvalRuns(db: WritableDB, active: readonly number[])
 // ---- row mappers ---------------------------------------------------------------------------------
 
 type StoredOptions = Partial<Pick<EvalStartRequest, 'reader' | 'judge'>> & Omit<SettingsInput, 'method'>;
-type StoredSummary = { metrics?: Record<string, MetricSummary>; byType?: Record<string, Record<string, MetricSummary>>; usage?: UsageSummary | null; notes?: string[] };
+type StoredSummary = {
+  metrics?: Record<string, MetricSummary>;
+  byType?: Record<string, Record<string, MetricSummary>>;
+  usage?: UsageSummary | null;
+  notes?: string[];
+  readerErrors?: number;
+  metricsVersion?: number;
+  punkt?: string;
+};
+
+/** What a run's summary says about how it was scored, when that is not today's default. */
+function scoringNotes(row: EvalRunRow, stored: StoredSummary): string[] {
+  const notes: string[] = [];
+  if (row.done > 0 && stored.metricsVersion === undefined && row.status !== 'running') {
+    notes.push(
+      'Scored under the metric conventions before issue 19 (STR-EM left out interpretations without gold answers, D-F1 and token F1 took the best short answer, ROUGE-L split sentences differently, a reader error scored 0): run it again to score it as docs/evaluation-metrics.md says.',
+    );
+  }
+  if (stored.punkt && stored.punkt !== 'builtin') notes.push(`ROUGE-L split sentences with Punkt parameters from ${stored.punkt}.`);
+  return notes;
+}
 
 function describeReader(reader: StoredOptions['reader']): string | null {
   if (!reader) return null;
@@ -153,6 +174,8 @@ export function rowToEvalRunSummary(row: EvalRunRow): EvalRunSummary {
     retrievalMode: row.retrieval_mode,
     k: row.k,
     status: row.status,
+    statusLabel: runStatusLabel(row),
+    readerErrors: stored.readerErrors ?? 0,
     total: row.total,
     done: row.done,
     failed: row.failed,
@@ -171,7 +194,7 @@ export function rowToEvalRunSummary(row: EvalRunRow): EvalRunSummary {
     judge: options.judge ? `${options.judge.endpoint}/${options.judge.model}` : null,
     promptVersions: JSON.parse(row.prompt_versions) as Record<string, string>,
     settings: resolveSettings({ ...options, method }, METHOD_INFO[method]?.retrieves ?? false),
-    notes: stored.notes ?? [],
+    notes: [...(stored.notes ?? []), ...scoringNotes(row, stored)],
   };
 }
 

@@ -79,3 +79,14 @@ export function goldCitations(db: ReadableDB, datasetId: number): GoldCitationRo
         ORDER BY e.instance_id, e.rank`,
   );
 }
+
+/** How many fragments each ready instance's frozen evidence list holds (instances without one are absent). */
+export function goldFragmentCounts(db: ReadableDB, datasetId: number): { instance_id: number; n: number }[] {
+  return all(
+    db,
+    sql`SELECT e.instance_id, count(*) AS n
+        FROM evidence e JOIN instances i ON i.id = e.instance_id
+        WHERE i.dataset_id = ${datasetId} AND i.status = 'ready' AND e.interpretation_id IS NULL
+        GROUP BY e.instance_id`,
+  );
+}

@@ -377,7 +377,12 @@ export function refreshInstanceText(db: WritableDB, instanceId: number): void {
 type WaitingInstance = { id: number; base_question_id: number; ambiguity_type: AmbiguityType; question: string };
 
 /** Instances waiting for a stage: still building, the previous stage done, this one not. */
-export function instancesAt(db: ReadableDB, previous: string, stage: string, datasetIds: readonly number[], limit: number, chosen: readonly number[] | null = null): WaitingInstance[] {
+/**
+ * Instances waiting for `stage`: still being built, with every instance stage before it in the
+ * run's order done (`before`; none: just detected), and this one not. Whichever order made them,
+ * an instance goes on where it is (merge after collisions or before them).
+ */
+export function instancesWaiting(db: ReadableDB, before: readonly string[], stage: string, datasetIds: readonly number[], limit: number, chosen: readonly number[] | null = null): WaitingInstance[] {
   if (chosen?.length === 0) return [];
   const scope = datasetIds.length ? sql`AND i.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   // The subset travels as one JSON parameter: any size, no limit on bound variables.
@@ -385,7 +390,8 @@ export function instancesAt(db: ReadableDB, previous: string, stage: string, dat
   const rows = all<WaitingInstance>(
     db,
     sql`SELECT i.id, i.base_question_id, i.ambiguity_type, b.question FROM instances i JOIN base_questions b ON b.id = i.base_question_id
-        WHERE i.status = 'building' AND i.stage = ${previous} ${scope} ${subset}
+        WHERE i.status = 'building' ${scope} ${subset}
+          AND ${before.length ? sql`(SELECT count(*) FROM pipeline_items p WHERE p.item = 'inst:' || i.id AND p.status = 'done' AND p.stage IN ${sql.list([...before])}) = ${before.length}` : sql`i.stage = 'detect'`}
           AND NOT EXISTS (SELECT 1 FROM pipeline_items p WHERE p.stage = ${stage} AND p.item = 'inst:' || i.id AND p.status = 'done')
         ORDER BY i.id ${chosen ? sql.empty : sql`LIMIT ${limit}`}`,
   );
@@ -395,20 +401,25 @@ export function instancesAt(db: ReadableDB, previous: string, stage: string, dat
   return rows.sort((a, b) => order.get(a.base_question_id)! - order.get(b.base_question_id)! || a.id - b.id);
 }
 
-/** Instances of detected questions counted per type, stage and status, with mean hops and words: the funnel's later steps. */
+/**
+ * Instances of detected questions counted per type, stage and status, with mean hops and words: the
+ * funnel's later steps. `shortened` and `collided` say whether those stages are done for them (with
+ * merge after them, an instance at stage merge has passed both).
+ */
 export function instanceFunnelRows(
   db: ReadableDB,
   datasetIds: readonly number[],
-): { ambiguity_type: string; stage: string; status: string; removed_stage: string | null; n: number; hops: number | null; words: number | null }[] {
+): { ambiguity_type: string; stage: string; status: string; removed_stage: string | null; shortened: number; collided: number; n: number; hops: number | null; words: number | null }[] {
   const scope = datasetIds.length ? sql`AND i.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  const done = (stage: string) => sql`EXISTS (SELECT 1 FROM pipeline_items p WHERE p.stage = ${stage} AND p.item = 'inst:' || i.id AND p.status = 'done')`;
   return all(
     db,
-    sql`SELECT i.ambiguity_type, i.stage, i.status, i.removed_stage, count(*) AS n,
+    sql`SELECT i.ambiguity_type, i.stage, i.status, i.removed_stage, ${done('shorten')} AS shortened, ${done('collide')} AS collided, count(*) AS n,
                avg(b.hops) AS hops, avg(length(trim(b.question)) - length(replace(trim(b.question), ' ', '')) + 1) AS words
         FROM instances i JOIN base_questions b ON b.id = i.base_question_id
         WHERE i.ambiguity_type <> 'unspecified'
           AND EXISTS (SELECT 1 FROM detection_votes v WHERE v.base_question_id = i.base_question_id) ${scope}
-        GROUP BY i.ambiguity_type, i.stage, i.status, i.removed_stage`,
+        GROUP BY i.ambiguity_type, i.stage, i.status, i.removed_stage, shortened, collided`,
   );
 }
 

@@ -37,6 +37,13 @@ export interface NewCall {
   completionTokens: number | null;
   latencyMs: number | null;
   costUsd: number | null;
+  /** `batch` when a Batch API answered it (then `batchId` says which batch). */
+  mode?: 'sync' | 'batch';
+  batchId?: number | null;
+  /** The ambiguity type the call served, where it has one. */
+  ambiguityType?: string | null;
+  /** Prompt tokens the provider read from its prompt cache. */
+  cachedPromptTokens?: number | null;
   /** Token log-probabilities as the endpoint returned them (`choices[0].logprobs.content`), or null. */
   logprobs?: unknown;
 }
@@ -46,13 +53,15 @@ export function recordCall(db: WritableDB, c: NewCall): number {
   return get<{ id: number }>(
     db,
     sql`INSERT INTO llm_calls (request_hash, run_id, endpoint, model, stage, item, request, response, status, error,
-                               prompt_tokens, completion_tokens, latency_ms, cost_usd, logprobs)
+                               prompt_tokens, completion_tokens, latency_ms, cost_usd, mode, batch_id, ambiguity_type, cached_prompt_tokens, logprobs)
         VALUES (${c.hash}, ${c.runId}, ${c.endpoint}, ${c.model}, ${c.stage}, ${c.item}, ${JSON.stringify(c.request)}, ${c.response},
                 ${c.status}, ${c.error}, ${c.promptTokens}, ${c.completionTokens}, ${c.latencyMs}, ${c.costUsd},
+                ${c.mode ?? 'sync'}, ${c.batchId ?? null}, ${c.ambiguityType ?? null}, ${c.cachedPromptTokens ?? null},
                 ${c.logprobs === undefined || c.logprobs === null ? null : JSON.stringify(c.logprobs)})
         ON CONFLICT (request_hash) DO UPDATE SET run_id = excluded.run_id, response = excluded.response, status = excluded.status,
           error = excluded.error, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
-          latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd, logprobs = excluded.logprobs, item = excluded.item, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+          latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd, logprobs = excluded.logprobs, item = excluded.item, mode = excluded.mode, batch_id = excluded.batch_id,
+          ambiguity_type = excluded.ambiguity_type, cached_prompt_tokens = excluded.cached_prompt_tokens, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
         RETURNING id`,
   )!.id;
 }
@@ -188,4 +197,49 @@ export function callsForItems(db: ReadableDB, items: readonly string[]): CallTra
       UNION SELECT provenance_id FROM long_answers WHERE instance_id IN ${instances}
       UNION SELECT provenance_id FROM filter_votes WHERE instance_id IN ${instances})`;
   return all<CallRow>(db, sql`SELECT * FROM llm_calls WHERE item IN ${sql.list([...items])} OR id IN (${cited}) ORDER BY id`).map(rowToCallTrace);
+}
+
+// ---- cost per kept instance ------------------------------------------------------------------------
+
+/** Spend grouped by stage, ambiguity type, model and mode (the type of an instance's call is the instance's). */
+export interface SpendRow {
+  stage: string;
+  type: string | null;
+  model: string;
+  mode: 'sync' | 'batch';
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedPromptTokens: number;
+  costUsd: number;
+  /** Calls with tokens but no cost (their model had no price). */
+  unpriced: number;
+}
+
+const CALL_TYPE = sql`coalesce(c.ambiguity_type, CASE WHEN c.item LIKE 'inst:%' THEN (SELECT i.ambiguity_type FROM instances i WHERE i.id = CAST(substr(c.item, 6) AS INTEGER)) END)`;
+
+function spendWhere(db: ReadableDB, where: ReturnType<typeof sql>): SpendRow[] {
+  return all<SpendRow>(
+    db,
+    sql`SELECT coalesce(c.stage, '') AS stage, ${CALL_TYPE} AS type, c.model, c.mode, count(*) AS calls,
+               coalesce(sum(c.prompt_tokens), 0) AS promptTokens, coalesce(sum(c.completion_tokens), 0) AS completionTokens,
+               coalesce(sum(c.cached_prompt_tokens), 0) AS cachedPromptTokens, coalesce(sum(c.cost_usd), 0) AS costUsd,
+               coalesce(sum(c.cost_usd IS NULL AND c.prompt_tokens IS NOT NULL), 0) AS unpriced
+        FROM llm_calls c WHERE ${where} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+  );
+}
+
+/** What one run's calls spent (calls answered from the cache cost it nothing and are not here). */
+export function runSpend(db: ReadableDB, runId: number): SpendRow[] {
+  return spendWhere(db, sql`c.run_id = ${runId}`);
+}
+
+/** What the construction of these datasets' items spent, over every run (all datasets when none). */
+export function datasetSpend(db: ReadableDB, datasetIds: readonly number[]): SpendRow[] {
+  const scope = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  return spendWhere(
+    db,
+    sql`c.stage IN ('detect', 'clarify', 'decompose', 'retrieve', 'answer', 'merge', 'shorten', 'collide', 'filter')
+        AND c.item IN (SELECT 'bq:' || id FROM base_questions ${scope} UNION ALL SELECT 'inst:' || id FROM instances ${scope})`,
+  );
 }

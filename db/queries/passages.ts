@@ -75,6 +75,14 @@ export function passagesAfter(db: ReadableDB, corpusId: number, afterId: number,
   return all(db, sql`SELECT id, title, text FROM passages WHERE corpus_id = ${corpusId} AND id > ${afterId} ORDER BY id LIMIT ${limit}`);
 }
 
+/** Up to `limit` passages of a corpus after a passage id whose id is a multiple of `stride` (an even sample), in id order. */
+export function sampledPassagesAfter(db: ReadableDB, corpusId: number, afterId: number, stride: number, limit: number): { id: number; title: string; text: string }[] {
+  return all(
+    db,
+    sql`SELECT id, title, text FROM passages WHERE corpus_id = ${corpusId} AND id > ${afterId} AND id % ${stride} = 0 ORDER BY id LIMIT ${limit}`,
+  );
+}
+
 export function maxPassageId(db: ReadableDB): number {
   return get<{ id: number | null }>(db, sql`SELECT max(id) AS id FROM passages`)?.id ?? 0;
 }

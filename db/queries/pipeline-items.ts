@@ -48,3 +48,30 @@ export function failedAmong(db: ReadableDB, stage: string, items: readonly strin
         WHERE stage = ${stage} AND status = 'failed' AND item IN (SELECT value FROM json_each(${JSON.stringify(items)})) ORDER BY item`,
   );
 }
+
+/** Instances kept (ready), per ambiguity type: made ready by this run's filter, or in these datasets (all when none). */
+export function keptByType(db: ReadableDB, scope: { runId: number } | { datasetIds: readonly number[] }): Record<string, number> {
+  const rows =
+    'runId' in scope
+      ? all<{ type: string; n: number }>(
+          db,
+          sql`SELECT i.ambiguity_type AS type, count(*) AS n FROM pipeline_items p JOIN instances i ON i.id = CAST(substr(p.item, 6) AS INTEGER)
+              WHERE p.stage = 'filter' AND p.status = 'done' AND p.run_id = ${scope.runId} AND i.status = 'ready' GROUP BY 1`,
+        )
+      : all<{ type: string; n: number }>(
+          db,
+          sql`SELECT ambiguity_type AS type, count(*) AS n FROM instances WHERE status = 'ready' AND ambiguity_type <> 'unspecified'
+              ${scope.datasetIds.length ? sql`AND dataset_id IN ${sql.list([...scope.datasetIds])}` : sql.empty} GROUP BY 1`,
+        );
+  return Object.fromEntries(rows.map((r) => [r.type, r.n]));
+}
+
+/** Merges a run did not send: instances it removed at shortening or a collision before any long answer (with merge after them). */
+export function mergesSkipped(db: ReadableDB, runId: number): { type: string; n: number }[] {
+  return all(
+    db,
+    sql`SELECT i.ambiguity_type AS type, count(*) AS n FROM pipeline_items p JOIN instances i ON i.id = CAST(substr(p.item, 6) AS INTEGER)
+        WHERE p.stage IN ('shorten', 'collide') AND p.run_id = ${runId} AND i.status = 'removed' AND i.removed_stage = p.stage
+          AND NOT EXISTS (SELECT 1 FROM long_answers l WHERE l.instance_id = i.id) GROUP BY 1`,
+  );
+}

@@ -1,4 +1,4 @@
-import type { Answerability, ConstructionMode, DecompositionStyle, Domain } from '../../shared/domain';
+import type { Answerability, ConstructionMode, DecompositionStyle, DetectionVerdict, Domain } from '../../shared/domain';
 import type { ClarificationTurnRow } from './clarification-turns';
 import type { LabelVoteRow } from './label-votes';
 import { all, allRaw, sql, type ReadableDB, type SqlFragment } from '../sql';
@@ -131,7 +131,7 @@ export interface DetectionVoteRecordRow {
   base_question_id: number;
   ambiguity_type: 'semantic' | 'syntactic' | 'constraint';
   model: string;
-  verdict: 'yes' | 'no';
+  verdict: DetectionVerdict;
   phenomena: string;
   reason: string;
   provenance_id: number | null;

@@ -1,6 +1,7 @@
 import type { RunSummary } from '../../shared/pipeline';
 import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
 import { runCallTotals } from './llm-calls';
+import { openBatchCounts } from './llm-batches';
 
 /**
  * The `runs` table: one row per pipeline or evaluation run, with its config and summary. The
@@ -32,16 +33,25 @@ export function setRunStatus(db: WritableDB, id: number, status: RunStatus, fini
   run(db, sql`UPDATE runs SET status = ${status}, finished_at = ${finishedAt} WHERE id = ${id}`);
 }
 
+/** A stored run taken up again (`pipeline:resume`): running, not finished. */
+export function reopenRun(db: WritableDB, id: number): void {
+  run(db, sql`UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ${id} AND kind = 'pipeline'`);
+}
+
 export function saveRunSummary(db: WritableDB, id: number, summary: unknown): void {
   run(db, sql`UPDATE runs SET summary = ${JSON.stringify(summary)} WHERE id = ${id}`);
 }
 
-/** A pipeline run as the API shows it: the summary it stored, or an empty one. */
-export function rowToRunSummary(row: RunRow): RunSummary {
+/**
+ * A pipeline run as the API shows it: the summary it stored, or an empty one. A run that is not
+ * done and still has batches open at a provider is `waiting` (resume takes it up).
+ */
+export function rowToRunSummary(row: RunRow, openBatches = 0): RunSummary {
   const stored = JSON.parse(row.summary) as Partial<RunSummary>;
   return {
+    ...(stored.voting ? { voting: stored.voting } : {}),
     id: row.id,
-    status: row.status,
+    status: row.status !== 'done' && openBatches > 0 ? 'waiting' : row.status,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     stages: stored.stages ?? [],
@@ -59,12 +69,14 @@ export function rowToRunSummary(row: RunRow): RunSummary {
 }
 
 export function listRuns(db: ReadableDB, limit = 50): RunSummary[] {
-  return all<RunRow>(db, sql`SELECT * FROM runs WHERE kind = 'pipeline' ORDER BY id DESC LIMIT ${limit}`).map(rowToRunSummary);
+  const rows = all<RunRow>(db, sql`SELECT * FROM runs WHERE kind = 'pipeline' ORDER BY id DESC LIMIT ${limit}`);
+  const open = openBatchCounts(db, rows.map((r) => r.id));
+  return rows.map((row) => rowToRunSummary(row, open.get(row.id) ?? 0));
 }
 
 export function getRun(db: ReadableDB, id: number): RunSummary | undefined {
   const row = get<RunRow>(db, sql`SELECT * FROM runs WHERE id = ${id} AND kind = 'pipeline'`);
-  return row && rowToRunSummary(row);
+  return row && rowToRunSummary(row, openBatchCounts(db, [id]).get(id) ?? 0);
 }
 
 /** The config of the latest pipeline run (for the run form). */

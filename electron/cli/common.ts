@@ -65,6 +65,14 @@ export function printImportReport(report: ImportReport): void {
       (report.passagesCreated ? `, new passages ${report.passagesCreated}` : '') +
       ` in ${report.seconds} s`,
   ];
+  const links = report.citationLinks;
+  if (links) {
+    lines.push(
+      `  gold citations: ${links.byNumber} linked by fragment number, ${links.byTitleText} by title and text, ${links.unmatched} matched no fragment (not added)` +
+        (links.numberTextDisagree ? `; ${links.numberTextDisagree} linked by number although title or text differ` : ''),
+    );
+    for (const e of links.examples) lines.push(`    ${e.sourceId}: "${e.title}": ${e.reason}`);
+  }
   for (const error of report.errors) lines.push(`  ${error.location}${error.field ? ` · ${error.field}` : ''}: ${error.message}`);
   if (report.moreErrors) lines.push(`  ... and ${report.moreErrors} more problems`);
   if (!report.committed) lines.push('  Nothing was imported: fix the problems above, or pass --skip-invalid to import the valid records.');

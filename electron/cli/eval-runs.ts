@@ -24,7 +24,7 @@ function cell(m: MetricSummary | undefined): string {
 function printRun(run: EvalRunSummary): void {
   const lines = [
     `Run ${run.id}: ${run.methodLabel} × ${run.model} on ${run.source}: ${runStatusLabel(run)}${run.error ? ` (${run.error})` : ''}`,
-    `  items: ${run.done} of ${run.total} answered, ${run.failed} failed` + (run.corpus ? `; corpus ${run.corpus}, ${run.retrievalMode}, k=${run.k}` : ''),
+    `  items: ${run.total}; scored (n) ${run.done}, failed ${run.failed} (left out of every mean)` + (run.corpus ? `; corpus ${run.corpus}, ${run.retrievalMode}, k=${run.k}` : ''),
     `  calls: ${run.calls} sent, ${run.cachedCalls} from the cache; ${run.promptTokens} tokens in, ${run.completionTokens} out; $${run.costUsd.toFixed(4)}`,
   ];
   if (run.usage?.n) {
@@ -34,7 +34,7 @@ function printRun(run: EvalRunSummary): void {
     );
   }
   lines.push(`  settings: ${describeSettings(run)}`);
-  if (run.reader) lines.push(`  ${metricLabel('disambig_f1')} reader: ${run.reader}`);
+  if (run.reader) lines.push(`  ${metricLabel('disambig_f1')} reader: ${run.reader}${run.readerErrors ? `; reader errors on ${run.readerErrors} item${run.readerErrors === 1 ? '' : 's'} (their ${metricLabel('disambig_f1')} left out)` : ''}`);
   if (run.judge) lines.push(`  judge: ${run.judge}`);
   for (const note of run.notes) lines.push(`  note: ${note}`);
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -57,7 +57,9 @@ function describeSettings(run: EvalRunSummary): string {
 }
 
 function printComparison(c: EvalComparison): void {
-  process.stdout.write(`Run ${c.a.id} (${c.a.methodLabel} × ${c.a.model}) vs run ${c.b.id} (${c.b.methodLabel} × ${c.b.model}): ${c.paired} paired items\n`);
+  const failures = `A failed on ${c.failedA + c.failedBoth}, B on ${c.failedB + c.failedBoth} (both on ${c.failedBoth})`;
+  const policy = c.errorsPolicy === 'fail' ? 'a failed item scores 0 and counts as incorrect' : `${c.excluded} pairs with a failure left out`;
+  process.stdout.write(`Run ${c.a.id} (${c.a.methodLabel} × ${c.a.model}) vs run ${c.b.id} (${c.b.methodLabel} × ${c.b.model}): ${c.paired} paired items; ${failures}; ${policy}\n`);
   printTable(
     ['metric', 'A', 'B', 'B − A [95% CI]', 'bootstrap p', 'Wilcoxon p', 'McNemar (A only / B only) p'],
     c.metrics.map((m) => [
@@ -104,6 +106,7 @@ interface RunOptions extends CommonOptions {
   judge?: { endpoint: string; model: string };
   readerModel?: { endpoint: string; model: string };
   readerUrl?: string;
+  readerTimeout?: number;
   concurrency?: number;
   temperature?: number | null;
   maxTokens?: number;
@@ -141,6 +144,7 @@ export function addEvalRunCommands(evaluation: Command): void {
       .option('--judge <endpoint/model>', 'an LLM judge (0-5 relevance, faithfulness, informativeness, correctness)', modelRef)
       .option('--reader-model <endpoint/model>', 'the extractive reader for Disambig-F1, as an LLM', modelRef)
       .option('--reader-url <url>', 'the extractive reader for Disambig-F1, as a service (POST {question, context} → {answer})')
+      .option('--reader-timeout <ms>', "how long the reader may take per clarified question, in milliseconds (default 30000); past it the item's Disambig-F1 is left out", integer)
       .option('--concurrency <n>', 'items at once (default 16)', integer)
       .option('--temperature <t>', 'sampling temperature, or "default" to send none (default 0)', (v: string) => (v === 'default' ? null : number(v)))
       .option('--max-tokens <n>', 'completion tokens per call (default 512)', integer)
@@ -175,6 +179,7 @@ export function addEvalRunCommands(evaluation: Command): void {
                 geval: options.gevalMode === undefined && options.gevalSamples === undefined ? undefined : { mode: options.gevalMode as never, samples: options.gevalSamples },
                 judge: options.judge,
                 reader,
+                readerTimeoutMs: options.readerTimeout,
                 concurrency: options.concurrency,
                 temperature: options.temperature,
                 maxTokens: options.maxTokens,
@@ -224,14 +229,15 @@ export function addEvalRunCommands(evaluation: Command): void {
   withCommon(
     evaluation
       .command('compare')
-      .description('two runs on the same items: paired bootstrap, Wilcoxon signed-rank and McNemar per metric')
+      .description('two runs on the same items: paired bootstrap, Wilcoxon signed-rank and McNemar per metric; items a run failed on count as failures unless --exclude-errors')
       .argument('<runA>', 'the first run', integer)
       .argument('<runB>', 'the second run', integer)
       .option('--threshold <x>', 'an item counts as correct for McNemar at this score (0-1; default 0.5)', number)
-      .option('--resamples <n>', 'bootstrap resamples (default 1000)', integer),
-  ).action((a: number, b: number, options: CommonOptions & { threshold?: number; resamples?: number }) =>
+      .option('--resamples <n>', 'bootstrap resamples (default 1000)', integer)
+      .option('--exclude-errors', 'leave out items either run failed on (by default a failed item scores 0 and counts as incorrect)'),
+  ).action((a: number, b: number, options: CommonOptions & { threshold?: number; resamples?: number; excludeErrors?: boolean }) =>
     withClient(options, async (client) => {
-      const comparison = await client.call('evaluation:compare', { a, b, threshold: options.threshold, resamples: options.resamples });
+      const comparison = await client.call('evaluation:compare', { a, b, threshold: options.threshold, resamples: options.resamples, ...(options.excludeErrors ? { errors: 'exclude' as const } : {}) });
       if (options.json) printJson(comparison);
       else printComparison(comparison);
     }),

@@ -35,6 +35,10 @@ function printReport(report: ScoreReport): void {
     const shown = report.unknown.slice(0, 20).join(', ');
     process.stdout.write(`  unknown ids: ${shown}${report.unknown.length > 20 ? `, … ${report.unknown.length - 20} more (--json lists all)` : ''}\n`);
   }
+  if (report.invalidCitations.items) {
+    process.stdout.write(`  ${report.invalidCitations.items} prediction${report.invalidCitations.items === 1 ? '' : 's'} cite fragments their question does not have (counted as wrong citations):\n`);
+    for (const e of report.invalidCitations.examples) process.stdout.write(`    ${e.sourceId} (line ${e.line}): ${e.note}\n`);
+  }
   const names = Object.keys(report.metrics);
   const types = Object.keys(report.byType);
   const rows = names.map((name) => {

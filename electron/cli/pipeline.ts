@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { PIPELINE_STAGES } from '../../shared/domain';
-import type { RunSummary } from '../../shared/pipeline';
+import { formatUsd, type CostPerKept, type RunSummary } from '../../shared/pipeline';
 import { CliError, withClient } from './client';
 import { choices, integer, list, number, printJson, printTable, withCommon, type CommonOptions } from './common';
 import { readFakeScript, startFakeEndpoint } from '../dev/fake-model';
 
-/** `awb pipeline run|status|funnel|failures|trace|prompts|price`: the construction pipeline. */
+/** `awb pipeline run|resume|show|status|funnel|failures|trace|prompts|price`: the construction pipeline. */
 
 function printRun(run: RunSummary): void {
   const lines = [`Run ${run.id}: ${run.status}${run.error ? ` (${run.error})` : ''}`];
@@ -16,15 +16,32 @@ function printRun(run: RunSummary): void {
     );
   }
   lines.push(`  total: ${run.calls} calls, ${run.cachedCalls} answered from the cache, ${run.promptTokens} tokens in, ${run.completionTokens} out, $${run.costUsd.toFixed(4)}`);
+  for (const v of run.voting ?? []) if (v.notNeeded) lines.push(`  early exit: ${v.stage}${v.key ? ` ${v.key}` : ''} asked ${v.asked} votes, ${v.notNeeded} not needed; order ${v.order.join(', ')}`);
+  if (run.costPerKept) lines.push(...costLines(run.costPerKept));
+  for (const b of run.batches ?? []) lines.push(`  batch ${b.id} (${b.providerBatchId ?? 'not created'}): ${b.stage} ${b.model}, ${b.state}, ${b.completed}/${b.requests} answered, ${b.failed} failed${b.attempt > 1 ? `, attempt ${b.attempt}` : ''}`);
+  if (run.status === 'waiting') lines.push(`  waiting for batches at the provider: resume with awb pipeline resume ${run.id}`);
   if (run.retrieval) lines.push(`  retrieval ran ${run.retrieval === 'worker' ? 'in a worker thread' : 'on the main thread'}`);
   if (run.rerank) lines.push(`  evidence re-ranked with ${run.rerank.model}${run.rerank.lexical ? ' (lexical)' : ''}`);
   for (const note of run.log) lines.push(`  note: ${note}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export function addPipelineCommands(program: Command): void {
-  const pipeline = program.command('pipeline').description('the MARCH construction pipeline: detect, clarify, decompose, retrieve, answer, merge, shorten, collide, filter');
+const usd = (v: number | null) => (v === null ? 'unknown (a model has no price)' : formatUsd(v));
 
+/** Cost per kept instance: per stage, the total, and the ratio to the same run asking everyone synchronously. */
+function costLines(cost: CostPerKept): string[] {
+  if (!cost.kept.total) return [`  cost per kept instance: no instance kept by this run (${cost.total.spend.tokens} tokens, ${usd(cost.total.spend.usd)} spent)`];
+  const lines = [`  cost per kept instance (${cost.kept.total} kept: ${Object.entries(cost.kept.byType).map(([t, n]) => `${n} ${t}`).join(', ')}):`];
+  for (const s of cost.stages) lines.push(`    ${s.stage.padEnd(10)} ${Math.round(s.perKept.tokens ?? 0).toLocaleString('en-US').padStart(9)} tokens  ${usd(s.perKept.usd)}${s.batchCalls ? `  (${s.batchCalls} of ${s.calls} calls in batches)` : ''}`);
+  lines.push(`    ${'total'.padEnd(10)} ${Math.round(cost.total.perKept.tokens ?? 0).toLocaleString('en-US').padStart(9)} tokens  ${usd(cost.total.perKept.usd)}`);
+  const e = cost.askEveryoneSync;
+  const ratio = (r: number | null) => (r === null ? '–' : `${r.toFixed(2)}×`);
+  lines.push(`    asking everyone synchronously would have cost ${Math.round(e.perKept.tokens ?? 0).toLocaleString('en-US')} tokens and ${usd(e.perKept.usd)} per kept instance: this run ${ratio(e.tokensRatio)} the tokens, ${ratio(e.usdRatio)} the money (${cost.notNeeded.votes} votes not needed)`);
+  return lines;
+}
+
+/** `run`, `resume` and `show`: starting, taking up again and reading one run. */
+function addRunCommands(pipeline: Command): void {
   withCommon(
     pipeline
       .command('run')
@@ -33,12 +50,13 @@ export function addPipelineCommands(program: Command): void {
       .option('--stages <list>', `comma-separated stages (default all) ${choices(PIPELINE_STAGES)}`, list(String))
       .option('--limit <n>', 'at most this many items per stage', integer)
       .option('--dataset <name...>', 'only these datasets')
-      .option('--no-cache', 'fresh calls for the stages run (with --stages: only those), ignoring cached answers'),
-  ).action((options: CommonOptions & { config?: string; stages?: string[]; limit?: number; dataset?: string[]; cache: boolean }) =>
+      .option('--no-cache', 'fresh calls for the stages run (with --stages: only those), ignoring cached answers')
+      .option('--max-usd <dollars>', 'a cost ceiling for this run: it stops before a call would pass it', number),
+  ).action((options: CommonOptions & { config?: string; stages?: string[]; limit?: number; dataset?: string[]; cache: boolean; maxUsd?: number }) =>
     withClient(options, async (client) => {
       const run = await client.runJob(
         'pipeline:start',
-        { configPath: options.config as string, stages: options.stages as never, limit: options.limit, datasets: options.dataset, noCache: !options.cache },
+        { configPath: options.config as string, stages: options.stages as never, limit: options.limit, datasets: options.dataset, noCache: !options.cache, maxUsd: options.maxUsd },
         'Pipeline',
       );
       if (options.json) printJson(run);
@@ -46,6 +64,36 @@ export function addPipelineCommands(program: Command): void {
       if (run.status !== 'done') process.exitCode = 1;
     }),
   );
+
+  withCommon(
+    pipeline
+      .command('resume')
+      .description('take a stored run up again under its id: its batches still at the provider are polled and read back, then its stages go on where they stopped')
+      .argument('<run>', 'the run id', integer)
+      .option('--max-usd <dollars>', 'a new cost ceiling for the run', number),
+  ).action((run: number, options: CommonOptions & { maxUsd?: number }) =>
+    withClient(options, async (client) => {
+      const summary = await client.runJob('pipeline:resume', { run, maxUsd: options.maxUsd }, `Pipeline run ${run}`);
+      if (options.json) printJson(summary);
+      else printRun(summary);
+      if (summary.status !== 'done') process.exitCode = 1;
+    }),
+  );
+
+  withCommon(pipeline.command('show').description('one run (the latest by default): its stages, early exit, batches, and what a kept instance cost per stage and type').argument('[run]', 'the run id', integer)).action(
+    (run: number | undefined, options: CommonOptions) =>
+      withClient(options, async (client) => {
+        const summary = await client.call('pipeline:show', { run });
+        if (options.json) printJson(summary);
+        else printRun(summary);
+      }),
+  );
+}
+
+export function addPipelineCommands(program: Command): void {
+  const pipeline = program.command('pipeline').description('the MARCH construction pipeline: detect, clarify, decompose, retrieve, answer, merge, shorten, collide, filter');
+
+  addRunCommands(pipeline);
 
   withCommon(pipeline.command('status').description('items done and failed per stage, and the latest runs')).action((options: CommonOptions) =>
     withClient(options, async (client) => {
@@ -109,12 +157,20 @@ export function addPipelineCommands(program: Command): void {
       .description('set (or list, without arguments) the price of a model in US dollars per million tokens')
       .argument('[model]')
       .argument('[input]', 'price per million input tokens', number)
-      .argument('[output]', 'price per million output tokens', number),
-  ).action((model: string | undefined, input: number | undefined, output: number | undefined, options: CommonOptions) =>
+      .argument('[output]', 'price per million output tokens', number)
+      .option('--batch-input <price>', 'price per million input tokens sent in a batch (default: half the input price)', number)
+      .option('--batch-output <price>', 'price per million output tokens sent in a batch (default: half the output price)', number)
+      .option('--cached-input <price>', "price per million prompt tokens read from the provider's cache (default: the input price)", number),
+  ).action((model: string | undefined, input: number | undefined, output: number | undefined, options: CommonOptions & { batchInput?: number; batchOutput?: number; cachedInput?: number }) =>
     withClient(options, async (client) => {
-      const prices = model ? await client.call('pipeline:price-set', { model, input: input as number, output: output as number }) : await client.call('pipeline:prices', {});
+      const prices = model
+        ? await client.call('pipeline:price-set', { model, input: input as number, output: output as number, batchInput: options.batchInput, batchOutput: options.batchOutput, cachedInput: options.cachedInput })
+        : await client.call('pipeline:prices', {});
       if (options.json) return printJson(prices);
-      for (const p of prices) process.stdout.write(`${p.model.padEnd(40)} $${p.input}/M in  $${p.output}/M out\n`);
+      for (const p of prices) {
+        const batch = p.batchInput !== undefined ? `  batch $${p.batchInput}/$${p.batchOutput}` : '  batch at half';
+        process.stdout.write(`${p.model.padEnd(40)} $${p.input}/M in  $${p.output}/M out${batch}${p.cachedInput !== undefined ? `  cached $${p.cachedInput}/M` : ''}\n`);
+      }
     }),
   );
 

@@ -9,7 +9,9 @@ import { DETECTABLE_TYPES, type DetectableType, type SchemaName } from '../../sh
 import { contentTerms } from '../../shared/retrieval/terms';
 import { ANSWERABILITY_LABELS, DOMAIN_SLUGS } from '../../shared/domain';
 import { constructionReply, type FakeConstructionItem } from './fake-construction';
+import { fakeBatchApi, type FakeBatchApi, type FakeBatchOptions } from './fake-batch';
 import { fakeEvalReply, type FakeEvalAnswer } from './fake-eval-model';
+import { clarifiedType, FakeProfileSchema, profileAnswer, profileDetect, profileFilter, type FakeProfile } from './fake-profile';
 import { ambiguousExpression, candidates, ORDINALS, promptPassages, words } from './fake-text';
 
 export { promptPassages } from './fake-text';
@@ -45,6 +47,8 @@ export interface FakeScript {
   /** The filter verdict where no item names one (default: aligned). */
   filter?: FakeVerdict;
   items?: FakeItem[];
+  /** Verdicts and answers drawn per item from a rejection profile (MARCH_PROFILE: MARCH's funnel) instead of the defaults above. */
+  profile?: FakeProfile;
   /** Never return token log-probabilities, even when asked (an endpoint without them: G-Eval then samples). */
   noLogprobs?: boolean;
 }
@@ -131,7 +135,7 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
       case 'detect_syntactic':
       case 'detect_constraint': {
         const type = schema.slice('detect_'.length) as DetectableType;
-        const ambiguous = verdict(item?.detect?.[type] ?? script.detect?.[type], model, type === 'semantic');
+        const ambiguous = script.profile && !item ? profileDetect(script.profile, question, type, model) : verdict(item?.detect?.[type] ?? script.detect?.[type], model, type === 'semantic');
         const reason = ambiguous ? `"${ambiguousExpression(question)}" can be taken in more than one way here` : `the question reads one way only as far as ${type} ambiguity goes`;
         return reply(type === 'syntactic' ? { ambiguous, phenomena: ambiguous ? [1] : [], reason } : { ambiguous, reason });
       }
@@ -140,7 +144,9 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
         const n = Math.max(2, Number(/at least (\d+) clarified/.exec(user)?.[1] ?? 2));
         const expression = ambiguousExpression(question);
         const base = question.replace(/[?.!\s]+$/u, '');
-        return reply({ clarified_questions: Array.from({ length: n }, (_, i) => `${base}, taking "${expression}" in its ${ORDINALS[i] ?? `${i + 1}th`} sense?`) });
+        // With a profile the type is part of each clarified question, so later stages can draw per instance.
+        const kind = script.profile ? ` ${clarifiedType(system)}` : '';
+        return reply({ clarified_questions: Array.from({ length: n }, (_, i) => `${base}, taking "${expression}" in its ${ORDINALS[i] ?? `${i + 1}th`}${kind} sense?`) });
       }
       case 'decompose':
         // One self-contained step per clarified question: enough for retrieval to pool from.
@@ -153,13 +159,18 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
           // Not in any passage: answered from memory, as a model may (the pipeline must catch it).
           return reply({ answer: scripted, passage: index === -1 ? 1 : index + 1 });
         }
-        const sense = ORDINALS.findIndex((o) => question.includes(`in its ${o} sense`));
+        const clarified = /^(.*), taking ".*" in its (\w+)(?: (\w+))? sense\?$/.exec(question);
+        const sense = clarified ? ORDINALS.indexOf(clarified[2]!) : -1;
         const asked = words(question);
         const ranked = passages
           .map((text, index) => ({ index, text, overlap: [...words(text)].filter((w) => asked.has(w)).length }))
           .sort((a, b) => b.overlap - a.overlap || a.index - b.index);
         const pool = ranked.flatMap((p) => candidates(p.text, question).map((answer) => ({ answer, index: p.index })));
-        const pick = pool[Math.max(0, sense)] ?? pool[0];
+        const drawn = script.profile && clarified ? profileAnswer(script.profile, clarified[1]!, clarified[3] ?? '', sense) : Math.max(0, sense);
+        if (drawn === 'unsupported') return reply({ answer: '', passage: 0 });
+        // A drawn collision: every interpretation takes the same answer (the first in text order of its passages' candidates).
+        const same = script.profile && clarified && drawn === 0 ? [...pool].sort((a, b) => a.answer.localeCompare(b.answer))[0] : undefined;
+        const pick = same ?? pool[drawn] ?? pool[0];
         return reply(pick ? { answer: pick.answer, passage: pick.index + 1 } : { answer: '', passage: 0 });
       }
       case 'long_answer': {
@@ -175,7 +186,7 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
         return reply({ answer: current.split(/\s+/).slice(0, Math.max(1, Math.min(most, 3))).join(' ') });
       }
       case 'filter': {
-        const aligned = verdict(item?.filter ?? script.filter, model, true);
+        const aligned = script.profile && !item ? profileFilter(script.profile, question, line(user, 'Kind of ambiguity'), model) : verdict(item?.filter ?? script.filter, model, true);
         return reply({ aligned, reason: aligned ? 'the interpretations differ, and each answer is supported by its passage' : 'the interpretations do not match the stated ambiguity' });
       }
       default: {
@@ -203,6 +214,8 @@ export interface FakeEndpoint {
   url: string;
   /** Requests answered, by path. */
   counts: Record<string, number>;
+  /** The Batch API beside the chat endpoint (same answers). */
+  batch: FakeBatchApi;
   close(): Promise<void>;
 }
 
@@ -211,8 +224,9 @@ export interface FakeEndpoint {
  * `POST /v1/chat/completions`, `POST /v1/embeddings`, `GET /v1/models`. Point a pipeline config's
  * endpoint (or `AWB_BASE_URL`) at the URL it gives.
  */
-export async function startFakeEndpoint(options: { port?: number; host?: string; script?: FakeScript; dimensions?: number } = {}): Promise<FakeEndpoint> {
+export async function startFakeEndpoint(options: { port?: number; host?: string; script?: FakeScript; dimensions?: number; batch?: FakeBatchOptions } = {}): Promise<FakeEndpoint> {
   const answer = fakeModel(options.script);
+  const batch = fakeBatchApi(answer, options.batch);
   const counts: Record<string, number> = {};
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -221,50 +235,57 @@ export async function startFakeEndpoint(options: { port?: number; host?: string;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '').replace(/\?.*$/, '').replace(/\/+$/, '');
-      counts[path] = (counts[path] ?? 0) + 1;
-      if (req.method === 'GET' && path.endsWith('/models')) {
-        send(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', owned_by: 'awb' }] });
-        return;
-      }
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-      } catch {
-        send(res, 400, { error: { message: 'the request body is not JSON', type: 'invalid_request_error' } });
-        return;
-      }
-      if (path.endsWith('/embeddings')) {
-        const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input ?? '')];
-        const dimensions = typeof body.dimensions === 'number' ? body.dimensions : (options.dimensions ?? 64);
-        send(res, 200, {
-          object: 'list',
-          model: body.model,
-          data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dimensions) })),
-          usage: { prompt_tokens: input.length, total_tokens: input.length },
-        });
-        return;
-      }
-      if (path.endsWith('/chat/completions')) {
-        const reply = answer(body);
-        if (reply.status && reply.status !== 200) {
-          send(res, reply.status, { error: { message: 'the fake model does not know this request', type: 'invalid_request_error' } });
-          return;
-        }
-        send(res, 200, {
-          id: `chatcmpl-fake-${counts[path]}`,
-          object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000),
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, ...(reply.logprobs ? { logprobs: { content: reply.logprobs, refusal: null } } : {}), finish_reason: 'stop' }],
-          usage: { prompt_tokens: reply.promptTokens, completion_tokens: reply.completionTokens, total_tokens: reply.promptTokens + reply.completionTokens },
-        });
-        return;
-      }
-      send(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
-    });
+    req.on('end', () => void route(req, res, Buffer.concat(chunks)));
   });
+  const route = async (req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) => {
+    const path = (req.url ?? '').replace(/\?.*$/, '').replace(/\/+$/, '');
+    counts[path] = (counts[path] ?? 0) + 1;
+    const batched = await batch.handle(req.method ?? 'GET', path, req.headers['content-type'] ?? '', raw);
+    if (batched) {
+      res.writeHead(batched.status, { 'content-type': batched.type });
+      res.end(batched.body);
+      return;
+    }
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      send(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', owned_by: 'awb' }] });
+      return;
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>;
+    } catch {
+      send(res, 400, { error: { message: 'the request body is not JSON', type: 'invalid_request_error' } });
+      return;
+    }
+    if (path.endsWith('/embeddings')) {
+      const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input ?? '')];
+      const dimensions = typeof body.dimensions === 'number' ? body.dimensions : (options.dimensions ?? 64);
+      send(res, 200, {
+        object: 'list',
+        model: body.model,
+        data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dimensions) })),
+        usage: { prompt_tokens: input.length, total_tokens: input.length },
+      });
+      return;
+    }
+    if (path.endsWith('/chat/completions')) {
+      const reply = answer(body);
+      if (reply.status && reply.status !== 200) {
+        send(res, reply.status, { error: { message: 'the fake model does not know this request', type: 'invalid_request_error' } });
+        return;
+      }
+      send(res, 200, {
+        id: `chatcmpl-fake-${counts[path]}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, ...(reply.logprobs ? { logprobs: { content: reply.logprobs, refusal: null } } : {}), finish_reason: 'stop' }],
+        usage: { prompt_tokens: reply.promptTokens, completion_tokens: reply.completionTokens, total_tokens: reply.promptTokens + reply.completionTokens },
+      });
+      return;
+    }
+    send(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -274,6 +295,7 @@ export async function startFakeEndpoint(options: { port?: number; host?: string;
   return {
     url: `http://${host}:${address.port}/v1`,
     counts,
+    batch,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -290,6 +312,7 @@ export const FakeScriptSchema = z
   .object({
     detect: Detect.optional(),
     filter: Verdict.optional(),
+    profile: FakeProfileSchema.optional(),
     items: z
       .array(
         z

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { findAccountById, findAccountByName, findToken } from '../../db/queries/accounts';
 import type { WritableDB } from '../../db/sql';
 import { AppError, dispatch, isInputRefusal, isOperation, startsAJob, type CallContext, type Handlers, type Job, type JobTicket, type OperationName, type Result } from '../../shared/api';
-import { roleMayCall, isRead } from '../services/team/access';
+import { roleMayCall, isRead } from '../../shared/api/access';
 import { ANONYMOUS, recordAudit, whoOf, type AuditWho } from '../services/team/audit';
 import { Authenticator, failureText, LoginLimiter, SESSION_COOKIE, type Admitted, type Caller } from '../services/team/auth';
 import { checkInput, filterOutput } from '../services/team/blind';

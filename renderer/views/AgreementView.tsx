@@ -9,6 +9,7 @@ import { scaleValues } from '../../shared/protocols';
 import { ErrorNotice, TypeTag } from '../components/bits';
 import { saveFile } from '../download';
 import { opKey, useOp, useOpMutation } from '../query';
+import { OpButton } from '../access';
 
 /**
  * Agreement as the papers report it: YES rates by majority vote per ambiguity type and the "all
@@ -268,8 +269,8 @@ function AdjudicationForm({ campaign, d }: { campaign: CampaignView; d: Disagree
       </select>
       <input className="input" value={reason} onChange={(e) => setReason(e.target.value)} placeholder="reason" aria-label="Reason" />
       <input className="input narrow-input" value={adjudicator} onChange={(e) => setAdjudicator(e.target.value)} placeholder="adjudicator" aria-label="Adjudicator" />
-      <button
-        type="button"
+      <OpButton
+        operation="agreement:adjudicate"
         className="button small primary"
         disabled={!value || !reason.trim() || !adjudicator.trim()}
         onClick={() => {
@@ -278,7 +279,7 @@ function AdjudicationForm({ campaign, d }: { campaign: CampaignView; d: Disagree
         }}
       >
         {d.adjudication ? 'Change' : 'Adjudicate'}
-      </button>
+      </OpButton>
       <ErrorNotice error={adjudicate.error} />
     </div>
   );

@@ -7,7 +7,7 @@ import { ErrorNotice, plural, StatusWord, TypeTag } from '../components/bits';
 import { type Mark } from '../components/Highlight';
 import { useKeys } from '../hooks';
 import { useOp } from '../query';
-import { PassageText } from './InstanceView';
+import { PassageText } from './instance/Passages';
 
 /** A base question: its gold decomposition, answer and aliases, and its paragraphs. */
 export function BaseQuestionView({ id }: { id: number }) {

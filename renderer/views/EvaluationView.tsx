@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { Job } from '../../shared/api';
 import { metricLabel } from '../../shared/eval/labels';
+import { NotAllowed, useAccess } from '../access';
 import { useJobs, useOp } from '../query';
 import { CompareTables } from './evaluation/CompareTables';
 import { PromptsPanel } from './evaluation/PromptsPanel';
@@ -74,6 +75,7 @@ function Runs() {
 
 export function EvaluationView({ run }: { run?: number | undefined }) {
   const { cards, dismiss } = useJobCards();
+  const mayStart = useAccess().may('evaluation:start');
   return (
     <div className="page">
       <div className="page-inner">
@@ -86,7 +88,7 @@ export function EvaluationView({ run }: { run?: number | undefined }) {
         ) : (
           <>
             <div className="grid-2">
-              <StartEvalForm running={cards.some((j) => j.state === 'running')} />
+              {mayStart.allowed ? <StartEvalForm running={cards.some((j) => j.state === 'running')} /> : <section className="card"><h2>Start a run</h2><NotAllowed permission={mayStart} what="start evaluation runs" /></section>}
               <div style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
                 {cards.map((j) => (
                   <EvalJobLine key={j.id} job={j} onDismiss={j.state === 'running' ? undefined : () => dismiss(j.id)} />

@@ -5,6 +5,7 @@ import { call, download, isDesktop } from '../api';
 import { ErrorNotice, formatEta, plural, ProgressBar } from '../components/bits';
 import { FileField, uploadName } from '../components/FileField';
 import { useJobs, useOp } from '../query';
+import { IfAllowed, NotAllowed, useAccess } from '../access';
 
 const FORMAT_LABELS: Record<ImportFormat, string> = {
   musique: 'MuSiQue v1.0 (JSON array or JSONL)',
@@ -45,9 +46,11 @@ export function JobLine({ job }: { job: Job }) {
           <span>{fraction !== null ? `${Math.floor(fraction * 100)}%` : ''}</span>
           <span className="muted">{formatEta(job.etaSeconds)}</span>
           {job.detail ? <span className="muted small">{job.detail}</span> : null}
-          <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('job:cancel', { id: job.id })}>
-            ✕
-          </button>
+          <IfAllowed operation="job:cancel">
+            <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('job:cancel', { id: job.id })}>
+              ✕
+            </button>
+          </IfAllowed>
         </>
       ) : (
         <span className={job.state === 'done' && !refused ? 'flag-ok' : 'flag-bad'}>{refused ? 'refused' : job.state}</span>
@@ -71,8 +74,31 @@ function ImportResult({ report }: { report: ImportReport }) {
           <tr><th>new passages</th><td className="num">{report.passagesCreated}</td><th>rejects report</th><td>{report.rejectsFile ?? '–'}</td></tr>
         </tbody>
       </table>
+      {report.citationLinks ? <CitationLinks links={report.citationLinks} /> : null}
       <ImportErrors errors={report.errors} />
       {report.moreErrors ? <div className="muted">… and {plural(report.moreErrors, 'more problem')}.</div> : null}
+    </div>
+  );
+}
+
+/** How gold citations were linked to the fragments (CondAmbigQA), and those that name none. */
+function CitationLinks({ links }: { links: NonNullable<ImportReport['citationLinks']> }) {
+  return (
+    <div className="small" data-testid="citation-links">
+      Gold citations: {links.byNumber} linked by fragment number, {links.byTitleText} by title and text
+      {links.numberTextDisagree ? ` (${links.numberTextDisagree} by number although title or text differ)` : ''}.
+      {links.unmatched ? (
+        <div className="notice warn">
+          {plural(links.unmatched, 'citation')} did not match a fragment and were left out:
+          <ul>
+            {links.examples.map((e, i) => (
+              <li key={i}>
+                {e.sourceId}: “{e.title}” ({e.reason})
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
     </div>
   );
 }
@@ -112,6 +138,7 @@ function CorpusResult({ report }: { report: CorpusImportReport }) {
 }
 
 export function ImportView() {
+  const importing = useAccess().may('dataset:import');
   const [kind, setKind] = useState<'dataset' | 'corpus'>('dataset');
   const [corpusFormat, setCorpusFormat] = useState<CorpusFormat>('jsonl');
   const [path, setPath] = useState('');
@@ -145,6 +172,7 @@ export function ImportView() {
     <div className="page">
       <div className="page-inner">
         <h1>Import</h1>
+        <NotAllowed permission={importing} what="import files" />
         <p className="muted">
           Each file is imported all or nothing: one invalid record and nothing from the file is kept, unless you choose to skip invalid records
           (they are then written to a rejects report beside the file). Importing the same file again adds nothing.
@@ -208,6 +236,7 @@ export function ImportView() {
 }
 
 export function ExportView() {
+  const exporting = useAccess().may('dataset:export');
   const datasets = useOp('dataset:list', {});
   const [selected, setSelected] = useState<string[]>([]);
   const [path, setPath] = useState('');
@@ -244,6 +273,7 @@ export function ExportView() {
     <div className="page">
       <div className="page-inner">
         <h1>Export</h1>
+        <NotAllowed permission={exporting} what="export instances" />
         <p className="muted">Writes awb-instance/1 JSON Lines: every instance with its interpretations, evidence, answers and provenance, and every base question that has no instance yet. Importing the file elsewhere gives back the same data.</p>
         <div className="form">
           <span>Datasets</span>

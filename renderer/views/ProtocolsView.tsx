@@ -7,6 +7,7 @@ import { scaleValues, type Criterion, type Protocol, type ProtocolDocument, type
 import { ErrorNotice } from '../components/bits';
 import { saveFile } from '../download';
 import { opKey, useOp, useOpMutation } from '../query';
+import { IfAllowed, OpButton } from '../access';
 
 /** Protocols are data: browse them, read their guidelines, edit a copy, export and import JSON. */
 
@@ -41,13 +42,15 @@ function ProtocolDetail({ protocol, onEdit }: { protocol: Protocol; onEdit: (doc
         </div>
         <div className="spacer" />
         {protocol.builtIn ? null : (
-          <button type="button" className="button" onClick={() => onEdit(documentOf(protocol), false)}>
-            Edit (new version)
-          </button>
+          <IfAllowed operation="protocol:save">
+            <button type="button" className="button" onClick={() => onEdit(documentOf(protocol), false)}>
+              Edit (new version)
+            </button>
+          </IfAllowed>
         )}
-        <button type="button" className="button" onClick={() => onEdit({ ...documentOf(protocol), key: `${protocol.key}-copy`, name: `${protocol.name} (copy)` }, true)}>
+        <OpButton operation="protocol:save" className="button" onClick={() => onEdit({ ...documentOf(protocol), key: `${protocol.key}-copy`, name: `${protocol.name} (copy)` }, true)}>
           Duplicate
-        </button>
+        </OpButton>
         <button type="button" className="button" onClick={() => saveFile(`${protocol.key}-v${protocol.version}.json`, JSON.stringify({ format: 'awb-protocol/1', version: protocol.version, ...documentOf(protocol) }, null, 2), 'application/json')}>
           Export JSON
         </button>
@@ -289,17 +292,19 @@ export function ProtocolsView({ selected }: { selected?: string }) {
                 <span className="small muted"> v{p.version}</span>
               </Link>
             ))}
-            <button
-              type="button"
-              className="button small"
-              onClick={() => setEditing({ key: 'my-protocol', name: 'My protocol', description: '', guidelines: '', criteria: [NEW_CRITERION] })}
-            >
-              New protocol
-            </button>
-            <label className="button small">
-              Import JSON…
-              <input type="file" hidden accept=".json" onChange={(e) => e.target.files?.[0] && void importFile(e.target.files[0])} />
-            </label>
+            <IfAllowed operation="protocol:save">
+              <button
+                type="button"
+                className="button small"
+                onClick={() => setEditing({ key: 'my-protocol', name: 'My protocol', description: '', guidelines: '', criteria: [NEW_CRITERION] })}
+              >
+                New protocol
+              </button>
+              <label className="button small">
+                Import JSON…
+                <input type="file" hidden accept=".json" onChange={(e) => e.target.files?.[0] && void importFile(e.target.files[0])} />
+              </label>
+            </IfAllowed>
             <ErrorNotice error={error} />
           </nav>
           <div className="split-main">

@@ -8,6 +8,7 @@ import { Highlight } from '../components/Highlight';
 import { useKeys } from '../hooks';
 import { useJobs, useOp } from '../query';
 import { JobLine } from './ImportView';
+import { OpButton } from '../access';
 
 interface SearchState {
   q: string;
@@ -116,9 +117,9 @@ function Corpora() {
           ) : (
             <div>
               <span className="muted">no vectors </span>
-              <button type="button" className="button small" onClick={() => void call('corpus:embed', { corpus: c.name })}>
+              <OpButton operation="corpus:embed" className="button small" onClick={() => void call('corpus:embed', { corpus: c.name })}>
                 Embed offline
-              </button>
+              </OpButton>
             </div>
           )}
         </div>

@@ -75,12 +75,15 @@ export interface JudgingQueue {
   campaign: { id: number | null; uid: string; name: string; blind: boolean };
   annotator: string;
   protocol: Protocol;
-  items: { position: number; instanceId: number; question: string; ambiguityType: AmbiguityType; decided: number; done: boolean; skipped: boolean }[];
+  /** Per item: how many criteria are decided, whether it is done or skipped, and whether any criterion has a comment. */
+  items: { position: number; instanceId: number; question: string; ambiguityType: AmbiguityType; decided: number; done: boolean; skipped: boolean; commented: boolean }[];
   total: number;
   done: number;
   /** Items with a value, per criterion. */
   perCriterion: Record<string, number>;
   offline: boolean;
+  /** A pack's results file, where each decision is appended (the file to hand back); null for a campaign. */
+  resultsFile: string | null;
 }
 
 export interface JudgingItem {

@@ -42,6 +42,8 @@ export const EvalStartRequest = z
     clarifications: z.number().int().min(1).max(10).default(2),
     judge: ModelRef.optional(),
     reader: ReaderChoice.optional(),
+    /** How long the reader may take on one clarified question (one retry); past it the item's Disambig-F1 is left out, with the reason. */
+    readerTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
     /** Sampling temperature; null sends none (the endpoint's default, as CondAmbigQA ran its local models). */
     temperature: z.number().min(0).max(2).nullable().default(0),
     maxTokens: z.number().int().min(16).max(32_768).default(512),
@@ -100,9 +102,15 @@ export interface EvalRunSummary {
   retrievalMode: string | null;
   k: number | null;
   status: 'running' | 'done' | 'failed' | 'cancelled';
+  /** The status in words, saying when items failed: "done with 37 failed", "failed: all 38 items failed", "cancelled (12 of 38 done)". */
+  statusLabel: string;
   total: number;
+  /** Items scored (done). */
   done: number;
+  /** Items whose method failed: no scores, left out of every mean. */
   failed: number;
+  /** Done items whose reader failed on some clarified question: their Disambig-F1 is left out. */
+  readerErrors: number;
   /** Calls this run sent (over all its sessions), calls answered from the cache, tokens and dollars spent. */
   calls: number;
   cachedCalls: number;
@@ -178,8 +186,16 @@ export interface EvalItemDetail extends EvalItemRowView {
 export interface EvalComparison {
   a: EvalRunSummary;
   b: EvalRunSummary;
-  /** Items both runs finished (paired by key). */
+  /** Items compared (paired by key): both finished, done or failed; without the pairs left out under `exclude`. */
   paired: number;
+  /** `fail`: a failed item scores 0 and counts as incorrect; `exclude`: pairs with a failure are left out (counted in `excluded`). */
+  errorsPolicy: 'fail' | 'exclude';
+  /** Pairs where only A failed, only B failed, and both failed. */
+  failedA: number;
+  failedB: number;
+  failedBoth: number;
+  /** Pairs left out because of a failure (0 under `fail`). */
+  excluded: number;
   metrics: {
     metric: string;
     meanA: number | null;
@@ -199,7 +215,13 @@ export interface EvalTableRow {
   model: string;
   type: string | null;
   runId: number;
+  /** Items scored. */
   n: number;
+  /** Items whose method failed: left out of the means (`errorsPolicy: "excluded"`), counted here. */
+  failed: number;
+  /** Done items whose reader failed (their Disambig-F1 left out). */
+  readerErrors: number;
+  errorsPolicy: 'excluded';
   metrics: Record<string, MetricSummary>;
 }
 
@@ -247,7 +269,12 @@ export const evaluationOperations = {
       .strict(),
   ),
   'evaluation:item': op<EvalItemDetail>()(z.object({ id }).strict()),
-  'evaluation:compare': op<EvalComparison>()(z.object({ a: id, b: id, threshold: z.number().min(0).max(1).default(0.5), resamples: z.number().int().min(100).max(100_000).default(1000) }).strict()),
+  /** Failed items count as failures (score 0, incorrect) unless `errors` is `exclude`. */
+  'evaluation:compare': op<EvalComparison>()(
+    z
+      .object({ a: id, b: id, threshold: z.number().min(0).max(1).default(0.5), resamples: z.number().int().min(100).max(100_000).default(1000), errors: z.enum(['fail', 'exclude']).default('fail') })
+      .strict(),
+  ),
   /** Method × model and method × type tables over the latest finished run of each pair. */
   'evaluation:table': op<{ byModel: EvalTableRow[]; byType: EvalTableRow[] }>()(
     z

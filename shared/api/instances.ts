@@ -236,7 +236,24 @@ export interface ImportReport {
   moreErrors: number;
   rejectsFile: string | null;
   passagesCreated: number;
+  /** How the gold citations of a CondAmbigQA file were linked to its fragments; null for other formats. */
+  citationLinks: CitationLinkReport | null;
   seconds: number;
+}
+
+/**
+ * Gold citations linked to the fragment they name: by the number in "N. Title" (1-based in the
+ * question's fragment list), by title and text where no number is given, or not at all.
+ */
+export interface CitationLinkReport {
+  byNumber: number;
+  byTitleText: number;
+  /** Citations that name no fragment: counted and listed, never added to the fragment list. */
+  unmatched: number;
+  /** Linked by their number although their title or text differs from the fragment's. */
+  numberTextDisagree: number;
+  /** The first 20 unmatched citations. */
+  examples: { sourceId: string; title: string; reason: string }[];
 }
 
 export interface ExportReport {

@@ -20,6 +20,7 @@ export interface SearchHit {
 }
 
 export const SEARCH_LAYERS = ['passages', 'qa'] as const;
+export type DenseMethod = 'exact' | 'codes';
 
 export interface SearchResult {
   query: string;
@@ -31,6 +32,11 @@ export interface SearchResult {
   lexicalModel: boolean | null;
   /** The words the BM25 query used. */
   terms: string[];
+  /**
+   * How the dense ranking was made (null without one): every vector scored exactly (corpora of
+   * up to 5,000 vectors), or the vectors' codes narrowing them to a few dozen scored exactly.
+   */
+  denseMethod: DenseMethod | null;
   hits: SearchHit[];
   notes: string[];
   milliseconds: number;

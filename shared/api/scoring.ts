@@ -39,6 +39,12 @@ export interface ScoreGroup {
   details: Record<string, MetricSummary>;
 }
 
+export interface InvalidCitations {
+  items: number;
+  /** The first 20: "cited fragment 9; the question has 5 fragments". */
+  examples: { sourceId: string; line: number; note: string }[];
+}
+
 export interface ScoreReport extends ScoreGroup {
   dataset: string | null;
   release: number | null;
@@ -51,6 +57,8 @@ export interface ScoreReport extends ScoreGroup {
   missing: number;
   /** Ids in the file that name no item, every one listed. */
   unknown: string[];
+  /** Predictions citing fragment numbers their question does not have (counted as wrong citations). */
+  invalidCitations: InvalidCitations;
   /** The same figures per ambiguity type. */
   byType: Record<string, ScoreGroup>;
   /** How the metrics were computed, in words (variants, reader, bootstrap). */

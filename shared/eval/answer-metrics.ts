@@ -73,8 +73,10 @@ export function maxOverGold(metric: (prediction: string, gold: string) => number
 }
 
 /**
- * Token EM / F1 of an item with several predicted and several gold answers (ADF's F1): the best
- * score over every predicted answer and every gold answer of any interpretation.
+ * Token EM / F1 of an item with several gold answers (ADF's F1: the best over every valid answer
+ * of any interpretation). `predicted` is the prediction's answer text alone for `token_em` /
+ * `token_f1`; for the named alternatives `token_em_short` / `token_f1_short`, the method's short
+ * answers, the best of them taken (so listing candidates is not penalised: a different metric).
  */
 export function bestTokenScores(predicted: readonly string[], gold: readonly (readonly string[])[]): { em: number; f1: number } {
   let em = 0;
@@ -96,20 +98,17 @@ export function bestTokenScores(predicted: readonly string[], gold: readonly (re
 /**
  * ASQA's STR-EM for one item: for each interpretation, 1 when the normalised form of any of its
  * short answers (answer and aliases) occurs as a substring of the normalised long answer; the
- * mean over interpretations. Interpretations without any gold short answer are left out; an item
- * with none at all is not applicable (null). As in the official scorer the test is a plain
- * substring test ("1" is found in "1990") and an answer normalising to "" is always found.
+ * mean over all interpretations. As in ASQA's `str_em`, an interpretation without any gold short
+ * answer counts 0 (nothing of it can be found); an item with no interpretation at all is not
+ * applicable (null; the reference would divide by zero). As in the official scorer the test is a
+ * plain substring test ("1" is found in "1990") and an answer normalising to "" is always found.
  */
 export function strEm(longAnswer: string, gold: readonly (readonly string[])[]): number | null {
+  if (gold.length === 0) return null;
   const context = squadNormalize(longAnswer);
   let found = 0;
-  let counted = 0;
-  for (const answers of gold) {
-    if (answers.length === 0) continue;
-    counted++;
-    if (answers.some((a) => context.includes(squadNormalize(a)))) found++;
-  }
-  return counted === 0 ? null : found / counted;
+  for (const answers of gold) if (answers.some((a) => context.includes(squadNormalize(a)))) found++;
+  return found / gold.length;
 }
 
 // ---- Disambig-F1, D-F1 --------------------------------------------------------------------------
@@ -118,47 +117,46 @@ export function strEm(longAnswer: string, gold: readonly (readonly string[])[]):
  * ASQA's Disambig-F1 for one item, given the reader's answers: `readerAnswers[i]` is what the
  * extractive reader found in the long answer for interpretation i's clarified question (an empty
  * string when it found nothing). Score: token F1 against the best of interpretation i's short
- * answers; the mean over interpretations that have a gold short answer (null if none has).
+ * answers; the mean over all interpretations, one without a gold short answer counting 0 (ASQA's
+ * scorer would stop on it; we count it as STR-EM does). Null when the item has no interpretation.
  */
 export function disambigF1(readerAnswers: readonly string[], gold: readonly (readonly string[])[]): number | null {
   if (readerAnswers.length !== gold.length) {
     throw new Error(`disambigF1: ${readerAnswers.length} reader answers for ${gold.length} interpretations`);
   }
+  if (gold.length === 0) return null;
   let sum = 0;
-  let counted = 0;
   gold.forEach((answers, i) => {
-    if (answers.length === 0) return;
-    counted++;
     sum += maxOverGold(tokenF1, readerAnswers[i] ?? '', answers);
   });
-  return counted === 0 ? null : sum / counted;
+  return sum / gold.length;
 }
 
 /** ADF's coverage threshold: an interpretation counts as covered at token F1 ≥ 0.5. */
 export const D_F1_THRESHOLD = 0.5;
 
 /**
- * ADF's D-F1 for one item: the fraction of interpretations (with gold short answers) covered,
- * an interpretation being covered when some predicted answer reaches token F1 ≥ 0.5 against one
- * of its gold answers. `predicted` is the item's short answers (or its long answer alone when the
- * system gave none).
+ * ADF's D-F1 for one item: the fraction of the gold interpretations covered, an interpretation
+ * being covered when a predicted answer reaches token F1 ≥ 0.5 against one of its gold answers
+ * (one without gold answers is never covered). ADF scores the prediction: `predicted` is the
+ * answer text alone (`d_f1`), or the method's short answers (the named alternative `d_f1_short`).
+ * Null when the item has no interpretation.
  */
 export function dF1(predicted: readonly string[], gold: readonly (readonly string[])[]): number | null {
+  if (gold.length === 0) return null;
   const pred = predicted.map(answerTokens);
   let covered = 0;
-  let counted = 0;
   for (const answers of gold) {
-    if (answers.length === 0) continue;
-    counted++;
     const goldTokens = answers.map(answerTokens);
     if (pred.some((p) => goldTokens.some((g) => tokenF1Tokens(p, g) >= D_F1_THRESHOLD))) covered++;
   }
-  return counted === 0 ? null : covered / counted;
+  return covered / gold.length;
 }
 
 /**
- * The geometric mean √(a × b) behind ASQA's DR (a = Disambig-F1, b = ROUGE-L) and ADF's DR-F1
- * (a = D-F1). Both papers take it over the corpus-level means, not per item: pass the means.
+ * The geometric mean √(a × b) behind ASQA's DR (a = Disambig-F1, b = ROUGE-L, over the corpus
+ * means) and ADF's DR-F1 (a = D-F1, per item, then averaged: ADF's Table 2 values are below the
+ * geometric mean of their rows' means, which only the per-item form gives).
  */
 export function geometricMean(a: number, b: number): number {
   return Math.sqrt(Math.max(0, a) * Math.max(0, b));
@@ -169,8 +167,9 @@ export function geometricMean(a: number, b: number): number {
 
 /**
  * CondAmbigQA's citation score: of the fragments the answer cites (counted once each), the
- * fraction that the gold condition-answer pairs cite. An answer citing nothing scores 0 (it
- * attributes nothing); null when the item has no gold citations to check against.
+ * fraction that the gold condition-answer pairs cite. A citation of a fragment the question does
+ * not have stays in the denominator (`invalid:N`, never a match). An answer citing nothing scores
+ * 0 (it attributes nothing; the paper leaves 0/0 open); null when the item has no gold citations.
  */
 export function citationPrecision(cited: readonly string[], goldCited: readonly string[]): number | null {
   if (goldCited.length === 0) return null;

@@ -40,6 +40,10 @@ export const METRIC_NAMES = [
   'token_f1',
   'd_f1',
   'dr_f1',
+  'token_em_short',
+  'token_f1_short',
+  'd_f1_short',
+  'dr_f1_corpus',
   'citation_precision',
   'answer_count',
   'answer_count_difference',
@@ -47,16 +51,40 @@ export const METRIC_NAMES = [
 export type MetricName = (typeof METRIC_NAMES)[number];
 
 /** Metrics that need the extractive reader (an LLM or reader endpoint): computed by evaluation runs. */
-export const READER_METRIC_NAMES = ['disambig_f1', 'dr'] as const;
+export const READER_METRIC_NAMES = ['disambig_f1', 'dr', 'march_avg'] as const;
 
 /** Metrics reported in percent (the others are counts). */
-const PERCENT = new Set<string>(['str_em', 'rouge_l', 'token_em', 'token_f1', 'd_f1', 'dr_f1', 'citation_precision', 'disambig_f1', 'dr']);
+const PERCENT = new Set<string>([
+  'str_em', 'rouge_l', 'token_em', 'token_f1', 'd_f1', 'dr_f1', 'token_em_short', 'token_f1_short', 'd_f1_short', 'dr_f1_corpus',
+  'citation_precision', 'disambig_f1', 'dr', 'march_avg',
+]);
 
-/** Metrics defined over the corpus means of two others, not as a mean over items. */
-const COMPOSITE: Record<string, readonly [string, string]> = { dr_f1: ['d_f1', 'rouge_l'], dr: ['disambig_f1', 'rouge_l'] };
+/** A metric defined over the corpus means of two others, not as a mean over items. */
+interface Composite {
+  parts: readonly [string, string];
+  combine: (a: number, b: number) => number;
+}
+
+/**
+ * The composites: ASQA's DR (geometric mean of the Disambig-F1 and ROUGE-L means), the corpus
+ * form of ADF's DR-F1 (a named alternative: ADF's own is per item, `dr_f1`), and MARCH's "Avg"
+ * (the arithmetic mean of the STR-EM and Disambig-F1 means, Table 3).
+ */
+export const COMPOSITES: Readonly<Record<string, Composite>> = {
+  dr: { parts: ['disambig_f1', 'rouge_l'], combine: geometricMean },
+  dr_f1_corpus: { parts: ['d_f1', 'rouge_l'], combine: geometricMean },
+  march_avg: { parts: ['str_em', 'disambig_f1'], combine: (a, b) => (a + b) / 2 },
+};
 
 export function isPercentMetric(name: string): boolean {
   return PERCENT.has(name);
+}
+
+/** The composites whose two parts are all present. */
+export function compositesOf(present: ReadonlySet<string>): string[] {
+  return Object.entries(COMPOSITES)
+    .filter(([, c]) => present.has(c.parts[0]) && present.has(c.parts[1]))
+    .map(([name]) => name);
 }
 
 /** The gold side of one item. */
@@ -67,6 +95,8 @@ export interface GoldItem {
   longAnswers: readonly string[];
   /** The fragments the gold interpretations cite (CondAmbigQA), each by every name it answers to (rank, title, source id; matched ignoring case). */
   citedFragments: readonly (readonly string[])[];
+  /** How many fragments the item's frozen evidence list holds (a cited number past it names no fragment); null when unknown. */
+  fragmentCount?: number | null;
 }
 
 /** One system output. */
@@ -84,30 +114,69 @@ export interface ItemScoringOptions extends RougeOptions {
   metrics?: readonly MetricName[];
 }
 
-/** Every requested non-LLM metric of one item; composites (dr_f1) are left to the aggregate. */
+/**
+ * A prediction's citations as keys that citation precision compares: `gold:k` for the k-th gold
+ * cited fragment (by rank, title or source id, case ignored), `invalid:N` for a number naming no
+ * fragment of the item (N < 1 or past its list), `other:name` for anything else. `invalid` lists
+ * those numbers, for the item's note.
+ */
+export function resolveCitations(citations: readonly string[], gold: Pick<GoldItem, 'citedFragments' | 'fragmentCount'>): { keys: string[]; invalid: number[] } {
+  const goldNames = new Map<string, number>();
+  gold.citedFragments.forEach((names, k) => names.forEach((name) => goldNames.set(name.trim().toLowerCase(), k)));
+  const invalid: number[] = [];
+  const keys = citations.map((c) => {
+    const name = c.trim().toLowerCase();
+    const k = goldNames.get(name);
+    if (k !== undefined) return `gold:${k}`;
+    const count = gold.fragmentCount ?? null;
+    if (/^\d+$/.test(name) && count !== null && (Number(name) < 1 || Number(name) > count)) {
+      invalid.push(Number(name));
+      return `invalid:${Number(name)}`;
+    }
+    return `other:${name}`;
+  });
+  return { keys, invalid: [...new Set(invalid)] };
+}
+
+/** "cited fragment 9; the question has 5" (one clause per number), for an item's notes. */
+export function invalidCitationNote(invalid: readonly number[], fragmentCount: number): string {
+  const numbers = invalid.join(', ');
+  return `cited fragment${invalid.length === 1 ? '' : 's'} ${numbers}; the question has ${fragmentCount} fragment${fragmentCount === 1 ? '' : 's'} (counted as wrong citations)`;
+}
+
+/** Token EM and F1 of some predicted strings against the gold answers: null without any gold answer, or without predictions to score (`null`). */
+function tokenScores(predicted: readonly string[] | null, gold: GoldItem['interpretations']): { em: number | null; f1: number | null } {
+  if (predicted === null || !gold.some((a) => a.length > 0)) return { em: null, f1: null };
+  return bestTokenScores(predicted, gold);
+}
+
+/** Every requested non-LLM metric of one item; the corpus composite (dr_f1_corpus) is left to the aggregate. */
 export function scoreItem(prediction: PredictionItem, gold: GoldItem, options: ItemScoringOptions = {}): ItemMetrics {
   const wanted = new Set<MetricName>(options.metrics ?? METRIC_NAMES);
+  const want = (...names: MetricName[]) => names.some((n) => wanted.has(n));
   const out: ItemMetrics = {};
-  const predicted = prediction.shortAnswers ?? (prediction.answer.trim() ? [prediction.answer] : []);
-  if (wanted.has('str_em')) out.str_em = strEm(prediction.answer, gold.interpretations);
-  if (wanted.has('rouge_l') || wanted.has('dr_f1')) out.rouge_l = rougeL(prediction.answer, gold.longAnswers, options);
-  if (wanted.has('token_em') || wanted.has('token_f1')) {
-    const hasGold = gold.interpretations.some((a) => a.length > 0);
-    const best = bestTokenScores(predicted, gold.interpretations);
-    if (wanted.has('token_em')) out.token_em = hasGold ? best.em : null;
-    if (wanted.has('token_f1')) out.token_f1 = hasGold ? best.f1 : null;
+  const answer = prediction.answer.trim() ? [prediction.answer] : [];
+  const short = prediction.shortAnswers;
+  if (want('str_em')) out.str_em = strEm(prediction.answer, gold.interpretations);
+  if (want('rouge_l', 'dr_f1', 'dr_f1_corpus')) out.rouge_l = rougeL(prediction.answer, gold.longAnswers, options);
+  if (want('token_em', 'token_f1')) {
+    const best = tokenScores(answer, gold.interpretations);
+    if (wanted.has('token_em')) out.token_em = best.em;
+    if (wanted.has('token_f1')) out.token_f1 = best.f1;
   }
-  if (wanted.has('d_f1') || wanted.has('dr_f1')) out.d_f1 = dF1(predicted, gold.interpretations);
+  if (want('token_em_short', 'token_f1_short')) {
+    const best = tokenScores(short, gold.interpretations);
+    if (wanted.has('token_em_short')) out.token_em_short = best.em;
+    if (wanted.has('token_f1_short')) out.token_f1_short = best.f1;
+  }
+  if (want('d_f1', 'dr_f1', 'dr_f1_corpus')) out.d_f1 = dF1(answer, gold.interpretations);
+  if (wanted.has('d_f1_short')) out.d_f1_short = short === null ? null : dF1(short, gold.interpretations);
+  if (wanted.has('dr_f1')) out.dr_f1 = typeof out.d_f1 === 'number' && typeof out.rouge_l === 'number' ? geometricMean(out.d_f1, out.rouge_l) : null;
   if (wanted.has('citation_precision')) {
-    const goldNames = new Map<string, number>();
-    gold.citedFragments.forEach((names, k) => names.forEach((name) => goldNames.set(name.trim().toLowerCase(), k)));
-    const cited = (prediction.citations ?? []).map((c) => {
-      const k = goldNames.get(c.trim().toLowerCase());
-      return k === undefined ? `other:${c.trim().toLowerCase()}` : `gold:${k}`;
-    });
-    out.citation_precision = citationPrecision(cited, gold.citedFragments.map((_, k) => `gold:${k}`));
+    const { keys } = resolveCitations(prediction.citations ?? [], gold);
+    out.citation_precision = citationPrecision(keys, gold.citedFragments.map((_, k) => `gold:${k}`));
   }
-  const count = prediction.shortAnswers?.length ?? null;
+  const count = short?.length ?? null;
   if (wanted.has('answer_count')) out.answer_count = count;
   if (wanted.has('answer_count_difference')) out.answer_count_difference = count === null ? null : answerCountDifference(count, gold.interpretations.length);
   return out;
@@ -202,22 +271,22 @@ function summarizeMetric(name: string, values: readonly number[], resampled: Flo
   };
 }
 
-/** A composite (DR, DR-F1): 100 × the geometric mean of its two parts' means, counted on the items that have both. */
-function summarizeComposite(matrix: ScoreMatrix, a: number, b: number, boots: readonly Float64Array[], level: number): MetricSummary {
+/** A composite: its combination of its two parts' means, counted on the items that have both. */
+function summarizeComposite(matrix: ScoreMatrix, a: number, b: number, combine: Composite['combine'], boots: readonly Float64Array[], level: number): MetricSummary {
   const va = columnValues(matrix, a);
   const vb = columnValues(matrix, b);
-  const value = va.length && vb.length ? 100 * geometricMean(mean(va), mean(vb)) : Number.NaN;
+  const value = va.length && vb.length ? 100 * combine(mean(va), mean(vb)) : Number.NaN;
   const { data, n, m } = matrix;
   let both = 0;
   for (let k = 0; k < n; k++) if (data[k * m + a] === data[k * m + a] && data[k * m + b] === data[k * m + b]) both++;
-  const resampled = boots[a]!.map((x, r) => 100 * geometricMean(x, boots[b]![r]!));
+  const resampled = boots[a]!.map((x, r) => 100 * combine(x, boots[b]![r]!));
   const defined = Number.isFinite(value);
   return { value: defined ? value : null, sd: null, ci: defined && resampled.length > 0 ? percentileInterval(resampled, level) : null, n: both };
 }
 
 /**
  * Corpus-level metrics of a list of scored items: the mean of each metric over the items where
- * it applies (in percent for fractions), composites (DR, DR-F1) as the geometric mean of their
+ * it applies (in percent for fractions), composites (DR, DR-F1 corpus, MARCH Avg) from their
  * two means, each with its SD and a seeded percentile bootstrap interval. The bootstrap resamples
  * the items (questions) with replacement, once per resample for all metrics together; each
  * metric's resampled value is its mean over the drawn items where it applies.
@@ -225,16 +294,16 @@ function summarizeComposite(matrix: ScoreMatrix, a: number, b: number, boots: re
 export function aggregateMetrics(items: readonly Record<string, number | null | undefined>[], options: AggregateOptions = {}): Record<string, MetricSummary> {
   const names = options.metrics ?? [...new Set(items.flatMap((i) => Object.keys(i)))];
   const level = options.level ?? 0.95;
-  const bases = [...new Set(names.flatMap((name) => COMPOSITE[name] ?? [name]))];
+  const bases = [...new Set(names.flatMap((name) => COMPOSITES[name]?.parts ?? [name]))];
   const column = new Map(bases.map((name, j) => [name, j]));
   const matrix = scoreMatrix(items, bases);
   const boots = resampledMeans(matrix, options);
   const out: Record<string, MetricSummary> = {};
   for (const name of names) {
-    const parts = COMPOSITE[name];
+    const composite = COMPOSITES[name];
     const j = column.get(name)!;
-    out[name] = parts
-      ? summarizeComposite(matrix, column.get(parts[0])!, column.get(parts[1])!, boots, level)
+    out[name] = composite
+      ? summarizeComposite(matrix, column.get(composite.parts[0])!, column.get(composite.parts[1])!, composite.combine, boots, level)
       : summarizeMetric(name, columnValues(matrix, j), boots[j]!, level);
   }
   return out;

@@ -114,6 +114,9 @@ export function wilcoxonSignedRank(a: readonly number[], b: readonly number[]): 
   const d = a.map((x, i) => b[i]! - x);
   const nonZero = d.filter((v) => v !== 0).length;
   if (nonZero === 0) return { n: a.length, nonZero, statistic: 0, pValue: 1, method: 'no non-zero differences' };
+  // One non-zero difference: its signed rank is +1 or −1 with probability ½ each, so the exact
+  // two-sided p is 1 (the library needs two values).
+  if (nonZero === 1) return { n: a.length, nonZero, statistic: d.some((v) => v > 0) ? 1 : 0, pValue: 1, method: 'exact (one non-zero difference)' };
   const result = wilcoxon(d);
   return { n: a.length, nonZero, statistic: result.statistic, pValue: result.pValue, method: result.method };
 }

@@ -1,8 +1,10 @@
 import { porterStem } from './porter';
+import { asqaSentences, PUNKT_BUILTIN, type PunktParams } from './punkt';
 
 /**
- * ROUGE-L as ASQA reports it: Google's `rouge_score` tokenizer (Porter-stemmed tokens), sentence
- * splitting for rougeLsum, and the LCS tables behind both variants. Tokens are mapped to small
+ * ROUGE-L as ASQA reports it: Google's `rouge_score` tokenizer (Porter-stemmed tokens), ASQA's
+ * sentence split for rougeLsum (Punkt on the lower-cased text, punkt.ts), and the LCS tables
+ * behind both variants. Tokens are mapped to small
  * integers so that the LCS compares numbers, and the tables are reused between calls: scoring a
  * run computes millions of LCS cells.
  */
@@ -56,38 +58,6 @@ function rougeIds(text: string, stemming: boolean): Int32Array {
   let n = 0;
   for (const p of parts) if (p !== '') out[n++] = tokenId(p, stemming);
   return out.subarray(0, n);
-}
-
-const ABBREVIATIONS = new Set([
-  'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'jr', 'sr', 'vs', 'etc', 'inc', 'co', 'ltd', 'corp', 'gen', 'col', 'lt', 'sgt', 'rev', 'mt', 'ft', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'fig', 'al', 'approx', 'dept', 'govt',
-]);
-
-/**
- * Splits a text into sentences, as ASQA's and ALCE's scorers do with NLTK's Punkt before
- * rougeLsum: after ".", "!" or "?" (and any closing quotes or brackets) followed by white space,
- * except after a known abbreviation ("Mr.", "etc."), a single initial ("J.") or a dotted
- * abbreviation ("U.S."). Existing line breaks also end sentences. An approximation of Punkt.
- */
-export function splitSentences(text: string): string[] {
-  const sentences: string[] = [];
-  for (const line of text.split('\n')) {
-    let start = 0;
-    const re = /[.!?]+["'”’)\]]*(?=\s)/g;
-    let match: RegExpExecArray | null;
-    while ((match = re.exec(line)) !== null) {
-      const end = match.index + match[0].length;
-      if (match[0] === '.') {
-        const word = /([\p{L}.]+)$/u.exec(line.slice(Math.max(start, match.index - 24), match.index))?.[1] ?? '';
-        if (ABBREVIATIONS.has(word.toLowerCase()) || /^\p{L}$/u.test(word) || /^(?:\p{L}\.)+\p{L}$/u.test(word)) continue;
-      }
-      const sentence = line.slice(start, end).trim();
-      if (sentence) sentences.push(sentence);
-      start = end;
-    }
-    const rest = line.slice(start).trim();
-    if (rest) sentences.push(rest);
-  }
-  return sentences;
 }
 
 export interface RougeScore {
@@ -232,25 +202,29 @@ export interface RougeOptions {
   variant?: RougeVariant;
   /** Porter stemming of tokens longer than three characters (default true, as ASQA). */
   stemming?: boolean;
+  /** Punkt's parameters for the rougeLsum sentence split (default: the built-in ones). */
+  punkt?: PunktParams;
 }
 
-function prepare(text: string, variant: RougeVariant, stemming: boolean): Int32Array[] {
-  return variant === 'rougeL' ? [rougeIds(text, stemming)] : splitSentences(text).map((s) => rougeIds(s, stemming));
+function prepare(text: string, variant: RougeVariant, stemming: boolean, punkt: PunktParams): Int32Array[] {
+  return variant === 'rougeL' ? [rougeIds(text, stemming)] : asqaSentences(text, punkt).map((s) => rougeIds(s, stemming));
 }
 
 /**
  * ASQA's ROUGE-L of an item: the F-measure of the candidate against each reference long answer,
- * best over the references (null when there is no reference).
+ * best over the references (null when there is no reference). For rougeLsum both sides are
+ * split into sentences as ASQA's scorer does: Punkt on the lower-cased text, then on newlines.
  */
 export function rougeL(candidate: string, references: readonly string[], options: RougeOptions = {}): number | null {
   if (references.length === 0) return null;
   trimTokenTables();
   const variant = options.variant ?? 'rougeLsum';
   const stemming = options.stemming ?? true;
-  const can = prepare(candidate, variant, stemming);
+  const punkt = options.punkt ?? PUNKT_BUILTIN;
+  const can = prepare(candidate, variant, stemming, punkt);
   let best = 0;
   for (const ref of references) {
-    const r = prepare(ref, variant, stemming);
+    const r = prepare(ref, variant, stemming, punkt);
     const score = variant === 'rougeL' ? rougeLIds(r[0]!, can[0]!) : rougeLsumIds(r, can);
     if (score.f > best) best = score.f;
   }

@@ -1,4 +1,5 @@
 import { toCsv as writeCsv, toLatex as writeLatex, toMarkdown as writeMarkdown, type TextTable } from '../tables';
+import type { EvalTableRow } from '../api/evaluation';
 import type { MetricSummary } from './metrics';
 import { metricLabel } from './labels';
 
@@ -78,4 +79,33 @@ export function toMarkdown(table: ComparisonTable): string {
 /** A LaTeX tabular (booktabs rules), one cell "mean $\pm$ SD [low, high]" per metric. */
 export function toLatex(table: ComparisonTable): string {
   return writeLatex(displayTable(table));
+}
+
+/** The metrics evaluation tables show, in order; their column names are the shared labels (shared/eval/labels.ts). */
+const TABLE_KEYS = [
+  'str_em', 'disambig_f1', 'march_avg', 'rouge_l', 'dr', 'token_f1', 'd_f1', 'd_f1_short', 'dr_f1', 'citation_precision', 'condition_score', 'answer_score', 'condqa_combined', 'judge_mean',
+] as const;
+export const EVAL_TABLE_METRICS: readonly { key: string; label: string }[] = TABLE_KEYS.map((key) => ({ key, label: metricLabel(key) }));
+
+/** One row of an evaluation table, as much of it as the writers need. */
+export type EvalTableLine = Pick<EvalTableRow, 'methodLabel' | 'model' | 'type' | 'runId' | 'n' | 'failed' | 'readerErrors' | 'metrics'>;
+
+/** The table metrics some row has a value for (empty columns left out), or the ones asked for. */
+export function evalTableMetrics(rows: readonly EvalTableLine[], wanted?: readonly string[]): { key: string; label: string }[] {
+  if (wanted?.length) return wanted.map((key) => EVAL_TABLE_METRICS.find((m) => m.key === key) ?? { key, label: metricLabel(key) });
+  return EVAL_TABLE_METRICS.filter((m) => rows.some((r) => r.metrics[m.key] !== undefined && r.metrics[m.key]!.value !== null));
+}
+
+/**
+ * Evaluation rows as CSV, Markdown or LaTeX for a paper: method, model, (type), run, n (items
+ * scored), failed (items left out of the means) and, when any, reader errors, then the metrics.
+ */
+export function evalTableText(rows: readonly EvalTableLine[], format: 'csv' | 'markdown' | 'latex', metrics?: readonly string[]): string {
+  const byType = rows.some((r) => r.type);
+  const readerErrors = rows.some((r) => r.readerErrors > 0);
+  const table = comparisonTable(
+    rows.map((r) => ({ method: r.methodLabel, model: r.model, type: r.type ?? '', run: `#${r.runId}`, n: r.n, failed: r.failed, 'reader errors': r.readerErrors, metrics: r.metrics })),
+    { rowKeys: ['method', 'model', ...(byType ? ['type'] : []), 'run', 'n', 'failed', ...(readerErrors ? ['reader errors'] : [])], metrics: evalTableMetrics(rows, metrics).map((m) => m.key) },
+  );
+  return format === 'csv' ? toCsv(table) : format === 'markdown' ? toMarkdown(table) : toLatex(table);
 }

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import type { CostPerKept } from '../pipeline-runs';
 import type { GateResult, GateThresholds, SplitSpec } from '../api/release';
 import { coverageWords, gateTable } from './gate';
 import { hubLicenceId, type LicenceCheck, type SourceLicence } from './licence';
@@ -70,6 +71,8 @@ export interface FunnelSummary {
   rows: { step: string; counts: Record<string, number>; total: number }[];
   calls: { stage: string; model: string; calls: number; costUsd: number }[];
   prompts: { stage: string; versions: string[] }[];
+  /** What a kept instance cost, over every construction call for these datasets (absent in older plans). */
+  costPerKept?: CostPerKept;
 }
 
 export interface CardInput {
@@ -197,10 +200,28 @@ function funnelSection(funnel: FunnelSummary): string {
     const totalCost = funnel.calls.reduce((a, c) => a + c.costUsd, 0);
     parts.push('', `In all: ${n(funnel.calls.reduce((a, c) => a + c.calls, 0))} calls, ${totalCost.toFixed(4)} USD.`);
   }
+  if (funnel.costPerKept && funnel.costPerKept.total.calls) parts.push('', costSection(funnel.costPerKept));
   if (funnel.prompts.length) {
     parts.push('', `Prompt versions: ${funnel.prompts.map((p) => `${p.stage} ${p.versions.join(', ')}`).join('; ')}.`);
   }
   return parts.join('\n');
+}
+
+/** Cost per kept instance: tokens and US dollars per stage (and per type), over every construction call for the released datasets. */
+function costSection(cost: CostPerKept): string {
+  const types = TYPE_ORDER.filter((t) => (cost.kept.byType[t] ?? 0) > 0);
+  const money = (v: number | null) => (v === null ? '–' : v.toFixed(4));
+  const tokens = (v: number | null) => (v === null ? '–' : n(Math.round(v)));
+  const rows = cost.stages.map((s) => [s.stage, tokens(s.perKept.tokens), money(s.perKept.usd), ...types.map((t) => money(s.byType[t]?.perKept.usd ?? null))]);
+  rows.push(['all stages', tokens(cost.total.perKept.tokens), money(cost.total.perKept.usd), ...types.map((t) => money(cost.byType[t]?.perKept.usd ?? null))]);
+  const batchShare = cost.total.calls ? Math.round((100 * cost.total.batchCalls) / cost.total.calls) : 0;
+  return [
+    `Cost per kept instance (every construction call for these datasets, over their ${n(cost.kept.total)} kept instances; per type, over that type's kept instances):`,
+    '',
+    table(['Stage', 'Tokens', 'USD', ...types.map((t) => `USD ${TYPE_LABEL[t] ?? t}`)], rows, ['l', 'r', 'r', ...types.map(() => 'r' as const)]),
+    '',
+    `${batchShare}% of the calls went through a Batch API.${cost.unpriced.length ? ` No price was set for ${cost.unpriced.join(', ')}: their cost is unknown, and so is any total they are in.` : ''}`,
+  ].join('\n');
 }
 
 function agreementSection(a: AgreementSummary): string {

@@ -56,6 +56,14 @@ function asqaRecords(count: number): string {
   return JSON.stringify(records);
 }
 
+/**
+ * Keypress to the next item painted, as an annotator meets it: from the moment the browser took
+ * the key (the event's own timestamp, before any script ran) to the end of the first frame that
+ * shows the next item (a task queued from that frame's requestAnimationFrame runs once the frame
+ * is rendered). The annotator reads each item for a moment (the screen fetches the next one
+ * meanwhile), then types the three decisions at typing speed, without waiting for the "saved"
+ * tick; the third key completes the item and is the one timed.
+ */
 async function keypressLatency(ctx: BenchContext, dbFile: string, campaignId: number): Promise<number[]> {
   const server = await startServer(['--db', dbFile], { AWB_HOME: path.join(ctx.dir, 'home') });
   const browser = await launchBrowser();
@@ -64,33 +72,36 @@ async function keypressLatency(ctx: BenchContext, dbFile: string, campaignId: nu
     await page.goto(`${server.url}/judge?campaign=${campaignId}&annotator=solo`);
     await page.getByText(/^item 1 of/).waitFor();
     await page.evaluate(() => {
-      const w = window as unknown as { latencies: number[] };
+      const w = window as unknown as { latencies: number[]; shown: number };
       w.latencies = [];
+      w.shown = 0;
       let pressed = 0;
-      window.addEventListener('keydown', () => (pressed = performance.now()), true);
+      window.addEventListener('keydown', (event) => (pressed = event.timeStamp), true);
       const target = document.querySelector('[data-testid="judge-instance"]')!;
       new MutationObserver(() => {
-        if (!pressed) return;
         const start = pressed;
         pressed = 0;
-        // After the frame that shows the new item has been painted.
-        requestAnimationFrame(() => setTimeout(() => w.latencies.push(performance.now() - start), 0));
+        // After the frame that shows the new item has been rendered.
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            if (start) w.latencies.push(performance.now() - start);
+            w.shown++;
+          }, 0),
+        );
       }).observe(target, { attributes: true, attributeFilter: ['data-position'] });
     });
     const items = ctx.quick ? 20 : 120;
     for (let i = 0; i < items; i++) {
-      // An annotator reads before deciding; by then the next item has been prefetched.
-      await page.getByTestId('save-state').filter({ hasText: 'all saved' }).waitFor();
-      await page.waitForTimeout(60);
-      // Two criteria decided, each saved as the annotator reads the next; the third keypress
-      // completes the item, and is the one timed (the observer fires only when the item changes).
-      for (const key of ['y', 'n']) {
-        await page.keyboard.press(key);
-        await page.getByTestId('save-state').filter({ hasText: 'all saved' }).waitFor();
-      }
+      // Reading the item (by then the next one has been fetched ahead), then three decisions typed.
+      await page.waitForTimeout(250);
       await page.keyboard.press('y');
-      await page.waitForFunction((n) => (window as unknown as { latencies: number[] }).latencies.length >= n, i + 1);
+      await page.waitForTimeout(90);
+      await page.keyboard.press('n');
+      await page.waitForTimeout(90);
+      await page.keyboard.press('y');
+      await page.waitForFunction((n) => (window as unknown as { shown: number }).shown >= n, i + 1);
     }
+    await page.getByTestId('save-state').filter({ hasText: 'all saved' }).waitFor();
     return await page.evaluate(() => (window as unknown as { latencies: number[] }).latencies);
   } finally {
     await browser.close();
@@ -154,7 +165,8 @@ export async function benchAnnotation(ctx: BenchContext): Promise<Measurement[]>
   const judged = createCampaign(db, { name: 'latency', protocol: 'march-validation', annotators: ['solo'], seed: 2, selection: { datasets: ['bench'], perType: 200 } });
   db.close();
   const latencies = await keypressLatency(ctx, dbFile, judged.id);
-  out.push({ name: `keypress to the next item painted, Chromium, ${latencies.length} items (p95)`, value: percentile(latencies, 95), unit: 'ms', target: ctx.quick ? undefined : { max: 50 } });
+  out.push({ name: `keypress to the next item painted, Chromium, ${latencies.length} items (p95)`, value: percentile(latencies, 95), unit: 'ms', target: ctx.quick ? undefined : { max: 16 } });
   out.push({ name: '  keypress to the next item painted (p50)', value: percentile(latencies, 50), unit: 'ms' });
+  out.push({ name: '  keypress to the next item painted (slowest)', value: Math.max(...latencies), unit: 'ms' });
   return out;
 }

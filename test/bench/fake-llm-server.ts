@@ -1,4 +1,5 @@
 import { startFakeOpenAI } from '../helpers/fake-openai';
+import { MARCH_PROFILE } from '../../electron/dev/fake-profile';
 import { pipelineBrain } from '../helpers/fake-pipeline';
 
 /**
@@ -6,7 +7,8 @@ import { pipelineBrain } from '../helpers/fake-pipeline';
  * counted as the pipeline's), answering at once. One question in ten is ambiguous.
  */
 const fake = await startFakeOpenAI();
-fake.chat = pipelineBrain({ ambiguous: (q) => q.length % 10 === 0 });
+// `march`: answers drawn from MARCH's funnel (the economy suite); otherwise one question in ten is ambiguous.
+fake.chat = process.argv[2] === 'march' ? pipelineBrain({ script: { profile: MARCH_PROFILE } }) : pipelineBrain({ ambiguous: (q) => q.length % 10 === 0 });
 // The bench reads the URL from the first line; recorded requests would only grow memory here.
 fake.requests = new Proxy([], { get: (target, key) => (key === 'push' ? () => 0 : Reflect.get(target, key)) });
 process.stdout.write(`${fake.url}\n`);

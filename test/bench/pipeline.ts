@@ -10,6 +10,7 @@ import { runPipeline } from '../../electron/services/pipeline/run';
 import { ROOT } from '../helpers/db';
 import { musiqueRecord, rng } from '../helpers/synthetic';
 import type { BenchContext, Measurement } from './harness';
+import { benchPipelineEconomy } from './pipeline-economy';
 
 /**
  * The pipeline's own overhead, against a fake endpoint that answers at once (in another
@@ -99,6 +100,8 @@ export async function benchPipeline(ctx: BenchContext): Promise<Measurement[]> {
       { name: `heap growth from 10% to 100% of ${first.calls.toLocaleString('en-US')} calls`, value: last.mb - afterWarmup.mb, unit: 'MB', target: ctx.quick ? undefined : { max: 25 } },
       { name: `fully cached re-run over ${questions.toLocaleString('en-US')} questions (${cached.cachedCalls.toLocaleString('en-US')} cached calls, 0 sent)`, value: cachedSeconds, unit: 's', target: ctx.quick ? undefined : { max: 20 } },
       { name: '  calls sent by the cached re-run', value: cached.calls, unit: 'calls', target: { max: 0 } },
+      // Cost per kept instance: asking everyone, early exit, early exit with batches (issue 26).
+      ...(await benchPipelineEconomy(ctx)),
     ];
   } finally {
     fake.stop();

@@ -1,13 +1,14 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../db/connection';
 import { findModel, floatTable, toBlob } from '../../db/queries/embeddings';
-import { findCorpusByName } from '../../db/queries/corpora';
-import { all, sql } from '../../db/sql';
+import { all, sql, type WritableDB } from '../../db/sql';
 import { importCorpus } from '../../electron/services/corpus/import-corpus';
-import { warmDenseIndex } from '../../electron/services/retrieval/code-index';
 import { embedCorpus, embedderFor } from '../../electron/services/retrieval/models';
 import { EmbeddedRetriever } from '../../electron/services/retrieval/search';
+import type { SearchMode } from '../../shared/api';
 import { rng, syllableWord } from '../helpers/synthetic';
 import { percentile, type BenchContext, type Measurement } from './harness';
 
@@ -77,64 +78,132 @@ export function syntheticQuestions(size: number, count: number): string[] {
   });
 }
 
+/** What one corpus size measured, for the growth exponents. */
+interface SizeRun {
+  size: number;
+  measurements: Measurement[];
+  costs: Record<'ingest' | 'exact' | 'bm25' | 'dense' | 'hybrid' | 'firstDense', number>;
+}
+
+/**
+ * Retrieval at two corpus sizes ten times apart (100,000 and 1,000,000; 2,000 and 20,000 with
+ * --quick), then how each cost grows between them: the exponent b of cost ∝ size^b.
+ */
 export async function benchRetrieval(ctx: BenchContext): Promise<Measurement[]> {
-  const size = ctx.quick ? 5_000 : 1_000_000;
-  const label = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
-  const file = path.join(ctx.dir, 'corpus.jsonl');
+  const runs: SizeRun[] = [];
+  for (const size of ctx.quick ? [2_000, 20_000] : [100_000, 1_000_000]) runs.push(await benchSize(ctx, size));
+  return [...runs.flatMap((r) => r.measurements), ...growth(runs[0]!, runs[1]!)];
+}
+
+function labelOf(size: number): string {
+  return size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+}
+
+function growth(small: SizeRun, large: SizeRun): Measurement[] {
+  const exponent = (a: number, b: number) => Math.log(b / a) / Math.log(large.size / small.size);
+  const names: Record<keyof SizeRun['costs'], string> = {
+    ingest: 'ingest (text + FTS5 + vectors)',
+    exact: 'exact float32 scan (reference)',
+    bm25: 'BM25 query p50',
+    dense: 'dense query p50',
+    hybrid: 'hybrid query p50',
+    firstDense: 'first dense query in a fresh process',
+  };
+  return Object.entries(names).map(([key, name]) => {
+    const k = key as keyof SizeRun['costs'];
+    return { name: `growth ${labelOf(small.size)} → ${labelOf(large.size)}: ${name}, exponent b of cost ∝ size^b`, value: exponent(small.costs[k], large.costs[k]), unit: '' };
+  });
+}
+
+async function time(fn: () => unknown): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+async function benchSize(ctx: BenchContext, size: number): Promise<SizeRun> {
+  const label = labelOf(size);
+  const dir = path.join(ctx.dir, `retrieval-${label}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'corpus.jsonl');
   const generated = performance.now();
   writeSyntheticCorpus(file, size);
   ctx.log(`  generated ${size.toLocaleString('en-US')} passages (${(fs.statSync(file).size / 1e6).toFixed(0)} MB) in ${((performance.now() - generated) / 1000).toFixed(0)} s`);
 
-  const db = openDatabase(path.join(ctx.dir, 'retrieval.db'));
+  const dbFile = path.join(dir, 'retrieval.db');
+  const db = openDatabase(dbFile);
   const t0 = performance.now();
   const imported = await importCorpus(db, { file, format: 'jsonl', corpus: 'bench' });
   const tText = (performance.now() - t0) / 1000;
   const t1 = performance.now();
   await embedCorpus(db, { corpus: 'bench', provider: 'offline', dimensions: 384 });
   const tVectors = (performance.now() - t1) / 1000;
-  ctx.log(`  text + FTS5 ${tText.toFixed(0)} s (${imported.passagesCreated.toLocaleString('en-US')} passages), vectors ${tVectors.toFixed(0)} s`);
+  ctx.log(`  ${label}: text + FTS5 ${tText.toFixed(0)} s (${imported.passagesCreated.toLocaleString('en-US')} passages), vectors ${tVectors.toFixed(0)} s`);
   fs.rmSync(file);
 
-  const model = findModel(db, 'offline:hashed-tfidf-words-chargrams:384')!;
-  const retriever = new EmbeddedRetriever(db);
-
   const questions = syntheticQuestions(size, 200);
-  const time = async (fn: () => unknown) => {
-    const t = performance.now();
-    await fn();
-    return performance.now() - t;
-  };
+  const questionsFile = path.join(dir, 'questions.json');
+  fs.writeFileSync(questionsFile, JSON.stringify(questions));
+  // Cold: a fresh process opens the database and asks its first dense question.
+  const cold = coldQueries(dbFile, questionsFile);
 
-  for (const q of questions.slice(0, 20)) await retriever.search({ query: q, mode: 'bm25', k: 10, corpus: 'bench' });
-  const bm25 = [];
-  for (const q of questions) bm25.push(await time(() => retriever.search({ query: q, mode: 'bm25', k: 10, corpus: 'bench' })));
-  const dense = [];
-  const hybrid = [];
-  // The first large dense query loads the binary codes; the int8 copies then build in the background.
-  const firstDense = await time(() => retriever.search({ query: questions[0]!, mode: 'dense', k: 10, corpus: 'bench' }));
-  const corpusId = findCorpusByName(db, 'bench')!.id;
-  const warmUp = await time(() => warmDenseIndex(db, model, corpusId));
-  const rss = process.memoryUsage().rss / 2 ** 20;
-  for (const q of questions.slice(0, 20)) await retriever.search({ query: q, mode: 'dense', k: 10, corpus: 'bench' });
+  const retriever = new EmbeddedRetriever(db);
+  const search = (query: string, mode: SearchMode) => retriever.search({ query, mode, k: 10, corpus: 'bench' });
+  for (const q of questions.slice(0, 20)) await search(q, 'bm25');
+  const bm25: number[] = [];
+  for (const q of questions) bm25.push(await time(() => search(q, 'bm25')));
+  const firstDense = await time(() => search(questions[0]!, 'dense'));
+  for (const q of questions.slice(0, 20)) await search(q, 'dense');
+  const dense: number[] = [];
   const denseResults: number[][] = [];
   for (const q of questions) {
     let ids: number[] = [];
-    dense.push(
-      await time(async () => {
-        ids = (await retriever.search({ query: q, mode: 'dense', k: 10, corpus: 'bench' })).hits.map((h) => h.passage.id);
-      }),
-    );
+    dense.push(await time(async () => (ids = (await search(q, 'dense')).hits.map((h) => h.passage.id))));
     denseResults.push(ids);
   }
-  for (const q of questions) hybrid.push(await time(() => retriever.search({ query: q, mode: 'hybrid', k: 10, corpus: 'bench' })));
+  const hybrid: number[] = [];
+  for (const q of questions) hybrid.push(await time(() => search(q, 'hybrid')));
+  const sameCold = cold.firstHits.join() === denseResults[0]!.join();
 
-  // The exact reference: every float32 vector scored, by a vec0 KNN query.
+  const { exact, recall } = await exactReference(db, questions.slice(0, ctx.quick ? 40 : 60), denseResults);
+  db.close();
+  const exactP50 = percentile(exact, 50);
+  const big = size >= 1_000_000;
+  const p50 = { bm25: percentile(bm25, 50), dense: percentile(dense, 50), hybrid: percentile(hybrid, 50) };
+  const measurements: Measurement[] = [
+    { name: `ingest ${label} passages: text + FTS5 + 384-d vectors (offline embedder)`, value: (tText + tVectors) / 60, unit: 'min', target: big ? { max: 4 } : undefined },
+    { name: '  of which text + FTS5', value: tText, unit: 's' },
+    { name: '  of which vectors (fit, embed, store float32 + codes)', value: tVectors, unit: 's' },
+    { name: `exact float32 sqlite-vec scan, top-10 p50 at ${label} (reference)`, value: exactP50, unit: 'ms' },
+    { name: `BM25 question query p50 at ${label}`, value: p50.bm25, unit: 'ms', target: big ? { max: 10 } : undefined },
+    { name: '  BM25 p95', value: percentile(bm25, 95), unit: 'ms' },
+    { name: '  BM25 p50 as a share of the exact scan', value: p50.bm25 / exactP50, unit: '×' },
+    { name: `first dense query at ${label}, fresh process (opens the database, reads the code blocks)`, value: cold.firstMs / 1000, unit: 's', target: big ? { max: 1 } : undefined },
+    { name: '  of which opening the database', value: cold.openMs / 1000, unit: 's' },
+    { name: `  same hits as this process's: ${sameCold ? 'yes' : 'NO'}`, value: sameCold ? 1 : 0, unit: '', target: { min: 1 } },
+    { name: '  fresh process: resident memory after 200 dense and 200 hybrid queries', value: cold.rssMB, unit: 'MB', target: big ? { max: 400 } : undefined },
+    { name: '  fresh process: peak resident memory', value: cold.peakMB, unit: 'MB' },
+    { name: '  fresh process: dense top-10 p50', value: cold.denseP50, unit: 'ms' },
+    { name: `first dense query at ${label} in the ingesting process`, value: firstDense / 1000, unit: 's' },
+    { name: `dense top-10 p50 at ${label} (sign bits → 2,000 → magnitude planes → 40 → float32)`, value: p50.dense, unit: 'ms' },
+    { name: '  dense p95', value: percentile(dense, 95), unit: 'ms' },
+    { name: '  dense p50 as a share of the exact scan', value: p50.dense / exactP50, unit: '×', target: big ? { max: 0.02 } : undefined },
+    { name: '  dense recall@10 against the exact scan', value: recall, unit: '', target: big ? { min: 0.97 } : undefined },
+    { name: `hybrid top-10 p50 at ${label} (BM25 + dense + RRF)`, value: p50.hybrid, unit: 'ms' },
+    { name: '  hybrid p95', value: percentile(hybrid, 95), unit: 'ms' },
+    { name: '  hybrid p50 as a share of the exact scan', value: p50.hybrid / exactP50, unit: '×', target: big ? { max: 0.03 } : undefined },
+  ];
+  return { size, measurements, costs: { ingest: tText + tVectors, exact: exactP50, bm25: p50.bm25, dense: p50.dense, hybrid: p50.hybrid, firstDense: cold.firstMs } };
+}
+
+/** The exact reference: every float32 vector scored by a vec0 KNN query; recall of the dense results against it. */
+async function exactReference(db: WritableDB, checked: string[], denseResults: number[][]): Promise<{ exact: number[]; recall: number }> {
+  const model = findModel(db, 'offline:hashed-tfidf-words-chargrams:384')!;
   db.exec(`CREATE VIRTUAL TABLE exact_vectors USING vec0(embedding float[384] distance_metric=cosine)`);
   db.exec(`INSERT INTO exact_vectors (rowid, embedding) SELECT passage_id, vector FROM ${floatTable(model.id).text}`);
   const embedder = embedderFor(db, model);
   const exact: number[] = [];
   let found = 0;
-  const checked = questions.slice(0, ctx.quick ? 40 : 60);
   for (const [i, q] of checked.entries()) {
     const [vector] = await embedder.embedQueries([q]);
     let truth: number[] = [];
@@ -145,27 +214,22 @@ export async function benchRetrieval(ctx: BenchContext): Promise<Measurement[]> 
     );
     found += denseResults[i]!.filter((id) => truth.includes(id)).length;
   }
-  db.close();
-  const recall = found / (checked.length * 10);
-  const exactP50 = percentile(exact, 50);
-  const big = size >= 1_000_000;
-  return [
-    { name: `ingest ${label} passages: text + FTS5 + 384-d vectors (offline embedder)`, value: (tText + tVectors) / 60, unit: 'min', target: big ? { max: 10 } : undefined },
-    { name: '  of which text + FTS5', value: tText, unit: 's' },
-    { name: '  of which vectors (fit, embed, store float32 + bit index)', value: tVectors, unit: 's' },
-    { name: `exact float32 sqlite-vec scan, top-10 p50 at ${label} (reference)`, value: exactP50, unit: 'ms' },
-    { name: `BM25 question query p50 at ${label}`, value: percentile(bm25, 50), unit: 'ms', target: big ? { max: 10 } : undefined },
-    { name: '  BM25 p95', value: percentile(bm25, 95), unit: 'ms' },
-    { name: '  BM25 p50 as a share of the exact scan', value: percentile(bm25, 50) / exactP50, unit: '×' },
-    { name: `first dense query at ${label} (loads the binary codes)`, value: firstDense / 1000, unit: 's' },
-    { name: `  int8 copies built in the background after it`, value: warmUp / 1000, unit: 's' },
-    { name: '  process resident memory with codes and int8 copies held', value: rss, unit: 'MB' },
-    { name: `dense top-10 p50 at ${label} (codes → 1,000 → int8 → 40 → float32)`, value: percentile(dense, 50), unit: 'ms', target: big ? { max: 60 } : undefined },
-    { name: '  dense p95', value: percentile(dense, 95), unit: 'ms' },
-    { name: '  dense p50 as a share of the exact scan', value: percentile(dense, 50) / exactP50, unit: '×' },
-    { name: '  dense recall@10 against the exact scan', value: recall, unit: '', target: big ? { min: 0.95 } : undefined },
-    { name: `hybrid top-10 p50 at ${label} (BM25 + dense + RRF)`, value: percentile(hybrid, 50), unit: 'ms', target: big ? { max: 80 } : undefined },
-    { name: '  hybrid p95', value: percentile(hybrid, 95), unit: 'ms' },
-    { name: '  hybrid p50 as a share of the exact scan', value: percentile(hybrid, 50) / exactP50, unit: '×' },
-  ];
+  return { exact, recall: found / (checked.length * 10) };
+}
+
+interface ColdRun {
+  openMs: number;
+  firstMs: number;
+  firstHits: number[];
+  denseP50: number;
+  rssMB: number;
+  peakMB: number;
+}
+
+/** Runs retrieval-cold.ts in a fresh process on the database (the operating system's file cache is as it is: it cannot be dropped here). */
+function coldQueries(dbFile: string, questionsFile: string): ColdRun {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'retrieval-cold.ts');
+  const child = spawnSync(process.execPath, ['--import', 'tsx', script, dbFile, questionsFile], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (child.status !== 0) throw new Error(`the cold-query process failed (${child.status}): ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as ColdRun;
 }

@@ -1,19 +1,20 @@
 /// <reference lib="dom" />
 // Functions passed to page.evaluate and waitForFunction run in the browser.
 import fs from 'node:fs';
-import type { Browser, Page, Request } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import type { ImportReport } from '../../shared/api';
 import { awbJson, startServer } from '../helpers/cli';
 import { ASQA, tempDir, writeFile } from '../helpers/db';
 import { fillInstances, rng } from '../helpers/synthetic';
-import { openWorkbench, type WorkbenchPage } from './workbench-page';
+import { countCalls, openWorkbench, type WorkbenchPage } from './workbench-page';
 
 /**
  * Annotation end to end: a campaign over real ASQA instances judged from the keyboard, an
  * agreement report over simulated judgments of typed instances, adjudication, a new campaign
- * made in the UI, the protocol editor, and an offline pack opened in pack mode.
+ * made in the UI and the protocol editor. (The annotator's whole task, pack mode included, is
+ * annotator.e2e.test.ts.)
  */
 
 const tmp = tempDir('awb-e2e-annotation-');
@@ -78,17 +79,6 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-/** The operations the page calls (each a POST to /api/<name>), counted by name from now on. */
-function countCalls(): { counts: Record<string, number>; stop: () => void } {
-  const counts: Record<string, number> = {};
-  const listener = (request: Request) => {
-    const name = /\/api\/([\w:-]+)$/.exec(request.url())?.[1];
-    if (request.method() === 'POST' && name) counts[name] = (counts[name] ?? 0) + 1;
-  };
-  page.on('request', listener);
-  return { counts, stop: () => page.off('request', listener) };
-}
-
 async function criterionValue(id: string): Promise<string | null> {
   const chosen = page.locator(`[data-criterion="${id}"] .choice.chosen`);
   return (await chosen.count()) ? (await chosen.innerText()).replace(/^\S+\s+/, '') : null;
@@ -97,15 +87,17 @@ async function criterionValue(id: string): Promise<string | null> {
 describe('judging', () => {
   it('takes every decision from the keyboard, saves it, undoes and skips', async () => {
     await ui.goto(`/campaigns/${judgingCampaign}`);
-    const opening = countCalls();
+    const opening = countCalls(page);
     await page.getByRole('link', { name: 'Judge as ann' }).click();
     await page.getByTestId('judging').waitFor();
     await page.getByText('item 1 of 6').waitFor();
     // The first item, and the next one fetched ahead while the first is read.
     await expect.poll(() => opening.counts['judging:item']).toBe(2);
     opening.stop();
-    const judging = countCalls();
-    const firstQuestion = await page.getByTestId('original-question').innerText();
+    const judging = countCalls(page);
+    // The item on screen (the one a decision moves to is rendered ahead, hidden).
+    const question = () => page.locator('[data-testid="judged-item"]:visible').getByTestId('original-question');
+    const firstQuestion = await question().innerText();
     expect(await page.locator('[data-criterion="ambiguity"]').getAttribute('aria-current')).toBe('true');
     expect(await page.locator('[data-criterion="ambiguity"] .choice').first().innerText()).toMatch(/Y\s+YES/);
 
@@ -115,7 +107,7 @@ describe('judging', () => {
     await page.keyboard.press('2'); // 2 means no
     await page.getByText('item 2 of 6').waitFor();
     await page.getByTestId('judge-progress').filter({ hasText: /1\s*\/\s*6 done/ }).waitFor();
-    expect(await page.getByTestId('original-question').innerText()).not.toBe(firstQuestion);
+    expect(await question().innerText()).not.toBe(firstQuestion);
 
     await page.keyboard.press('u');
     await page.getByText('item 1 of 6').waitFor();
@@ -169,7 +161,7 @@ describe('judging', () => {
     await ui.goto(`/campaigns/${judgingCampaign}`);
     await page.getByRole('link', { name: 'Judge as bob' }).click();
     await page.getByTestId('judging').waitFor();
-    const side = page.getByTestId('judge-instance');
+    const side = page.locator('[data-testid="judged-item"]:visible');
     await side.getByTestId('instance-head').waitFor();
     const head = await side.getByTestId('instance-head').innerText();
     expect(head).toMatch(/blind review/);
@@ -264,32 +256,7 @@ describe('campaigns and protocols in the UI', () => {
   });
 });
 
-describe('pack mode', () => {
-  it('opens straight into an offline pack and saves each decision beside it', async () => {
-    const pack = tmp.file('bob.awbpack');
-    expect(awbJson<{ items: number }>(['pack', 'export', '--campaign', String(judgingCampaign), '--annotator', 'bob', '--out', pack, '--db', dbFile]).json.items).toBe(6);
-    // The annotator's machine: an empty database of its own, only the pack.
-    const annotator = await startServer(['--db', tmp.file('annotator.db'), '--pack', pack], { AWB_HOME: tmp.file('annotator-home') });
-    try {
-      await page.goto(annotator.url);
-      await page.getByTestId('judging').waitFor();
-      await page.getByText('offline pack').waitFor();
-      await page.getByText('item 1 of 6').waitFor();
-      for (const key of ['y', 'y', 'y']) await page.keyboard.press(key);
-      await page.getByText('item 2 of 6').waitFor();
-      await page.getByTestId('save-state').filter({ hasText: 'all saved' }).waitFor();
-      const lines = fs.readFileSync(`${pack}.results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type?: string; value?: string });
-      expect(lines.filter((l) => l.type === 'judgment').map((l) => l.value)).toEqual(['yes', 'yes', 'yes']);
-      await ui.screenshot('25-pack-mode');
-    } finally {
-      // Leave the page first: stopping a server under an open event stream is a page error.
-      await page.goto('about:blank');
-      await annotator.stop();
-    }
-    const merged = awbJson<{ imported: number }>(['pack', 'import', pack, '--db', dbFile]);
-    expect(merged.json.imported).toBe(3);
-  });
-
+describe('the page', () => {
   it('raised no errors in the page', () => {
     expect(pageErrors, pageErrors.join('\n')).toEqual([]);
   });

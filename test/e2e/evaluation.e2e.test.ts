@@ -35,11 +35,11 @@ beforeAll(async () => {
     const b = body as Body;
     const question = questionOf(b);
     // Chain-of-Thought gets no usable answer for the tower and the cup final: those items fail.
-    if (schemaOf(b) === 'reasoned_answer' && /tower|cup final/i.test(question)) return { content: 'Sorry, I cannot answer in JSON today.', promptTokens: 50, completionTokens: 10 };
+    if (schemaOf(b) === 'reasoned_plain_answer' && /tower|cup final/i.test(question)) return { content: 'Sorry, I cannot answer in JSON today.', promptTokens: 50, completionTokens: 10 };
     // NaiveRAG gives one reading of the bridge and none of the cup final, so CLARION beats it.
-    if (schemaOf(b) === 'cited_answer' && /bridge|cup final/i.test(question)) {
+    if (schemaOf(b) === 'cited_plain_answer' && /bridge|cup final/i.test(question)) {
       const answers = /bridge/i.test(question) ? known(question).slice(0, 1) : [];
-      return json({ long_answer: answers.length ? `It opened in ${answers[0]}.` : 'I do not know.', short_answers: answers, citations: [1] });
+      return json({ answer: answers.length ? `It opened in ${answers[0]}.` : 'I do not know.', citations: [1] });
     }
     return brain(b);
   };
@@ -125,7 +125,7 @@ describe("the researcher's evaluation", () => {
     const tests = page.getByTestId('paired-tests');
     await tests.getByTestId('paired-table').waitFor();
     const cli = awbJson<EvalComparison>(['eval', 'compare', '2', '1', '--db', db]).json;
-    expect(await tests.getByTestId('paired-count').innerText()).toMatch(new RegExp(`^${cli.paired} items answered by both runs are paired`));
+    expect(await tests.getByTestId('paired-count').innerText()).toMatch(new RegExp(`^${cli.paired} items both runs finished are paired`));
     const strEm = cli.metrics.find((m) => m.metric === 'str_em')!;
     const row = await tests.getByTestId('paired-table').locator('tr', { hasText: 'STR-EM' }).innerText();
     expect(row).toContain(`${strEm.bootstrap!.difference.toFixed(2)} [${strEm.bootstrap!.ciLow!.toFixed(2)}, ${strEm.bootstrap!.ciHigh!.toFixed(2)}]`);
@@ -144,6 +144,10 @@ describe("the researcher's evaluation", () => {
     await page.getByLabel('run B').selectOption('3');
     await page.getByRole('button', { name: 'Compare', exact: true }).click();
     await page.getByTestId('paired-count').filter({ hasText: 'A answered 3, B 1' }).waitFor();
+    // Run 3 failed on two items: they count as failures unless left out, and the panel says which.
+    await page.getByTestId('paired-count').filter({ hasText: 'A failed 0, B failed 2, both 0' }).waitFor();
+    await page.getByTestId('exclude-errors').check();
+    await page.getByTestId('paired-count').filter({ hasText: '2 pairs where a run failed are left out' }).waitFor();
   });
 
   it('shows the method × model and method × type tables, and the by-type chart with intervals', async () => {

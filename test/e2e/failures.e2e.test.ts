@@ -68,11 +68,13 @@ describe('the failure inspector', () => {
     // j/k follow the filtered list the item was opened from, once it is known.
     await page.locator('[data-testid="next-item"]:not([disabled])').waitFor();
     expect(page.url()).toMatch(/collapsed=1/);
-    expect(await page.getByTestId('verdict').innerText()).toBe('collapsed');
+    // Collapsed (G.1) is the item's flag; the coverage verdict says how much of the gold it covers.
+    await page.getByTestId('collapsed').waitFor();
+    expect(await page.getByTestId('verdict').innerText()).toMatch(/^(partial|missed)$/);
     expect(await page.locator('[data-testid="gold-interpretation"][data-found="no"]').count()).toBeGreaterThan(0);
     await page.keyboard.press('j');
     await page.waitForFunction((id) => document.querySelector('[data-testid="failure-item"]')?.getAttribute('data-item') !== id, first);
-    expect(await page.getByTestId('verdict').innerText()).toBe('collapsed');
+    await page.getByTestId('collapsed').waitFor();
     await page.locator('[data-testid="previous-item"]:not([disabled])').waitFor();
     await page.keyboard.press('k');
     await page.waitForFunction((id) => document.querySelector('[data-testid="failure-item"]')?.getAttribute('data-item') === id, first);

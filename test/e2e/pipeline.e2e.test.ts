@@ -76,6 +76,7 @@ describe('the pipeline page', () => {
     expect(stageRows.at(-1)).toMatch(/^filter\s+1\s+0\s+1$/);
     await page.getByTestId('runs').locator('tr.clickable').first().click();
     expect(await page.getByTestId('runs').innerText()).toMatch(/clarify\s+1\s+1\s+0\s+0\s+1/);
+    await page.getByTestId('run-detail-1').getByTestId('cost-per-kept').waitFor();
     await ui.screenshot('31-pipeline-run');
   });
 
@@ -106,7 +107,13 @@ describe('the pipeline page', () => {
     expect(await funnel.locator('th').allInnerTexts()).toEqual(['Step', 'semantic', 'total']);
     expect(await funnel.innerText()).toMatch(/kept by the filter\s+1\s+1/);
     expect(await page.locator('.recharts-bar-rectangle').count()).toBeGreaterThan(3);
+    // What the kept instance cost, per stage: tokens always, dollars unknown (only the generator has a price).
+    const cost = page.getByTestId('cost-per-kept');
+    expect(await cost.innerText()).toMatch(/all stages\s+[\d,]+\s+unknown/);
+    expect(await cost.locator('tbody tr').first().innerText()).toMatch(/^detect\s+[\d,]+/);
     await ui.screenshot('32-pipeline-funnel');
+    await cost.scrollIntoViewIfNeeded();
+    await ui.screenshot('35-pipeline-cost');
   });
 
   it("lists the failed item and opens its trace, with the model's raw answer", async () => {

@@ -2,7 +2,7 @@
 // Functions passed to page.evaluate and waitForFunction run in the browser.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { startServer } from '../helpers/cli';
 import { ROOT } from '../helpers/db';
 import { launchBrowser } from './browser';
@@ -19,6 +19,17 @@ export async function openWorkbench(url: string): Promise<{ browser: Browser; pa
     if (message.type() === 'error') pageErrors.push(message.text());
   });
   return { browser, page, ui: new WorkbenchPage(page, url), pageErrors };
+}
+
+/** The operations the page calls (each a POST to /api/<name>), counted by name from now on. */
+export function countCalls(page: Page): { counts: Record<string, number>; stop: () => void } {
+  const counts: Record<string, number> = {};
+  const listener = (request: Request) => {
+    const name = /\/api\/([\w:-]+)$/.exec(request.url())?.[1];
+    if (request.method() === 'POST' && name) counts[name] = (counts[name] ?? 0) + 1;
+  };
+  page.on('request', listener);
+  return { counts, stop: () => page.off('request', listener) };
 }
 
 /** A page object for the workbench UI: tests speak in its terms, not in selectors. */

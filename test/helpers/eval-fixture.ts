@@ -1,5 +1,5 @@
 import { insertEvalItems, saveItemDone, saveItemFailed, type ItemResult } from '../../db/queries/eval-items';
-import { insertEvalRun, refreshEvalRunCounts, setEvalRunStatus } from '../../db/queries/eval-runs';
+import { insertEvalRun, refreshEvalRunCounts, saveEvalRunSummary, setEvalRunStatus } from '../../db/queries/eval-runs';
 import { recordCall } from '../../db/queries/llm-calls';
 import type { WritableDB } from '../../db/sql';
 import type { EvalGold, GoldInterpretation, RetrievedPassage, TraceStep } from '../../shared/eval/types';
@@ -134,6 +134,8 @@ export function seedEvalRun(db: WritableDB, options: { method?: string; model?: 
     saveItemDone(db, id, result, trace);
   }
   refreshEvalRunCounts(db, runId);
+  // Scored under today's conventions (a run without the version is labelled as scored before them).
+  saveEvalRunSummary(db, runId, { metricsVersion: 2 });
   if ((options.status ?? 'done') === 'done') setEvalRunStatus(db, runId, 'done', null);
   return { runId, itemIds };
 }

@@ -28,8 +28,8 @@ export function failureOperationCases(db: () => WritableDB, call: Call, instance
     'failure:list': async () => expect(await ok('failure:list', { run: run().runId, collapsed: true })).toMatchObject({ total: 1 }),
     'failure:reasons': async () =>
       expect(await ok('failure:reasons', { run: run().runId })).toMatchObject({ failed: 1, groups: [{ reason: 'not valid JSON', count: 1 }], more: 0 }),
-    'failure:item': async () => expect(await ok('failure:item', { id: run().itemIds.get('a')! })).toMatchObject({ coverage: { verdict: 'collapsed' } }),
-    'failure-tag:list': async () => expect(((await ok('failure-tag:list', {})) as { builtIn: boolean }[]).filter((t) => t.builtIn)).toHaveLength(7),
+    'failure:item': async () => expect(await ok('failure:item', { id: run().itemIds.get('a')! })).toMatchObject({ coverage: { verdict: 'partial' } }),
+    'failure-tag:list': async () => expect(((await ok('failure-tag:list', {})) as { builtIn: boolean }[]).filter((t) => t.builtIn)).toHaveLength(11),
     'failure-tag:create': async () => expect(await ok('failure-tag:create', { key: 'ops-tag', label: 'Ops', who: 'ops' })).toMatchObject({ key: 'ops-tag' }),
     'failure-tag:add': async () => expect(await ok('failure-tag:add', { item: run().itemIds.get('a')!, tag: 'factual-error', who: 'ops' })).toHaveLength(1),
     'failure-tag:remove': async () => {

@@ -108,13 +108,14 @@ export function brain(body: Body): ChatReply {
       return json({ pairs: answers.map((a, i) => ({ condition: conditions[i] ?? `sense ${i + 1}`, answer: a, ...(closed ? {} : { citations: [i + 1] }) })) });
     }
     case 'reader': {
-      // An extractive reader: the gold answer if the context holds it, else nothing.
+      // An extractive reader: the gold answer of the sense the question names if the context holds
+      // it (the first sense: the original bridge, the men's final, the antenna), else any answer it holds.
       const context = /Context: (.*)/.exec(user)?.[1] ?? '';
       const q = /Question: (.*)/.exec(user)?.[1] ?? '';
-      const found = [...KNOWN.flatMap((k) => k.answers)].find(
-        (a) => context.includes(a) && (q.includes('original') || q.includes("men's") || q.includes('antenna') ? KNOWN.some((k) => k.answers[0] === a) : true),
-      );
-      return json({ answer: found ?? '' });
+      const firstSense = /original|(^|[^o])men's|antenna/i.test(q);
+      const held = KNOWN.flatMap((k) => k.answers.map((answer, i) => ({ answer, first: i === 0 }))).filter((a) => context.includes(a.answer));
+      const found = held.find((a) => a.first === firstSense) ?? (firstSense ? undefined : held[0]);
+      return json({ answer: found?.answer ?? '' });
     }
     case 'geval': {
       // 10 when the actual output holds one of the expected answers, else 2.

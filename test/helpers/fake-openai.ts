@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fakeBatchApi, type FakeBatchApi } from '../../electron/dev/fake-batch';
 
 /**
  * A fake OpenAI-compatible server on 127.0.0.1, for tests that run the real `openai` SDK over
@@ -45,6 +46,8 @@ export interface FakeOpenAI {
   embeddingFaults: EmbeddingFault[];
   /** Decides the chat reply for a request; the default echoes a fixed JSON object. */
   chat: (body: Record<string, unknown>, index: number) => ChatReply | Promise<ChatReply>;
+  /** The Batch API beside the chat endpoint (its lines answered by `chat`); script faults with `batch.options`. */
+  batch: FakeBatchApi;
   close(): Promise<void>;
 }
 
@@ -67,6 +70,10 @@ export async function startFakeOpenAI(options: { dimensions?: number } = {}): Pr
     dimensions: options.dimensions ?? 64,
     embeddingFaults: [],
     chat: () => ({ content: '{}' }),
+    batch: fakeBatchApi(async (body) => {
+      const reply = await fake.chat(body, chatIndex++);
+      return { ...(reply.status ? { status: reply.status } : {}), content: reply.content ?? null, promptTokens: reply.promptTokens ?? 10, completionTokens: reply.completionTokens ?? 5 };
+    }),
     close: async () => undefined,
   };
   const sendJson = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -78,6 +85,13 @@ export async function startFakeOpenAI(options: { dimensions?: number } = {}): Pr
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
+        const batchReply = await fake.batch.handle(req.method ?? 'GET', (req.url ?? '').replace(/\?.*$/, ''), req.headers['content-type'] ?? '', Buffer.concat(chunks));
+        if (batchReply) {
+          fake.requests.push({ path: (req.url ?? '').replace(/\?.*$/, ''), body: {}, headers: req.headers });
+          res.writeHead(batchReply.status, { 'content-type': batchReply.type });
+          res.end(batchReply.body);
+          return;
+        }
         let body: Record<string, unknown> = {};
         try {
           body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
@@ -190,3 +204,4 @@ export function heldReplies() {
     },
   };
 }
+

@@ -181,14 +181,19 @@ describe('evaluation:score against a release split', () => {
     expect(report).toMatchObject({ n: 2, missing: 1, unknown: [], release: releaseId, split: 'dev' });
     expect(report.metrics.citation_precision).toBeCloseTo(100 / 3, 9);
     expect(report.metrics.str_em).toBe(50);
-    expect(report.metrics.d_f1).toBe(50);
+    // D-F1 reads the answer text (ADF): 9 tokens against "medway" is F1 0.2 < 0.5, nothing covered.
+    // Its short-answer form covers both interpretations of r000 (and none of the missing r004).
+    expect(report.metrics.d_f1).toBe(0);
+    expect(report.metrics.d_f1_short).toBe(50);
     // r000: 2 answers for 2 interpretations (0); r004: 0 for 2 (−2).
     expect(report.metrics.answer_count).toBe(1);
     expect(report.metrics.answer_count_difference).toBe(-1);
     expect(report.byType.constraint!.n).toBe(2);
     // The gold long answer itself: ROUGE-L 100 for r000, 0 for the empty r004.
     expect(report.metrics.rouge_l).toBeCloseTo(50, 9);
-    expect(report.metrics.dr_f1).toBeCloseTo(50, 9);
+    // DR-F1 per item: √(0 × 1) and √(0 × 0); with the short-answer D-F1 the corpus form would be √(50 × 50).
+    expect(report.metrics.dr_f1).toBe(0);
+    expect(report.metrics.dr_f1_corpus).toBe(0);
   });
 
   it('refuses an unknown split or release by name', async () => {

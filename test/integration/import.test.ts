@@ -188,19 +188,24 @@ describe('AmbigNQ import', () => {
 });
 
 describe('CondAmbigQA import', () => {
-  it('freezes ctxs as the evidence list and points citations into it (appending missing ones)', async () => {
+  it('freezes ctxs as the evidence list exactly and points citations into it (reporting, never appending, those that match none)', async () => {
     const db = memoryDb();
     const report = await importFile(db, { file: CONDAMBIGQA, format: 'condambigqa' });
     expect(report).toMatchObject({ read: 3, imported: 3, rejected: 0 });
+    // cond-001's "River crossings" and cond-003's roof passage are not among their ctxs.
+    expect(report.citationLinks).toMatchObject({ byNumber: 0, byTitleText: 5, unmatched: 2, numberTextDisagree: 0 });
+    expect(report.citationLinks!.examples.map((e) => [e.sourceId, e.title])).toEqual([
+      ['cond-001', 'River crossings'],
+      ['cond-003', 'City Tower'],
+    ]);
     const id = get<{ id: number }>(db, sql`SELECT i.id FROM instances i JOIN base_questions b ON b.id = i.base_question_id WHERE b.source_id = 'cond-003'`)!.id;
     const detail = instanceDetail(db, id);
     expect(detail.evidence.map((e) => [e.rank, e.origin])).toEqual([
       [1, 'retrieved'],
       [2, 'retrieved'],
-      [3, 'citation'],
     ]);
     expect(detail.interpretations.map((i) => i.condition)).toEqual(['Measured to the tip of its antenna', 'Measured to its roof, without the antenna']);
-    expect(detail.interpretations.map((i) => i.citations)).toEqual([[1], [3]]);
+    expect(detail.interpretations.map((i) => i.citations)).toEqual([[1], []]);
     expect(detail.interpretations.map((i) => i.shortAnswer?.text)).toEqual(['330 metres', '300 metres']);
     const first = get<{ id: number }>(db, sql`SELECT i.id FROM instances i JOIN base_questions b ON b.id = i.base_question_id WHERE b.source_id = 'cond-001'`)!.id;
     const bridge = instanceDetail(db, first);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { composeOperations, dispatch, markedFields, op, operations, serverPathFields, type Handlers, type Input, type Job, type OperationName, type Result } from '../../shared/api';
 import { createHandlers, Workbench } from '../../electron/services';
-import { isRead } from '../../electron/services/team/access';
+import { isRead } from '../../shared/api/access';
 import { checkPaths, checkReach } from '../../electron/services/team/reach';
 import { awb } from '../helpers/cli';
 import { failureOperationCases } from '../helpers/failure-operation-cases';
@@ -158,6 +158,18 @@ const CASES: Cases = {
     const done = await job('pipeline:start', { config: pipelineConfig(), stages: ['detect'], limit: 2, datasets: ['again'] });
     expect(done.error).toBeNull();
     expect(done.result).toMatchObject({ status: expect.any(String) });
+  },
+  'pipeline:show': async () => {
+    const shown = (await value('pipeline:show', {})) as { id: number; costPerKept: { kept: { total: number }; stages: { stage: string }[] } };
+    expect(shown.costPerKept.stages.map((s) => s.stage)).toContain('detect');
+    expect((await value('pipeline:show', { run: shown.id })) as { id: number }).toMatchObject({ id: shown.id });
+    expect((await call('pipeline:show', { run: 99_999 })).ok).toBe(false);
+  },
+  'pipeline:resume': async () => {
+    const { id } = (await value('pipeline:show', {})) as { id: number };
+    const done = await job('pipeline:resume', { run: id });
+    expect(done.error).toBeNull();
+    expect(done.result).toMatchObject({ id, status: 'done' });
   },
   'pipeline:status': { input: () => ({}) },
   'pipeline:funnel': { input: () => ({ datasets: ['ASQA'] }) },
@@ -433,7 +445,7 @@ describe('fields that reach out from the server', () => {
   });
 
   it('refuses every declared field to a network caller, and any endpoint that is not the server\'s, in every operation', () => {
-    const registry = () => ({ lab: { baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: 'LAB_KEY', maxInFlight: 8, requestsPerMinute: null, tokensPerMinute: null, structuredOutput: 'json_schema' as const, timeoutMs: 1000, retries: 0 } });
+    const registry = () => ({ lab: { baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: 'LAB_KEY', maxInFlight: 8, requestsPerMinute: null, tokensPerMinute: null, structuredOutput: 'json_schema' as const, timeoutMs: 1000, retries: 0, batch: 'openai' as const } });
     let checked = 0;
     for (const [name, operation] of Object.entries(operations)) {
       for (const field of markedFields(operation.input, 'serverReach')) {
@@ -467,6 +479,7 @@ describe('the CLI as a client of the map', () => {
     { args: ['label', 'start', '--kind', 'mood', '--config', 'x.json'], name: 'label:start', input: { kind: 'mood', configPath: 'x.json', noCache: false } },
     { args: ['search', '--query', 'film', '--layers', 'faq'], name: 'retrieval:search', input: { query: 'film', layers: ['faq'] } },
     { args: ['ask-first', 'run', '--dataset', 'd', '--config', 'x.json', '--k', '0'], name: 'ask-first:start', input: { dataset: 'd', configPath: 'x.json', k: 0, noCache: false } },
+    { args: ['pipeline', 'resume', '3', '--max-usd', '0'], name: 'pipeline:resume', input: { run: 3, maxUsd: 0 } },
   ];
 
   it('exits 2 with the message the API gives for the same input', async () => {

@@ -44,7 +44,7 @@ describe('the desktop bundle', () => {
     const built = spawnSync(process.execPath, ['scripts/build-electron.mjs'], { cwd: ROOT, encoding: 'utf8' });
     expect(built.stderr).toBe('');
     expect(built.status).toBe(0);
-    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder']) expect(fs.existsSync(path.join(DIST, `${name}.cjs`))).toBe(true);
+    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder', 'embed-worker']) expect(fs.existsSync(path.join(DIST, `${name}.cjs`))).toBe(true);
 
     const file = tmp.file('bundle.db');
     const db = openDatabase(file);
@@ -111,7 +111,7 @@ describe('the packaged app (npm run dist -- --dir, stand-in Electron)', () => {
   });
 
   it('app.asar holds the built main, preload and workers, and the built UI with every asset its page names', () => {
-    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder']) {
+    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder', 'embed-worker']) {
       expect(asar.extractFile(path.join(resources, 'app.asar'), `dist/electron/${name}.cjs`).equals(fs.readFileSync(path.join(DIST, `${name}.cjs`)))).toBe(true);
     }
     const page = asar.extractFile(path.join(resources, 'app.asar'), 'dist/renderer/index.html').toString('utf8');

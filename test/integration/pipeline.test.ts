@@ -33,6 +33,8 @@ function config(overrides: Record<string, unknown> = {}, endpoint: Record<string
     filters: ['fil-a', 'fil-b', 'fil-c'].map((model) => ({ endpoint: 'fake', model })),
     retrieval: { corpus: 'Springfields', mode: 'hybrid', k: 3 },
     prices: { gen: { input: 2, output: 8 } },
+    // These tests count the calls of a run that asks every voter; early exit has its own (pipeline-economy.test.ts).
+    earlyExit: { enabled: false },
     ...overrides,
   };
 }

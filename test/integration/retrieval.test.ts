@@ -2,12 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createModel, exactNeighbours, findModel, floatTable, rescore, storeEmbeddings, vectorRevision } from '../../db/queries/embeddings';
+import { createModel, findModel, floatTable, storeEmbeddings } from '../../db/queries/embeddings';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { upsertPassage } from '../../db/queries/passages';
 import { all, get, sql, transaction, type WritableDB } from '../../db/sql';
 import { importCorpus } from '../../electron/services/corpus/import-corpus';
-import { denseCandidates, forgetCodes, warmDenseIndex } from '../../electron/services/retrieval/code-index';
 import { constraintCues } from '../../electron/services/retrieval/cues';
 import { collectEvidence } from '../../electron/services/retrieval/evidence';
 import { embedCorpus, offlineModelName } from '../../electron/services/retrieval/models';
@@ -325,112 +324,6 @@ describe('vectors', () => {
     const model = transaction(db, () => createModel(db, { name: 'm', provider: 'offline', model: 'm', dimensions: 16, lexical: true, config: {} }));
     expect(() => storeEmbeddings(db, model.id, [{ passageId: id, corpusId: corpus, vector: new Float32Array(8) }])).toThrow(/CHECK constraint/);
     expect(() => transaction(db, () => createModel(db, { name: 'bad', provider: 'offline', model: 'm', dimensions: 12, lexical: true, config: {} }))).toThrow(/CHECK/);
-  });
-
-  /** A corpus of clustered vectors (50 topics, as real embeddings cluster) and queries near the topics. */
-  function clusteredCorpus(dimensions: number, size: number) {
-    const db = memoryDb();
-    const corpus = getOrCreateCorpus(db, 'c');
-    const model = transaction(db, () => createModel(db, { name: 'm', provider: 'offline', model: 'm', dimensions, lexical: true, config: {} }));
-    const random = rng(17);
-    const gaussian = () => Math.sqrt(-2 * Math.log(random() || 1e-9)) * Math.cos(2 * Math.PI * random());
-    const topics = Array.from({ length: 50 }, () => Float32Array.from({ length: dimensions }, gaussian));
-    const near = (topic: number) => Float32Array.from(topics[topic % 50]!, (v) => v + gaussian() * 0.8);
-    transaction(db, () => {
-      const rows = [];
-      for (let i = 0; i < size; i++) {
-        const { id } = upsertPassage(db, { corpusId: corpus, sourceId: null, title: `${i}`, text: `${i}`, origin: 't' });
-        rows.push({ passageId: id, corpusId: corpus, vector: near(i) });
-      }
-      storeEmbeddings(db, model.id, rows);
-    });
-    const recall = (candidates: (query: Float32Array) => number[]) => {
-      let found = 0;
-      for (let q = 0; q < 40; q++) {
-        const query = near(q);
-        const exact = exactNeighbours(db, model.id, query, corpus, 10).map((r) => r.id);
-        found += rescore(db, model.id, query, candidates(query), 10).filter((r) => exact.includes(r.id)).length;
-      }
-      return found / 400;
-    };
-    return { db, corpus, model, near, recall };
-  }
-
-  // 104 dimensions: 128-bit codes, a head of 2 words and a tail of 2; 24: one word, no tail.
-  it.each([104, 24])('finds the exact neighbours of %i-d vectors through binary codes, int8 copies and re-scoring', async (dimensions) => {
-    const { db, corpus, model, near, recall } = clusteredCorpus(dimensions, 6000);
-    const candidates = (query: Float32Array) => denseCandidates(db, model, query, corpus, 10, vectorRevision(db, model.id, corpus));
-    // Before the int8 copies are built, every code candidate is re-scored from disk.
-    expect(candidates(near(0))).toHaveLength(1000);
-    expect(recall(candidates)).toBeGreaterThanOrEqual(0.9);
-    // The codes alone: their best 100 hold nearly all of the true 10 (a 128-bit code's first half alone holds 97%).
-    const narrow = recall((query) => denseCandidates(db, model, query, corpus, 10, vectorRevision(db, model.id, corpus), 100));
-    expect(narrow).toBeGreaterThanOrEqual(dimensions === 104 ? 0.99 : 0.95);
-    await warmDenseIndex(db, model, corpus);
-    expect(candidates(near(0))).toHaveLength(40);
-    expect(recall(candidates)).toBeGreaterThanOrEqual(0.9);
-
-    // New vectors: the copies held are stale, so the query goes to disk again while they are rebuilt.
-    const twin = near(7);
-    const { id } = upsertPassage(db, { corpusId: corpus, sourceId: null, title: 'twin', text: 'twin', origin: 't' });
-    storeEmbeddings(db, model.id, [{ passageId: id, corpusId: corpus, vector: twin }]);
-    expect(candidates(twin)).toHaveLength(1000);
-    expect(rescore(db, model.id, twin, candidates(twin), 1)[0]!.id).toBe(id);
-    await warmDenseIndex(db, model, corpus);
-    expect(candidates(twin)).toHaveLength(40);
-    expect(candidates(twin)[0]).toBe(id);
-  });
-
-  it('keeps int8 copies current through changes, shares the all-corpora copy, and holds them within the budget', async () => {
-    const { db, corpus, model, near } = clusteredCorpus(104, 6000);
-    const other = getOrCreateCorpus(db, 'd');
-    transaction(db, () => {
-      const rows = [];
-      for (let i = 0; i < 6000; i++) {
-        const { id } = upsertPassage(db, { corpusId: other, sourceId: null, title: `d${i}`, text: `d${i}`, origin: 't' });
-        rows.push({ passageId: id, corpusId: other, vector: near(i + 3) });
-      }
-      storeEmbeddings(db, model.id, rows);
-    });
-    const twin = near(1);
-    const candidates = (corpusId: number | null) => denseCandidates(db, model, twin, corpusId, 10, vectorRevision(db, model.id, corpusId));
-
-    // A build under way when the vectors change: warming waits for it, then builds the new version.
-    expect(candidates(corpus)).toHaveLength(1000);
-    const { id } = upsertPassage(db, { corpusId: corpus, sourceId: null, title: 'late', text: 'late', origin: 't' });
-    storeEmbeddings(db, model.id, [{ passageId: id, corpusId: corpus, vector: twin }]);
-    await warmDenseIndex(db, model, corpus);
-    expect(candidates(corpus)).toHaveLength(40);
-    expect(candidates(corpus)[0]).toBe(id);
-
-    // The copies of every corpus serve a query on one: corpus d is answered without a build of its own.
-    await warmDenseIndex(db, model, null);
-    expect(candidates(other)).toHaveLength(40);
-    expect(candidates(null)).toHaveLength(40);
-
-    // A budget for one corpus's copies (6,000 × 104 bytes) but not two: building one lets go of the other.
-    process.env.AWB_INT8_BUDGET_MB = '1';
-    try {
-      forgetCodes(db, model.id);
-      await warmDenseIndex(db, model, null);
-      expect(candidates(null)).toHaveLength(1000);
-      await warmDenseIndex(db, model, corpus);
-      expect(candidates(corpus)).toHaveLength(40);
-      await warmDenseIndex(db, model, other);
-      expect(candidates(other)).toHaveLength(40);
-      expect(candidates(corpus)).toHaveLength(1000);
-      // That query started rebuilding c's copies, which in turn let go of d's.
-      await warmDenseIndex(db, model, corpus);
-      expect(candidates(corpus)).toHaveLength(40);
-      expect(candidates(other)).toHaveLength(1000);
-      await warmDenseIndex(db, model, other);
-      process.env.AWB_INT8_BUDGET_MB = '0.5';
-      forgetCodes(db, model.id);
-      await warmDenseIndex(db, model, corpus);
-      expect(candidates(corpus)).toHaveLength(1000);
-    } finally {
-      delete process.env.AWB_INT8_BUDGET_MB;
-    }
   });
 });
 

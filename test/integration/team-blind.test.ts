@@ -2,7 +2,7 @@ import http, { type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign } from '../../electron/services/annotation/campaigns';
 import { createHandlers, Workbench } from '../../electron/services';
-import { roleMayCall } from '../../electron/services/team/access';
+import { roleMayCall } from '../../shared/api/access';
 import { createHttpServer, listen } from '../../electron/transport/http';
 import { dispatch, operations, type CampaignView, type Job, type OperationName, type Result } from '../../shared/api';
 import { tempDir } from '../helpers/db';
@@ -115,6 +115,7 @@ const OPEN_INPUTS: Partial<Record<OperationName, () => unknown>> = {
   'evaluation:prompt-history': () => ({ name: 'naive-rag' }),
   'failure:list': () => ({ run: 1 }),
   'failure:item': () => ({ id: 1 }),
+  'failure:reasons': () => ({ run: 1 }),
   'instance-flag:list': () => ({ instance: instance() }),
   'judge-validation:get': () => ({ run: 1, campaign: blind.id }),
   'agreement:get': () => ({ campaignId: blind.id, resamples: 0 }),

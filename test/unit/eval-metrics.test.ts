@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bestTokenScores, citationPrecision, dF1, disambigF1, geometricMean, squadNormalize, strEm, tokenExactMatch, tokenF1 } from '../../shared/eval/answer-metrics';
 import { aggregateByGroup, aggregateMetrics, scoreItem, summarizeUsage } from '../../shared/eval/metrics';
-import { lcsLength, rougeL, rougeLsumTokens, rougeTokens, splitSentences } from '../../shared/eval/rouge';
+import { asqaSentences } from '../../shared/eval/punkt';
+import { lcsLength, rougeL, rougeLsumTokens, rougeTokens } from '../../shared/eval/rouge';
 import { bootstrapInterval, quantile } from '../../shared/statistics';
 import { porterStem } from '../../shared/eval/porter';
 import { parsePredictions, PredictionsError } from '../../shared/eval/predictions';
@@ -171,27 +172,12 @@ describe('ROUGE-L', () => {
     expect(rougeL('c d xy. A b.', ['a b c d'], { stemming: false })).toBeCloseTo(8 / 9, 12);
   });
 
-  it("matches an independent Python re-implementation of rouge_score's LCS on the two ASQA references of a real record", () => {
-    // The pirates record: its second annotation scored against its first, without stemming. The
-    // Python script re-implements rouge_score's rougeLsum (union LCS with token counts) and rougeL
-    // on the same sentence split, and agreed with this code on the first 60 records of the sample.
-    const records = JSON.parse(fs.readFileSync(path.join(__dirname, '../../resources/demo/asqa_dev_sample300.json'), 'utf8')) as {
-      id: string;
-      annotations: { long_answer: string }[];
-    }[];
-    const [first, second] = records.find((r) => r.id === '8224675151111585010')!.annotations;
-    expect(splitSentences(first!.long_answer)).toHaveLength(2);
-    expect(splitSentences(second!.long_answer)).toHaveLength(4);
-    expect(rougeL(second!.long_answer, [first!.long_answer], { stemming: false })).toBeCloseTo(0.6504065040650406, 12);
-    expect(rougeL(second!.long_answer, [first!.long_answer], { stemming: false, variant: 'rougeL' })).toBeCloseTo(0.6341463414634146, 12);
-  });
-
-  it('splits sentences but not after abbreviations or initials', () => {
-    expect(splitSentences('Mr. Smith went to the U.S. in 1990. He stayed. J. K. Rowling wrote it! Done')).toEqual([
-      'Mr. Smith went to the U.S. in 1990.',
-      'He stayed.',
-      'J. K. Rowling wrote it!',
-      'Done',
+  it('splits sentences as ASQA does: Punkt on the lower-cased text, no break after a number or an initial before a lower-case word', () => {
+    // Worked from punkt.py's rules (and what NLTK's own tokenizer gives, test/fixtures/punkt-builtin.json).
+    expect(asqaSentences('Mr. Smith went to the U.S. in 1990. He stayed. J. K. Rowling wrote it! Done')).toEqual([
+      'mr. smith went to the u.s. in 1990. he stayed.',
+      'j. k. rowling wrote it!',
+      'done',
     ]);
   });
 });
@@ -212,8 +198,12 @@ describe('CondAmbigQA metrics', () => {
     expect(item.answer_count).toBe(3);
     expect(item.answer_count_difference).toBe(1);
     expect(item.str_em).toBe(1);
-    expect(item.d_f1).toBe(1);
-    expect(item.token_em).toBe(1);
+    // D-F1 and token EM read the answer text (ADF, SQuAD): "in 1933 and in 1971" vs "1933" is F1 1/3, not covered.
+    expect(item.d_f1).toBe(0);
+    expect(item.token_em).toBe(0);
+    // The named alternatives take the best of the short answers.
+    expect(item.d_f1_short).toBe(1);
+    expect(item.token_em_short).toBe(1);
   });
 });
 
@@ -229,17 +219,17 @@ describe('latency, usage and aggregation', () => {
     expect(usage.costPerQuery).toBeCloseTo(0.001, 12);
   });
 
-  it('aggregates in percent, leaves out null items and derives DR-F1 from the means', () => {
+  it('aggregates in percent, leaves out null items and derives the corpus DR-F1 from the means', () => {
     const items = [
       { str_em: 1, d_f1: 1, rouge_l: 0.25, answer_count_difference: 1 },
       { str_em: 0, d_f1: 0.44, rouge_l: 0.25, answer_count_difference: -1 },
       { str_em: null, d_f1: 0.72, rouge_l: 0.25, answer_count_difference: 3 },
     ];
-    const out = aggregateMetrics(items, { metrics: ['str_em', 'd_f1', 'rouge_l', 'dr_f1', 'answer_count_difference'] });
+    const out = aggregateMetrics(items, { metrics: ['str_em', 'd_f1', 'rouge_l', 'dr_f1_corpus', 'answer_count_difference'] });
     expect(out.str_em!.value).toBe(50);
     expect(out.str_em!.n).toBe(2);
     expect(out.d_f1!.value).toBeCloseTo(72, 9);
-    expect(out.dr_f1!.value).toBeCloseTo(100 * Math.sqrt(0.72 * 0.25), 9);
+    expect(out.dr_f1_corpus!.value).toBeCloseTo(100 * Math.sqrt(0.72 * 0.25), 9);
     expect(out.answer_count_difference!.value).toBeCloseTo(1, 12);
     expect(out.answer_count_difference!.sd).toBeCloseTo(2, 12);
     const ci = out.d_f1!.ci!;

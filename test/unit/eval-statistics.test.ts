@@ -31,6 +31,10 @@ describe('paired tests of two runs', () => {
     expect(result.pValue).toBeCloseTo(0.0390625, 6);
     expect(result.nonZero).toBe(9);
     expect(wilcoxonSignedRank([1, 2], [1, 2]).pValue).toBe(1);
+    // One non-zero difference (one pair, or one pair that differs): the sign patterns are + and −,
+    // each with probability ½, so the exact two-sided p is 1 (R: wilcox.test(2, 1, paired = TRUE) gives V = 1, p = 1).
+    expect(wilcoxonSignedRank([1], [2])).toMatchObject({ nonZero: 1, statistic: 1, pValue: 1 });
+    expect(wilcoxonSignedRank([3, 5], [1, 5])).toMatchObject({ nonZero: 1, statistic: 0, pValue: 1 });
   });
 
   it("McNemar uses chi-square with continuity correction on Agresti's approval data", () => {

@@ -3,7 +3,7 @@ import { buildQueue } from '../../electron/services/annotation/judging';
 import type { InstanceDetail, JudgingItem, JudgingQueue } from '../../shared/api';
 import { seededRandom } from '../../shared/statistics';
 import { BUILT_IN_PROTOCOLS, scaleValues, type Protocol } from '../../shared/protocols';
-import { firstUndecided, nextAfterSkip, nextToJudge, startPosition, withDecision, withSkip, withValue } from '../../renderer/views/judging/queue';
+import { firstUndecided, nextToJudge, startPosition, withDecision, withSkip, withValue } from '../../renderer/views/judging/queue';
 
 /**
  * The judging screen keeps its queue from the server's answers instead of asking for it after
@@ -16,7 +16,7 @@ function protocol(key: string): Protocol {
   return { ...document, id: 1, version: 1, builtIn: true, createdAt: '2026-11-01T00:00:00Z' };
 }
 
-const ABOUT = { campaign: { id: 1, uid: 'c', name: 'test', blind: false }, annotator: 'ann', offline: false };
+const ABOUT = { campaign: { id: 1, uid: 'c', name: 'test', blind: false }, annotator: 'ann', offline: false, resultsFile: null };
 const ROWS = [10, 11, 12, 13, 14].map((instanceId, position) => ({
   position,
   instanceId,
@@ -33,10 +33,12 @@ interface Server {
 
 function serverQueue(p: Protocol, server: Server): JudgingQueue {
   const decided = new Map([...server.values].map(([id, values]) => [id, Object.keys(values).filter((c) => values[c]!.value !== null)]));
+  const commented = new Set([...server.values].filter(([, values]) => Object.values(values).some((v) => v.comment.trim())).map(([id]) => id));
   return buildQueue(
     p,
     ROWS.map((r) => ({ ...r, skipped: server.skipped.has(r.instanceId) })),
     decided,
+    commented,
     ABOUT,
   );
 }
@@ -75,31 +77,35 @@ describe('the judging queue kept on screen', () => {
           const choices = criterion.scale.kind === 'text' ? ['a note'] : scaleValues(criterion.scale);
           const value = random() < 0.2 ? null : choices[Math.floor(random() * choices.length)]!;
           const before = serverItem(server, position);
-          server.values.set(instanceId, withValue(before, criterion.id, value, '').values);
+          server.values.set(instanceId, withValue(before, criterion.id, value, step % 7 === 0 ? 'a comment' : '').values);
           if (store === 'database') server.skipped.delete(instanceId);
           kept = withDecision(kept, before.values, serverItem(server, position));
         }
         expect(kept).toEqual(serverQueue(p, server));
       }
-      // The walk reached both ends: items done, and criteria decided on several items.
+      // The walk reached both ends: items done, and criteria decided on several items; and comments.
       expect(kept.done).toBeGreaterThan(0);
+      expect(kept.items.some((i) => i.commented)).toBe(true);
       expect(Math.max(...Object.values(kept.perCriterion))).toBeGreaterThan(1);
     });
   }
 
-  it('moves on to the next item not done, wrapping round, and says when none is left', () => {
+  it('moves on to the next item neither done nor skipped, wrapping round, and says when none is left', () => {
     const p = protocol('march-validation');
     const every = p.criteria.map((c) => c.id);
-    const doneAt = (positions: number[]) => buildQueue(p, ROWS, new Map(positions.map((n) => [ROWS[n]!.instanceId, every])), ABOUT);
+    const doneAt = (positions: number[]) => buildQueue(p, ROWS, new Map(positions.map((n) => [ROWS[n]!.instanceId, every])), new Set(), ABOUT);
     expect(nextToJudge(doneAt([1, 2]), 1)).toBe(3);
     expect(nextToJudge(doneAt([3, 4]), 3)).toBe(0);
     expect(nextToJudge(doneAt([0, 1, 2, 3, 4]), 2)).toBeUndefined();
     expect(startPosition(doneAt([0, 1]))).toBe(2);
-    // A skipped item is where a session opens only when nothing else is left, and a skip moves on past it.
+    // A skipped item is where a session opens only when nothing else is left, and the queue moves on past it.
     const skipped = withSkip(doneAt([0]), 1);
     expect(startPosition(skipped)).toBe(2);
-    expect(nextAfterSkip(skipped, 1)).toBe(2);
-    expect(nextAfterSkip(withSkip(doneAt([0, 2, 3, 4]), 1), 1)).toBeUndefined();
+    expect(nextToJudge(skipped, 1)).toBe(2);
+    expect(nextToJudge(skipped, 4)).toBe(2);
+    // Only skipped items left: the end of the queue (the completion card lists them).
+    expect(nextToJudge(withSkip(doneAt([0, 2, 3, 4]), 1), 1)).toBeUndefined();
+    expect(nextToJudge(withSkip(doneAt([0, 3, 4]), 1), 2)).toBeUndefined();
   });
 
   it('starts the keys on the first criterion still to decide', () => {

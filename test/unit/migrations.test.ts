@@ -4,11 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { engineVersions, openDatabase } from '../../db/connection';
 import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError, type Migration } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
+import { getOrCreateCorpus } from '../../db/queries/corpora';
+import { createModel, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
 import { countInstances, instanceFacetCounts, listInstances } from '../../db/queries/instances';
-import type { ReadableDB } from '../../db/sql';
+import { upsertPassage } from '../../db/queries/passages';
+import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-blocks';
+import { transaction, type ReadableDB } from '../../db/sql';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { InstanceQuery } from '../../shared/api';
+import { encodeVector, layoutBlock } from '../../shared/retrieval/vector-codes';
 import { memoryDb, tempDir } from '../helpers/db';
+import { rng } from '../helpers/synthetic';
 
 describe('migrations', () => {
   it('bring a new database to the latest version, with every table STRICT', () => {
@@ -176,9 +182,9 @@ describe('migrations', () => {
     const stored = db.prepare('SELECT sum(length(content)) FROM release_chunks').pluck().get() as number;
     expect(stored).toBeLessThan(2500 * 28 / 3);
   });
-  it('0014 labels MuSiQue\'s unanswerable questions, keys the instance counts by domain with the same totals, and keeps the triggers', () => {
+  it('0017 labels MuSiQue\'s unanswerable questions, keys the instance counts by domain with the same totals, and keeps the triggers', () => {
     const db = openDatabase(':memory:', { migrate: false });
-    migrate(db, migrations.slice(0, 13));
+    migrate(db, migrations.slice(0, 16));
     db.exec(`
       INSERT INTO datasets (id, name, source_format) VALUES (1, 'd', 'musique'), (2, 'e', 'asqa');
       INSERT INTO base_questions (id, dataset_id, source_id, question, answerable) VALUES
@@ -188,7 +194,7 @@ describe('migrations', () => {
     `);
     const before = db.prepare('SELECT dataset_id, ambiguity_type, status, hops, n FROM instance_counts ORDER BY 1, 2, 3, 4').all();
     migrate(db);
-    expect(schemaVersion(db)).toBe(14);
+    expect(schemaVersion(db)).toBe(17);
     expect(db.prepare('SELECT id, answerability FROM base_questions ORDER BY id').all()).toEqual([
       { id: 1, answerability: null },
       { id: 2, answerability: 'unanswerable' },
@@ -213,4 +219,72 @@ describe('migrations', () => {
     expect(() => db.exec("UPDATE instances SET domain = 'gardening' WHERE id = 1")).toThrow(/CHECK/);
     expect(() => db.exec("INSERT INTO construction_rounds (instance_id, round, status) VALUES (1, 1, 'rejected')")).toThrow(/CHECK/);
   });
+
+  it('0014 keeps every vote, allows not_needed only without a call, and adds batches and call modes', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 13));
+    db.exec(`
+      INSERT INTO datasets (id, name, source_format) VALUES (1, 'd', 'awb');
+      INSERT INTO base_questions (id, dataset_id, source_id, question) VALUES (1, 1, 'q1', 'Which river flows through Springfield?');
+      INSERT INTO instances (id, base_question_id, dataset_id, ambiguity_type, status, stage) VALUES (7, 1, 1, 'semantic', 'ready', 'filter');
+      INSERT INTO provenance (id, source, detail) VALUES (3, 'llm', 'detect');
+      INSERT INTO detection_votes VALUES (1, 'semantic', 'f/det-a', 'yes', '[]', 'two cities', 3), (1, 'syntactic', 'f/det-a', 'no', '[]', 'one parse', NULL);
+      INSERT INTO filter_votes (id, instance_id, model, verdict, reason, provenance_id) VALUES (41, 7, 'f/fil-a', 'aligned', 'fine', 3);
+      INSERT INTO model_prices VALUES ('gen', 2, 8);
+    `);
+    migrate(db);
+    expect(db.prepare('SELECT base_question_id, ambiguity_type, model, verdict, reason, provenance_id, run_id, asked_position FROM detection_votes ORDER BY ambiguity_type').all()).toEqual([
+      { base_question_id: 1, ambiguity_type: 'semantic', model: 'f/det-a', verdict: 'yes', reason: 'two cities', provenance_id: 3, run_id: null, asked_position: null },
+      { base_question_id: 1, ambiguity_type: 'syntactic', model: 'f/det-a', verdict: 'no', reason: 'one parse', provenance_id: null, run_id: null, asked_position: null },
+    ]);
+    expect(db.prepare('SELECT id, verdict FROM filter_votes').all()).toEqual([{ id: 41, verdict: 'aligned' }]);
+    db.exec(`INSERT INTO detection_votes (base_question_id, ambiguity_type, model, verdict, reason) VALUES (1, 'semantic', 'f/det-b', 'not_needed', 'not asked')`);
+    // A vote not asked has no call behind it and no place in the order asked.
+    expect(() => db.exec(`INSERT INTO detection_votes (base_question_id, ambiguity_type, model, verdict, provenance_id) VALUES (1, 'semantic', 'f/det-c', 'not_needed', 3)`)).toThrow(/CHECK/);
+    expect(() => db.exec(`INSERT INTO filter_votes (instance_id, model, verdict, asked_position) VALUES (7, 'f/fil-b', 'not_needed', 2)`)).toThrow(/CHECK/);
+    expect(() => db.exec(`INSERT INTO filter_votes (instance_id, model, verdict) VALUES (7, 'f/fil-b', 'maybe')`)).toThrow(/CHECK/);
+    // Old calls read as synchronous; prices keep their values, batch prices empty.
+    db.exec(`INSERT INTO llm_calls (request_hash, endpoint, model, request, status) VALUES ('h', 'x', 'gen', '{}', 'ok')`);
+    expect(db.prepare('SELECT mode, batch_id, ambiguity_type FROM llm_calls').get()).toEqual({ mode: 'sync', batch_id: null, ambiguity_type: null });
+    expect(() => db.exec(`UPDATE llm_calls SET mode = 'later'`)).toThrow(/CHECK/);
+    expect(db.prepare('SELECT input_per_million, batch_input_per_million FROM model_prices').get()).toEqual({ input_per_million: 2, batch_input_per_million: null });
+    expect(() => db.exec(`INSERT INTO llm_batches (run_id, stage, endpoint, base_url, model, state, requests) VALUES (1, 'detect', 'f', 'u', 'm', 'planned', 1)`)).toThrow(/FOREIGN KEY/);
+  });
+
+  it('vector-code-blocks writes the codes of every stored vector into blocks, as storing them now does', () => {
+    const at = migrations.findIndex((m) => m.name === 'vector-code-blocks');
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, at));
+    const corpora = [getOrCreateCorpus(db, 'a'), getOrCreateCorpus(db, 'b')];
+    const model = transaction(db, () => createModel(db, { name: 'm', provider: 'offline', model: 'm', dimensions: 24, lexical: true, config: {} }));
+    const random = rng(3);
+    const stored = new Map<number, { id: number; vector: Float32Array }[]>(corpora.map((c) => [c, []]));
+    // 5,000 vectors in corpus a (two blocks: 4,096 and 904), 3 in b; one vector replaced.
+    transaction(db, () => {
+      for (let i = 0; i < 5003; i++) {
+        const corpus = i < 5000 ? corpora[0]! : corpora[1]!;
+        const { id } = upsertPassage(db, { corpusId: corpus, sourceId: null, title: `${i}`, text: `${i}`, origin: 't' });
+        const vector = Float32Array.from({ length: 24 }, () => random() - 0.5);
+        db.prepare(`INSERT INTO "embeddings_${model.id}" (passage_id, corpus_id, vector) VALUES (?, ?, ?)`).run(id, corpus, toBlob(vector));
+        stored.get(corpus)!.push({ id, vector });
+      }
+    });
+    expect(schemaVersion(db)).toBe(at);
+    migrate(db);
+    for (const corpus of corpora) {
+      const rows = stored.get(corpus)!;
+      const blocks = [...codeBlocksAfter(db, model.id, corpus, 0)];
+      expect(blocks.map((b) => b.size)).toEqual(corpus === corpora[0] ? [4096, 904] : [3]);
+      for (const [n, block] of blocks.entries()) {
+        const part = rows.slice(n * 4096, (n + 1) * 4096);
+        const expected = layoutBlock(24, part.map((r) => r.id), part.map((r) => encodeVector(r.vector)));
+        expect({ ...block, id: 0 }).toEqual({ ...expected, id: 0 });
+      }
+    }
+    // Vectors stored after the migration get their codes with them.
+    const { id } = upsertPassage(db, { corpusId: corpora[1]!, sourceId: null, title: 'new', text: 'new', origin: 't' });
+    transaction(db, () => storeEmbeddings(db, model.id, [{ passageId: id, corpusId: corpora[1]!, vector: new Float32Array(24).fill(0.5) }]));
+    expect(codeBlockSummary(db, model.id, null)).toMatchObject({ blocks: 4, codes: 5004 });
+  });
 });
+

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { extractJson, MinuteWindow } from '../../electron/services/pipeline/llm';
 import { placeholders, render } from '../../electron/services/pipeline/prompts';
-import { passes } from '../../electron/services/pipeline/stages/context';
+import { passes } from '../../shared/pipeline-rules';
 import { locateInPassages } from '../../shared/checks';
 import { fakeEmbedding, fakeModel, promptPassages, requestedSchema } from '../../electron/dev/fake-model';
 import { jsonSchemaFor, PipelineConfig, SCHEMA_NAMES, STAGE_SCHEMAS, type SchemaName } from '../../shared/pipeline';

@@ -94,9 +94,21 @@ describe('the dataset card', () => {
           rows: [{ step: 'clarified', counts: { semantic: 10 }, total: 10 }],
           calls: [{ stage: 'clarify', model: 'gpt-x', calls: 12, costUsd: 0.5 }],
           prompts: [{ stage: 'clarify', versions: ['clarify/2'] }],
+          costPerKept: {
+            kept: { total: 4, byType: { semantic: 4 } },
+            stages: [{ stage: 'clarify', spend: { tokens: 12_000, usd: 0.5 }, perKept: { tokens: 3000, usd: 0.125 }, calls: 12, batchCalls: 6, byType: { semantic: { spend: { tokens: 12_000, usd: 0.5 }, perKept: { tokens: 3000, usd: 0.125 } } } }],
+            total: { spend: { tokens: 12_000, usd: 0.5 }, perKept: { tokens: 3000, usd: 0.125 }, calls: 12, batchCalls: 6, cachedPromptTokens: 0 },
+            byType: { semantic: { spend: { tokens: 12_000, usd: 0.5 }, perKept: { tokens: 3000, usd: 0.125 } } },
+            notNeeded: { votes: 0, spend: { tokens: 0, usd: 0 } },
+            askEveryoneSync: { spend: { tokens: 12_000, usd: 1 }, perKept: { tokens: 3000, usd: 0.25 }, tokensRatio: 1, usdRatio: 0.5 },
+            unpriced: ['gpt-y'],
+          },
         },
       }),
     );
+    expect(card).toContain('| clarify | 3,000 | 0.1250 | 0.1250 |');
+    expect(card).toContain('| all stages | 3,000 | 0.1250 | 0.1250 |');
+    expect(card).toContain('50% of the calls went through a Batch API. No price was set for gpt-y');
     expect(card).toContain('| Question is ambiguous | 94.0% | 90.0% | 0.50 [0.31, 0.69] | 0.70 | 0.80 |');
     expect(card).toContain('| **All fields valid** | 92.0% | 85.0% | — | — | — |');
     expect(card).toContain('| Question is ambiguous | 83.0 → 94.0 (+11.0) |');

@@ -28,6 +28,7 @@ const PART_OF: Record<string, string> = {
   audit_log: 'audit',
   release_chunks: 'releases',
   release_instances: 'releases',
+  llm_batch_requests: 'llm-batches',
   embedding_models: 'embeddings',
   vector_counts: 'embeddings',
   'vec_*': 'embeddings',

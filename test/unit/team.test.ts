@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { hostName, NetworkPolicy } from '../../electron/transport/network';
 import { jsonDepthOver, parseJsonBody } from '../../electron/transport/request';
 import { hideServerPaths, uploadPath } from '../../electron/transport/uploads';
-import { roleMayCall } from '../../electron/services/team/access';
+import { roleMayCall } from '../../shared/api/access';
 import { auditSummary } from '../../electron/services/team/audit';
 import { checkPaths } from '../../electron/services/team/reach';
 import { LoginLimiter } from '../../electron/services/team/auth';

@@ -19,6 +19,7 @@ describe('typed job results', () => {
       'evaluation:resume',
       'evaluation:start',
       'label:start',
+      'pipeline:resume',
       'pipeline:start',
       'qa-index:build',
       'release:create',
@@ -29,6 +30,7 @@ describe('typed job results', () => {
     expect(operations['ask-first:start'].job).toBe('ask-first');
     expect(operations['release:create'].job).toBe('release');
     expect(operations['evaluation:resume'].job).toBe(operations['evaluation:start'].job);
+    expect(operations['pipeline:resume'].job).toBe(operations['pipeline:start'].job);
   });
 
   it('types the result per kind, so a client narrows on kind instead of casting', () => {

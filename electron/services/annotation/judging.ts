@@ -54,12 +54,13 @@ export function checkDecision(protocol: Protocol, decision: Pick<Decision, 'crit
   }
 }
 
-/** The queue as the judging screen shows it: per item what is decided, and the totals. */
+/** The queue as the judging screen shows it: per item what is decided (and `commented`: the instances with a comment), and the totals. */
 export function buildQueue(
   protocol: Protocol,
   rows: readonly { position: number; instanceId: number; question: string; ambiguityType: AmbiguityType; skipped: boolean }[],
   decided: ReadonlyMap<number, readonly string[]>,
-  about: Pick<JudgingQueue, 'campaign' | 'annotator' | 'offline'>,
+  commented: ReadonlySet<number>,
+  about: Pick<JudgingQueue, 'campaign' | 'annotator' | 'offline' | 'resultsFile'>,
 ): JudgingQueue {
   const required = protocol.criteria.filter((c) => c.required && c.scale.kind !== 'text').map((c) => c.id);
   const perCriterion: Record<string, number> = Object.fromEntries(protocol.criteria.map((c) => [c.id, 0]));
@@ -67,7 +68,7 @@ export function buildQueue(
     const criteria = decided.get(row.instanceId) ?? [];
     for (const c of criteria) perCriterion[c] = (perCriterion[c] ?? 0) + 1;
     const done = required.every((id) => criteria.includes(id));
-    return { ...row, decided: criteria.length, done, skipped: row.skipped && !done };
+    return { ...row, decided: criteria.length, done, skipped: row.skipped && !done, commented: commented.has(row.instanceId) };
   });
   return { ...about, protocol, items, total: items.length, done: items.filter((i) => i.done).length, perCriterion };
 }
@@ -101,8 +102,10 @@ export class DatabaseJudging implements JudgingStore {
 
   queue(): JudgingQueue {
     const decided = new Map<number, string[]>();
+    const commented = new Set<number>();
     for (const j of annotatorCurrentJudgments(this.db, this.campaignId, this.annotatorId)) {
       if (j.value !== null) decided.set(j.instance_id, [...(decided.get(j.instance_id) ?? []), j.criterion]);
+      if (j.comment.trim()) commented.add(j.instance_id);
     }
     const rows = annotatorQueueRows(this.db, this.campaignId, this.annotatorId).map((a) => ({
       position: a.position,
@@ -111,10 +114,11 @@ export class DatabaseJudging implements JudgingStore {
       ambiguityType: a.ambiguity_type,
       skipped: a.skipped === 1,
     }));
-    return buildQueue(this.protocol, rows, decided, {
+    return buildQueue(this.protocol, rows, decided, commented, {
       campaign: { id: this.campaignId, uid: this.campaign.uid, name: this.campaign.name, blind: this.campaign.blind === 1 },
       annotator: this.annotator,
       offline: false,
+      resultsFile: null,
     });
   }
 

@@ -202,16 +202,17 @@ export class PackJudging implements JudgingStore {
   }
 
   queue(): JudgingQueue {
-    const values = new Map<number, Map<string, string | null>>();
+    const values = new Map<number, Map<string, { value: string | null; comment: string }>>();
     const skipped = new Set<number>();
     for (const e of this.events) {
       if (e.type === 'skip') skipped.add(e.instance_id);
       else {
         if (!values.has(e.instance_id)) values.set(e.instance_id, new Map());
-        values.get(e.instance_id)!.set(e.criterion, e.value);
+        values.get(e.instance_id)!.set(e.criterion, { value: e.value, comment: e.comment });
       }
     }
-    const decided = new Map([...values].map(([id, m]) => [id, [...m].filter(([, v]) => v !== null).map(([c]) => c)]));
+    const decided = new Map([...values].map(([id, m]) => [id, [...m].filter(([, v]) => v.value !== null).map(([c]) => c)]));
+    const commented = new Set([...values].filter(([, m]) => [...m.values()].some((v) => v.comment.trim())).map(([id]) => id));
     const rows = this.pack.items.map((item) => ({
       position: item.position,
       instanceId: item.instance_id,
@@ -219,10 +220,11 @@ export class PackJudging implements JudgingStore {
       ambiguityType: item.instance.ambiguityType,
       skipped: skipped.has(item.instance_id),
     }));
-    return buildQueue(this.pack.protocol, rows, decided, {
+    return buildQueue(this.pack.protocol, rows, decided, commented, {
       campaign: { id: null, uid: this.pack.campaign.uid, name: this.pack.campaign.name, blind: this.pack.campaign.blind },
       annotator: this.pack.annotator,
       offline: true,
+      resultsFile: this.results,
     });
   }
 

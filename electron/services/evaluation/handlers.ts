@@ -58,7 +58,7 @@ export function evaluationHandlers(workbench: Workbench): Pick<Handlers, Evaluat
       return { total: countEvalItems(db, run, f), rows: listEvalItems(db, run, f, sort, direction, limit, offset).map(rowToEvalItemRowView) };
     },
     'evaluation:item': ({ id }) => evalItemDetail(db, id),
-    'evaluation:compare': ({ a, b, threshold, resamples }) => compareEvalRuns(db, a, b, threshold, resamples),
+    'evaluation:compare': ({ a, b, threshold, resamples, errors }) => compareEvalRuns(db, a, b, threshold, resamples, errors),
     'evaluation:table': ({ runs }) => evalTables(db, runs),
     'evaluation:methods': () => EVAL_METHODS.map((m) => METHOD_INFO[m]),
     'evaluation:prompts': () => listEvalPrompts(db),

@@ -2,24 +2,22 @@ import { disambigF1, strEm } from '../../../shared/eval/answer-metrics';
 import { scoreItem, type MetricName } from '../../../shared/eval/metrics';
 import { goldForJudge } from '../../../shared/eval/methods/format';
 import type { MethodOutput } from '../../../shared/eval/types';
+import { committedInterpretations, isCollapsed } from '../../../shared/failures';
 import type { ModelRef } from '../../../shared/pipeline';
 import type { ItemRun } from './context';
 import { gradeConditional } from './geval';
+import { punktParams } from './punkt-params';
+import { DEFAULT_READER_TIMEOUT_MS, readerErrorNote, readGoldQuestions, type ReaderChoice } from './reader';
 
 /**
  * The metrics of one finished item: the non-LLM metrics (shared/eval/metrics.ts), Disambig-F1
- * through the chosen reader, the LLM judge, and the two flags a failure table filters on.
+ * through the chosen reader (reader.ts), the LLM judge, and the two flags a failure table filters
+ * on. docs/evaluation-metrics.md gives every convention.
  */
 
-export type ReaderChoice = { kind: 'llm'; model: ModelRef } | { kind: 'http'; url: string };
+export type { ReaderChoice } from './reader';
 
-async function httpReader(url: string, question: string, context: string, signal: AbortSignal | undefined): Promise<string> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, context }), ...(signal ? { signal } : {}) });
-  if (!response.ok) throw new Error(`the reader at ${url} answered ${response.status}`);
-  const body = (await response.json()) as { answer?: unknown };
-  if (typeof body.answer !== 'string') throw new Error(`the reader at ${url} answered without a string "answer"`);
-  return body.answer;
-}
+const RUN_METRICS: MetricName[] = ['str_em', 'rouge_l', 'token_em', 'token_f1', 'd_f1', 'dr_f1', 'token_em_short', 'token_f1_short', 'd_f1_short', 'answer_count', 'answer_count_difference'];
 
 export interface ItemScores {
   metrics: Record<string, unknown>;
@@ -31,44 +29,50 @@ export interface ItemScores {
   retrievalMiss: boolean | null;
 }
 
-export async function scoreOutput(run: ItemRun, out: MethodOutput, options: { reader: ReaderChoice | undefined; judge: ModelRef | undefined; retrieves: boolean; conditional?: { condition: boolean } | undefined }): Promise<ItemScores> {
+export interface ScoreOptions {
+  reader: ReaderChoice | undefined;
+  judge: ModelRef | undefined;
+  retrieves: boolean;
+  /** CondAmbigQA's settings: G-Eval's answer score, and its condition score where the model states conditions. */
+  conditional?: { condition: boolean } | undefined;
+  readerTimeoutMs?: number | undefined;
+}
+
+export async function scoreOutput(run: ItemRun, out: MethodOutput, options: ScoreOptions): Promise<ItemScores> {
   const gold = run.gold;
   const goldAnswers = gold.interpretations.map((i) => i.answers);
   const citedFragments = [...new Set(gold.interpretations.flatMap((i) => i.cited))].map((k) => [k]);
-  const wanted: MetricName[] = ['str_em', 'rouge_l', 'token_em', 'token_f1', 'd_f1', 'answer_count', 'answer_count_difference'];
+  const wanted: MetricName[] = [...RUN_METRICS];
   // Citation precision only for methods that cite (a method that cannot cite would score 0, not "not applicable").
   if (citedFragments.length && options.retrieves) wanted.push('citation_precision');
+  const shortAnswers = (out.shortAnswers as readonly string[] | null | undefined) ?? null;
   const base = scoreItem(
-    { answer: out.longAnswer, shortAnswers: out.shortAnswers, citations: options.retrieves ? out.citations : null },
+    { answer: out.longAnswer, shortAnswers, citations: options.retrieves ? out.citations : null },
     { interpretations: goldAnswers, longAnswers: gold.longAnswers, citedFragments },
-    { metrics: wanted },
+    { metrics: wanted, punkt: punktParams() },
   );
   const metrics: Record<string, unknown> = { ...base };
   if (gold.longAnswers.length === 0) metrics.rouge_l = null;
+  // A cited number the question does not have reaches here as `invalid:N` (the method notes it):
+  // it matches no gold fragment, so it counts against citation precision.
 
-  // Disambig-F1: the reader answers each gold clarified question from the long answer alone.
+  // Disambig-F1: the reader answers each gold clarified question from the long answer alone. A
+  // reader error leaves the item's Disambig-F1 out (never 0) and says why.
   let dF1: number | null = null;
+  let readerAnswers: (string | null)[] | null = null;
   if (options.reader) {
-    const readerAnswers: string[] = [];
-    for (const [n, interpretation] of gold.interpretations.entries()) {
-      const question = interpretation.question ?? interpretation.condition ?? gold.question;
-      if (options.reader.kind === 'llm') {
-        const read = await run.ask('eval_reader', { context: out.longAnswer, question }, { kind: 'reader', label: `reader ${n + 1}`, ref: options.reader.model });
-        readerAnswers.push(read?.answer ?? '');
-      } else {
-        try {
-          const answer = await httpReader(options.reader.url, question, out.longAnswer, run.env.signal);
-          run.step('reader', `reader ${n + 1}`, { question, answer, reader: options.reader.url });
-          readerAnswers.push(answer);
-        } catch (error) {
-          run.step('reader', `reader ${n + 1}`, { question, error: (error as Error).message });
-          readerAnswers.push('');
-        }
-      }
+    const read = await readGoldQuestions(run, options.reader, out.longAnswer, options.readerTimeoutMs ?? DEFAULT_READER_TIMEOUT_MS);
+    readerAnswers = read.answers;
+    metrics.reader_answers = read.answers;
+    if (read.errors.length) {
+      metrics.reader_errors = read.errors.length;
+      metrics.reader_error = read.errors[0];
+      metrics.disambig_f1 = null;
+      run.note(readerErrorNote(read));
+    } else {
+      dF1 = disambigF1(read.answers as string[], goldAnswers);
+      metrics.disambig_f1 = dF1;
     }
-    dF1 = disambigF1(readerAnswers, goldAnswers);
-    metrics.disambig_f1 = dF1;
-    metrics.reader_answers = readerAnswers;
   }
 
   let judgeMean: number | null = null;
@@ -92,11 +96,12 @@ export async function scoreOutput(run: ItemRun, out: MethodOutput, options: { re
   // CondAmbigQA's condition and answer scores, for its settings: G-Eval per criterion (geval.ts).
   if (options.judge && options.conditional) Object.assign(metrics, await gradeConditional(run, out, options.judge, options.conditional));
 
-  // Collapsed: of several gold interpretations, the answer covers at most one.
+  // Collapsed (MARCH appendix G.1): of several gold interpretations, the prediction commits to at most one.
+  const committed = committedInterpretations({ shortAnswers, interpretations: out.interpretations }, readerAnswers);
+  const collapsed = isCollapsed(gold.interpretations.length, committed);
+  metrics.committed_interpretations = committed;
   const withAnswers = gold.interpretations.filter((i) => i.answers.length);
-  const covered = withAnswers.filter((i) => strEm(out.longAnswer, [i.answers]) === 1).length;
-  const collapsed = withAnswers.length >= 2 ? covered <= 1 : null;
-  metrics.interpretations_covered = withAnswers.length ? covered : null;
+  metrics.interpretations_covered = withAnswers.length ? withAnswers.filter((i) => strEm(out.longAnswer, [i.answers]) === 1).length : null;
 
   // Retrieval miss: the method searched, the gold names evidence, and none of it came back.
   const goldEvidence = new Set(gold.interpretations.flatMap((i) => i.evidence));

@@ -1,23 +1,20 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { doneItems, getEvalItem, insertEvalItems, itemIdsToRun, pairedItems, saveItemDone, saveItemFailed } from '../../../db/queries/eval-items';
-import { addEvalRunCounts, getEvalRun, insertEvalRun, listEvalRuns, markAbandonedEvalRuns, refreshEvalRunTotals, rowToEvalRunSummary, saveEvalRunSummary, setEvalRunStatus } from '../../../db/queries/eval-runs';
+import { getEvalItem, insertEvalItems, itemIdsToRun, saveItemDone, saveItemFailed } from '../../../db/queries/eval-items';
+import { addEvalRunCounts, getEvalRun, insertEvalRun, markAbandonedEvalRuns, refreshEvalRunTotals, saveEvalRunSummary, setEvalRunStatus } from '../../../db/queries/eval-runs';
 import { itemUsage, runHasCalls } from '../../../db/queries/llm-calls';
 import { transaction, type WritableDB } from '../../../db/sql';
-import { AppError, type EvalComparison, type EvalProgress, type EvalRunSummary, type EvalStartRequest, type EvalTableRow } from '../../../shared/api';
+import { AppError, type EvalProgress, type EvalRunSummary, type EvalStartRequest } from '../../../shared/api';
 import { METHOD_INFO } from '../../../shared/eval/methods';
-import { aggregateByGroup, aggregateMetrics, isPercentMetric, summarizeUsage, type MetricSummary, type UsageSummary } from '../../../shared/eval/metrics';
-import { mcnemar, pairedBootstrap, wilcoxonSignedRank } from '../../../shared/eval/paired';
-import { mean } from '../../../shared/statistics';
-import { condqaCombined } from '../../../shared/eval/geval';
 import type { EvalGold } from '../../../shared/eval/types';
-import { DETECTABLE_TYPES, Endpoint, Price, withBaseUrlOverride, type ModelRef, type PipelineConfig } from '../../../shared/pipeline';
+import { BatchMode, Budget, DETECTABLE_TYPES, EarlyExit, Endpoint, Price, withBaseUrlOverride, type ModelRef, type PipelineConfig } from '../../../shared/pipeline';
 import { LlmClient } from '../pipeline/llm';
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { ItemFailure, ItemRun, usableMode, type RunEnv } from './context';
 import { scoreOutput, type ReaderChoice } from './item-metrics';
 import { runMethod } from './methods';
 import { currentEvalPrompts } from './prompts';
+import { aggregates, evalRunSummary } from './results';
 import { loadSource } from './sources';
 import { checkGoldConditions, methodNotes, resolveOptions, runSettings, type StoredOptions } from './run-settings';
 
@@ -85,6 +82,9 @@ function llmConfig(endpoints: EndpointsConfig, options: StoredOptions): Pipeline
     filter: { rule: 'all' },
     concurrency: options.concurrency,
     prices: endpoints.prices,
+    earlyExit: EarlyExit.parse({ enabled: false }),
+    batch: BatchMode.parse({}),
+    budget: Budget.parse({}),
   };
   return withBaseUrlOverride(config, process.env.AWB_BASE_URL);
 }
@@ -208,7 +208,7 @@ async function runItem(ctx: ItemContext, itemId: number): Promise<'done' | 'fail
     const spent = usage();
     const reader = stored.reader as ReaderChoice | undefined;
     const conditional = method.startsWith('condqa') ? { condition: method === 'condqa' } : undefined;
-    const scores = await scoreOutput(run, out, { reader, judge: stored.judge, retrieves: METHOD_INFO[method].retrieves, conditional });
+    const scores = await scoreOutput(run, out, { reader, judge: stored.judge, retrieves: METHOD_INFO[method].retrieves, conditional, readerTimeoutMs: stored.readerTimeoutMs });
     scores.metrics = { ...run.methodMetrics, ...scores.metrics };
     // A method that gave no short answers of its own is stored with none (its answer count says null).
     const result = { longAnswer: out.longAnswer, shortAnswers: out.shortAnswers ?? [], citations: out.citations, interpretations: out.interpretations, retrieved: out.retrieved, ...scores, ...spent };
@@ -311,104 +311,4 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
   return evalRunSummary(db, runId);
 }
 
-/** Metrics that are not means of item values but of two other means. */
-function composites(names: Set<string>): string[] {
-  return [
-    ...(names.has('disambig_f1') && names.has('rouge_l') ? ['dr'] : []),
-    ...(names.has('d_f1') && names.has('rouge_l') ? ['dr_f1'] : []),
-  ];
-}
-
-/** Overall and per-type metrics with bootstrap CIs, and per-query usage, over a run's done items. */
-function aggregates(db: WritableDB, runId: number): { metrics: Record<string, MetricSummary>; byType: Record<string, Record<string, MetricSummary>>; usage: UsageSummary | null } {
-  const items: Record<string, number | null>[] = [];
-  const types: string[] = [];
-  const usage: { latencyMs: number; tokens: number; cost: number }[] = [];
-  for (const row of doneItems(db, runId)) {
-    const metrics = JSON.parse(row.metrics) as Record<string, unknown>;
-    items.push(Object.fromEntries(Object.entries(metrics).filter(([, v]) => typeof v === 'number' || v === null)) as Record<string, number | null>);
-    types.push(row.ambiguity_type);
-    usage.push({ latencyMs: row.latency_ms ?? 0, tokens: row.prompt_tokens + row.completion_tokens, cost: row.cost_usd });
-  }
-  if (items.length === 0) return { metrics: {}, byType: {}, usage: null };
-  const present = new Set(items.flatMap((i) => Object.keys(i)));
-  const names = [...present, ...composites(present)];
-  // Bootstrap cost grows with n; 200 resamples still give a stable 95% interval at this size.
-  const resamples = items.length > 20_000 ? 200 : 1000;
-  const byType = aggregateByGroup(items, (i) => types[i]!, { metrics: names, resamples });
-  return { metrics: withCombined(aggregateMetrics(items, { metrics: names, resamples })), byType: Object.fromEntries(Object.entries(byType).map(([t, m]) => [t, withCombined(m)])), usage: summarizeUsage(usage) };
-}
-
-/**
- * CondAmbigQA's combined score (0-1): the mean of the corpus condition, answer and citation
- * scores, where all three exist (only the setting with model-found conditions has all three).
- */
-function withCombined(metrics: Record<string, MetricSummary>): Record<string, MetricSummary> {
-  const [condition, answer, citation] = [metrics.condition_score, metrics.answer_score, metrics.citation_precision];
-  const value = condqaCombined(condition?.value ?? null, answer?.value ?? null, citation?.value === undefined || citation.value === null ? null : citation.value / 100);
-  if (value === null) return metrics;
-  return { ...metrics, condqa_combined: { value, sd: null, ci: null, n: Math.min(condition!.n, answer!.n, citation!.n) } };
-}
-
-export function evalRunSummary(db: WritableDB, id: number): EvalRunSummary {
-  const row = getEvalRun(db, id);
-  if (!row) throw new AppError('not_found', `No evaluation run ${id}`);
-  return rowToEvalRunSummary(row);
-}
-
-export function evalRunSummaries(db: WritableDB, limit: number): EvalRunSummary[] {
-  return listEvalRuns(db, limit).map(rowToEvalRunSummary);
-}
-
-const COMPARED = ['str_em', 'disambig_f1', 'rouge_l', 'token_f1', 'd_f1', 'judge_mean', 'citation_precision'];
-
-/** Two runs on the same items: paired bootstrap, Wilcoxon signed-rank and McNemar per metric. */
-export function compareEvalRuns(db: WritableDB, a: number, b: number, threshold: number, resamples: number): EvalComparison {
-  const runA = evalRunSummary(db, a);
-  const runB = evalRunSummary(db, b);
-  const pairs = pairedItems(db, a, b).map((p) => ({ a: JSON.parse(p.a) as Record<string, unknown>, b: JSON.parse(p.b) as Record<string, unknown> }));
-  if (pairs.length === 0) throw new AppError('conflict', `Runs ${a} and ${b} share no finished item (they must be on the same release split or dataset)`);
-  const metrics = COMPARED.flatMap((metric) => {
-    const both = pairs.filter((p) => typeof p.a[metric] === 'number' && typeof p.b[metric] === 'number');
-    if (both.length === 0) return [];
-    const scale = isPercentMetric(metric) ? 100 : 1;
-    const xs = both.map((p) => (p.a[metric] as number) * scale);
-    const ys = both.map((p) => (p.b[metric] as number) * scale);
-    const boot = pairedBootstrap(xs, ys, { resamples });
-    const wilcoxon = wilcoxonSignedRank(xs, ys);
-    // Correct = the item's score reaches the threshold (on the 0-1 scale; judge: on 0-5 scaled to 0-1).
-    const unit = metric === 'judge_mean' ? 5 : 1;
-    const correct = (v: number) => v / scale / unit >= threshold;
-    const mc = mcnemar(xs.map(correct), ys.map(correct));
-    return [
-      {
-        metric,
-        meanA: mean(xs),
-        meanB: mean(ys),
-        bootstrap: { difference: boot.difference, ciLow: boot.ci?.low ?? null, ciHigh: boot.ci?.high ?? null, pValue: boot.pValue },
-        wilcoxon: { statistic: wilcoxon.statistic, pValue: wilcoxon.pValue, nonZero: wilcoxon.nonZero },
-        mcnemar: { onlyA: mc.onlyA, onlyB: mc.onlyB, pValue: mc.pValue, method: mc.method, threshold },
-      },
-    ];
-  });
-  return { a: runA, b: runB, paired: pairs.length, metrics };
-}
-
-/** Method × model rows (one per run) and method × type rows (one per run and type). */
-export function evalTables(db: WritableDB, runs: readonly number[]): { byModel: EvalTableRow[]; byType: EvalTableRow[] } {
-  const summaries = (runs.length ? runs.map((id) => evalRunSummary(db, id)) : evalRunSummaries(db, 500)).filter((s) => s.done > 0);
-  return {
-    byModel: summaries.map((s) => ({ method: s.method, methodLabel: s.methodLabel, model: s.model, type: null, runId: s.id, n: s.done, metrics: s.metrics })),
-    byType: summaries.flatMap((s) =>
-      Object.entries(s.byType).map(([type, metrics]) => ({
-        method: s.method,
-        methodLabel: s.methodLabel,
-        model: s.model,
-        type,
-        runId: s.id,
-        n: Math.max(0, ...Object.values(metrics).map((m) => m.n)),
-        metrics,
-      })),
-    ),
-  };
-}
+export { compareEvalRuns, evalRunSummaries, evalRunSummary, evalTables } from './results';

@@ -1,14 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { findDatasetByName } from '../../../db/queries/datasets';
-import { goldCitations, goldInstances, goldInterpretations, goldLongAnswers } from '../../../db/queries/evaluation-gold';
+import { goldCitations, goldFragmentCounts, goldInstances, goldInterpretations, goldLongAnswers } from '../../../db/queries/evaluation-gold';
 import { getRelease, releaseEntries } from '../../../db/queries/releases';
 import { FrozenRecords } from '../release/frozen';
 import type { ReadableDB } from '../../../db/sql';
-import { AppError, type ScoreGroup, type ScoreReport, type ScoreRequest } from '../../../shared/api';
-import { aggregateByGroup, aggregateMetrics, METRIC_NAMES, READER_METRIC_NAMES, scoreItem, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
+import { AppError, type InvalidCitations, type ScoreGroup, type ScoreReport, type ScoreRequest } from '../../../shared/api';
+import { conventionNote } from '../../../shared/eval/conventions';
+import { aggregateByGroup, aggregateMetrics, invalidCitationNote, METRIC_NAMES, READER_METRIC_NAMES, resolveCitations, scoreItem, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
+import { PUNKT_BUILTIN, type PunktParams } from '../../../shared/eval/punkt';
 import { PredictionsError, PredictionsReader, type Prediction, type PredictionsFile } from '../../../shared/eval/predictions';
 import { DEFAULT_MAX_RECORD_BYTES, readLines } from '../import/json-stream';
+import { punktParams } from './punkt-params';
 
 /**
  * `evaluation:score`: predictions made elsewhere, scored against the gold interpretations of a
@@ -48,6 +51,7 @@ export function goldFromDataset(db: ReadableDB, datasetId: number): GoldEntry[] 
   const interpretations = groupBy(goldInterpretations(db, datasetId));
   const longAnswers = groupBy(goldLongAnswers(db, datasetId));
   const citations = groupBy(goldCitations(db, datasetId));
+  const fragments = new Map(goldFragmentCounts(db, datasetId).map((r) => [r.instance_id, r.n]));
   return goldInstances(db, datasetId).map((instance) => ({
     sourceId: instance.source_id,
     type: instance.ambiguity_type,
@@ -55,6 +59,7 @@ export function goldFromDataset(db: ReadableDB, datasetId: number): GoldEntry[] 
       interpretations: (interpretations.get(instance.id) ?? []).map((p) => (p.short_answer && p.short_answer.trim() !== '' ? [p.short_answer, ...parseAliases(p.answer_aliases)] : [])),
       longAnswers: (longAnswers.get(instance.id) ?? []).map((a) => a.text),
       citedFragments: (citations.get(instance.id) ?? []).map((c) => fragmentNames(c.rank, c.title, c.passage_source_id)),
+      fragmentCount: fragments.get(instance.id) ?? null,
     },
   }));
 }
@@ -107,6 +112,7 @@ export function goldFromRelease(db: ReadableDB, releaseId: number, split: string
           const passage = byRank.get(rank);
           return fragmentNames(rank, passage?.title ?? '', passage?.source_id ?? null);
         }),
+        fragmentCount: instance.evidence?.length ? instance.evidence.length : null,
       },
     });
   }
@@ -116,6 +122,7 @@ export function goldFromRelease(db: ReadableDB, releaseId: number, split: string
 export interface ScoreOptions {
   metrics?: readonly MetricName[];
   rouge?: 'rougeLsum' | 'rougeL';
+  punkt?: PunktParams;
   resamples?: number;
   seed?: number;
 }
@@ -132,10 +139,12 @@ export function scoreAgainstGold(gold: readonly GoldEntry[], predictions: Readon
   const known = new Set(gold.map((g) => g.sourceId));
   const unknown = [...predictions.keys()].filter((id) => !known.has(id));
   let missing = 0;
+  const invalidCitations: InvalidCitations = { items: 0, examples: [] };
   const items = gold.map((entry) => {
     const prediction = predictions.get(entry.sourceId);
     if (!prediction) missing++;
-    return scoreItem(prediction ?? EMPTY, entry.gold, { metrics, variant: options.rouge ?? 'rougeLsum', stemming: true });
+    else noteInvalidCitations(invalidCitations, entry, prediction);
+    return scoreItem(prediction ?? EMPTY, entry.gold, { metrics, variant: options.rouge ?? 'rougeLsum', stemming: true, punkt: options.punkt ?? PUNKT_BUILTIN });
   });
   const aggregate = { metrics, resamples: options.resamples ?? 1000, seed: options.seed ?? 1 };
   const overall = group(items, aggregateMetrics(items, aggregate));
@@ -151,25 +160,31 @@ export function scoreAgainstGold(gold: readonly GoldEntry[], predictions: Readon
         ),
       ]),
   );
-  return { ...overall, missing, unknown, byType, items };
+  return { ...overall, missing, unknown, invalidCitations, byType, items };
 }
 
-function notes(options: Required<Pick<ScoreOptions, 'rouge' | 'resamples' | 'seed'>>): Record<string, string> {
-  return {
+/** Counts a prediction that cites fragment numbers its question does not have, keeping the first 20 as examples. */
+function noteInvalidCitations(into: InvalidCitations, entry: GoldEntry, prediction: Prediction): void {
+  const count = entry.gold.fragmentCount ?? null;
+  if (count === null || !prediction.citations?.length) return;
+  const { invalid } = resolveCitations(prediction.citations, entry.gold);
+  if (invalid.length === 0) return;
+  into.items++;
+  if (into.examples.length < 20) into.examples.push({ sourceId: entry.sourceId, line: prediction.line, note: invalidCitationNote(invalid, count) });
+}
+
+/** How each metric was computed, from the one table of conventions (shared/eval/conventions.ts), with this report's settings. */
+function notes(metrics: readonly string[], options: Required<Pick<ScoreOptions, 'rouge' | 'resamples' | 'seed'>> & { punkt: string }): Record<string, string> {
+  const out: Record<string, string> = {
     normalisation: 'SQuAD: lower-case, ASCII punctuation removed, articles a/an/the removed, white space collapsed',
-    str_em:
-      'ASQA STR-EM: per interpretation, 1 if any short answer or alias (normalised) is a substring of the normalised long answer; mean over interpretations (those with a gold answer), then over items',
-    rouge_l: `${options.rouge}, F-measure, Porter stemming of tokens over 3 letters (rouge_score tokenizer), best over the reference long answers, mean over items${options.rouge === 'rougeLsum' ? '; sentences split by a Punkt-like rule (ASQA splits with NLTK Punkt)' : ''}`,
-    token_em_f1: 'SQuAD token EM / F1, best over the predicted short answers (the long answer when none) and every gold answer',
-    d_f1: 'ADF D-F1: fraction of interpretations with a predicted answer at token F1 >= 0.5 against one of their answers',
-    dr_f1: 'ADF DR-F1: sqrt(D-F1 x ROUGE-L) of the corpus means',
-    citation_precision:
-      'CondAmbigQA citation score: distinct cited fragments (by rank in the frozen evidence list, passage title or source id, case ignored) that the gold interpretations cite, over all distinct cited; 0 when none cited; not applicable without gold citations',
-    answer_count_difference: 'CondAmbigQA: number of short answers minus number of gold interpretations (only for predictions with short_answers)',
-    reader_metrics: 'disambig_f1 and dr need the extractive reader (an LLM call) and come from evaluation runs, not from evaluation:score',
-    intervals: options.resamples > 0 ? `95% percentile bootstrap over items, ${options.resamples} resamples, seed ${options.seed}` : 'none (resamples 0)',
-    missing: 'items without a prediction are scored as an empty answer with no short answers and no citations',
   };
+  for (const metric of metrics) out[metric] = conventionNote(metric) ?? metric;
+  if (metrics.includes('rouge_l')) out.rouge_l += ` Variant: ${options.rouge}; Punkt parameters: ${options.punkt}.`;
+  out.reader_metrics = 'disambig_f1, dr and march_avg need the extractive reader and come from evaluation runs, not from evaluation:score';
+  out.intervals = options.resamples > 0 ? `95% percentile bootstrap over items, ${options.resamples} resamples, seed ${options.seed}` : 'none (resamples 0)';
+  out.missing = 'items without a prediction are scored as an empty answer with no short answers and no citations';
+  out.citations = 'a cited number the question does not have counts as a wrong citation; such predictions are counted in invalidCitations';
+  return out;
 }
 
 /** The largest line of a predictions file, as the importers' largest record. */
@@ -228,7 +243,8 @@ export async function scorePredictionsFile(db: ReadableDB, request: ScoreRequest
   const label = path.basename(request.predictions);
   const parsed = await readPredictions(request.predictions);
   if (parsed.predictions.size === 0) throw new AppError('invalid_input', `${label}: no predictions in the file`);
-  const options = { metrics: wanted as MetricName[], rouge: request.rouge, resamples: request.resamples, seed: request.seed };
+  const punkt = punktParams();
+  const options = { metrics: wanted as MetricName[], rouge: request.rouge, resamples: request.resamples, seed: request.seed, punkt };
   const result = scoreAgainstGold(gold, parsed.predictions, options);
   if (result.unknown.length === parsed.predictions.size) {
     const first = [...parsed.predictions.values()][0]!;
@@ -247,6 +263,6 @@ export async function scorePredictionsFile(db: ReadableDB, request: ScoreRequest
     predictionsFile: request.predictions,
     predictions: parsed.predictions.size,
     ...figures,
-    notes: notes({ rouge: request.rouge, resamples: request.resamples, seed: request.seed }),
+    notes: notes(wanted, { rouge: request.rouge, resamples: request.resamples, seed: request.seed, punkt: punkt.source }),
   };
 }

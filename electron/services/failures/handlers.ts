@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { addItemTag, applyFlagRule, applyItemRule, itemTagHistory, removeItemTag, rowToItemTagView, runTagRows, tagCounts } from '../../../db/queries/eval-item-tags';
-import { failedItemReasons, getEvalItem, itemsForTextRules } from '../../../db/queries/eval-items';
+import { failedItemReasons, getEvalItem, itemsForMetricRules, itemsForTextRules } from '../../../db/queries/eval-items';
 import { countFailures, failurePageIds, failureRows, itemsByKey, neighbourItems, rowToFailureRow, type FailureFilter, type FailureRowDb } from '../../../db/queries/eval-items-failures';
 import { getEvalRun, rowToFailureRunInfo } from '../../../db/queries/eval-runs';
 import { findFailureTag, insertFailureTag, listFailureTags, rowToFailureTagView, type FailureTagRow } from '../../../db/queries/failure-tags';
@@ -10,14 +10,17 @@ import { getInstance } from '../../../db/queries/instances';
 import { transaction, type WritableDB } from '../../../db/sql';
 import { toCsv } from '../../../shared/tables';
 import { AppError, type CallContext, type FailureOperation, type FailureTagView, type Handlers } from '../../../shared/api';
-import { answerCoverage, groupFailureReasons, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
+import { answerCoverage, appendixGTags, groupFailureReasons, isFormatFailure, isRefusal, retrievalOverlap } from '../../../shared/failures';
 import { evalItemDetail } from '../evaluation/items';
 import { finishedRun, judgeValidation, startJudgeCampaign } from './judge-validation';
 import type { Workbench } from '../workbench';
 
 /** The rules behind the tags the app suggests, in words. */
 const RULES: Record<string, string> = {
-  collapsed: 'the answer covers at most one of several gold interpretations (ASQA-normalised short answer match)',
+  collapsed: 'the prediction commits to at most one interpretation (its distinct answers, or what the reader finds for each clarified question) while the gold has several (MARCH appendix G.1)',
+  'detection-miss': "the method's planner recorded the question as unambiguous while the gold lists several interpretations",
+  'hop-inconsistency': 'the method recorded a failed hop-consistency check that recovery did not fix',
+  'needs-clarification': 'the method recorded an interpretation blocked by a missing hop entity',
   'retrieval-miss': 'the method searched and none of the gold evidence passages came back',
   'refusal-or-format-error': 'the item failed because an output could not be read, or the answer declines to answer',
 };
@@ -54,8 +57,24 @@ export function suggestTags(db: WritableDB, runId: number): Record<string, numbe
       else if (item.status === 'done' && isRefusal(item.long_answer)) notes.set(item.id, 'refusal: the answer declines to answer');
     }
     added['refusal-or-format-error'] = applyItemRule(db, [...notes.keys()], requireTag(db, 'refusal-or-format-error').id, 'rule:refusal-or-format-error', (id) => notes.get(id)!);
+    Object.assign(added, suggestAppendixGTags(db, runId));
     return added;
   });
+}
+
+/** The appendix-G tags that rules can suggest from what a method recorded on its items. */
+function suggestAppendixGTags(db: WritableDB, runId: number): Record<string, number> {
+  const byTag = new Map<string, Map<number, string>>([['detection-miss', new Map()], ['hop-inconsistency', new Map()], ['needs-clarification', new Map()]]);
+  for (const item of itemsForMetricRules(db, runId)) {
+    for (const { tag, note } of appendixGTags(JSON.parse(item.metrics) as Record<string, unknown>, item.gold_interpretations)) byTag.get(tag)!.set(item.id, note);
+  }
+  const added: Record<string, number> = {};
+  for (const [tag, notes] of byTag) {
+    const found = findFailureTag(db, tag);
+    // A database whose taxonomy lacks the tag (a person removed it) gets no suggestion for it.
+    added[tag] = found ? applyItemRule(db, [...notes.keys()], found.id, `rule:${tag}`, (id) => notes.get(id)!) : 0;
+  }
+  return added;
 }
 
 export function failureHandlers(workbench: Workbench): Pick<Handlers, FailureOperation> {
@@ -99,7 +118,7 @@ export function failureHandlers(workbench: Workbench): Pick<Handlers, FailureOpe
       return {
         item,
         run: rowToFailureRunInfo(run),
-        coverage: answerCoverage(item.longAnswer, item.gold.interpretations),
+        coverage: answerCoverage(item.longAnswer, item.gold.interpretations, { failed: item.status === 'failed' }),
         retrieval: retrievalOverlap(item.gold.interpretations, item.retrieved, item.interpretations),
         tags: itemTagHistory(db, id).map(rowToItemTagView),
         flags: item.instanceId !== null ? instanceFlags(db, item.instanceId).map(rowToInstanceFlagView) : [],

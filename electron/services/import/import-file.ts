@@ -9,6 +9,7 @@ import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
 import { indexPassagesAfter, maxPassageId } from '../../../db/queries/passages';
 import { WriteContext, writeRecord } from '../record-writer';
 import { FORMATS, type SourceFormat } from './formats';
+import { emptyCitationLinks } from './formats/format';
 import { parseRecord } from './json-record';
 import { FileStructureError, type RawRecord } from './json-scanner';
 import { DEFAULT_MAX_RECORD_BYTES, readRecords } from './json-stream';
@@ -82,6 +83,7 @@ class FileImport {
   readonly shortName: string;
   readonly report: ImportReport;
   readonly context: WriteContext;
+  readonly citationLinks = emptyCitationLinks();
   /** Source ids seen, with the line they were first seen on. */
   private readonly seen = new Map<string, number>();
   valid = 0;
@@ -108,6 +110,7 @@ class FileImport {
       moreErrors: 0,
       rejectsFile: null,
       passagesCreated: 0,
+      citationLinks: null,
       seconds: 0,
     };
   }
@@ -197,6 +200,7 @@ class FileImport {
       dataset: dataset ?? (data as AwbRecord).dataset,
       corpus: this.datasetName ?? (data as AwbRecord).dataset.name,
       raw,
+      citationLinks: this.citationLinks,
     });
     for (const record of Array.isArray(converted) ? converted : [converted]) {
       let outcome: 'imported' | 'duplicate';
@@ -218,6 +222,7 @@ class FileImport {
     this.report.imported = 0;
     this.report.duplicates = 0;
     this.report.passagesCreated = 0;
+    this.report.citationLinks = null;
   }
 }
 
@@ -271,6 +276,8 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
       }
     }
     report.passagesCreated = run.context.passagesCreated;
+    const links = run.citationLinks;
+    if (links.byNumber + links.byTitleText + links.unmatched > 0) report.citationLinks = links;
     if (report.rejected > 0 && !options.skipInvalid) {
       rollback(db);
       run.discardCounts();

@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { deletePrice, listPrices, setPrice } from '../../../db/queries/model-prices';
 import { failedItems } from '../../../db/queries/pipeline-items';
-import { lastRunConfig } from '../../../db/queries/runs';
+import { getRun, lastRunConfig, listRuns } from '../../../db/queries/runs';
+import { runBatches, type BatchRow } from '../../../db/queries/llm-batches';
+import { AppError } from '../../../shared/api';
+import type { PipelineStage } from '../../../shared/domain';
+import type { BatchSummary, PipelineProgress, Price } from '../../../shared/pipeline';
+import { costPerKept } from './cost';
 import type { Handlers } from '../../../shared/api';
 import { PIPELINE_STAGES } from '../../../shared/domain';
 import { formatUsd } from '../../../shared/pipeline';
@@ -23,16 +28,37 @@ type PipelineOperation =
   | 'pipeline:prompt-history'
   | 'pipeline:prompt-save'
   | 'pipeline:prices'
-  | 'pipeline:price-set';
+  | 'pipeline:price-set'
+  | 'pipeline:show'
+  | 'pipeline:resume';
 
 /** Settings a run keeps in its stored config, not part of the config file itself. */
 const RUN_KEYS = ['stages', 'limit', 'datasets', 'noCache'];
+
+/** The config with a run's own cost ceiling, where one is given. */
+function withCeiling(config: unknown, maxUsd: number | undefined): unknown {
+  if (maxUsd === undefined) return config;
+  const c = config as { budget?: Record<string, unknown> };
+  return { ...c, budget: { ...(c.budget ?? {}), maxUsd } };
+}
+
+function progressText(p: PipelineProgress): string {
+  const batches = p.openBatches ? ` · waiting for ${p.openBatches} batch${p.openBatches === 1 ? '' : 'es'}` : '';
+  return `${p.stage} · ${p.calls} calls, ${p.cachedCalls} cached · ${formatUsd(p.costUsd)}${batches}`;
+}
+
+function batchSummary(b: BatchRow): BatchSummary {
+  return {
+    id: b.id, stage: b.stage, endpoint: b.endpoint, model: b.model, state: b.ingested_at ? `${b.state}, read back` : b.state, providerBatchId: b.provider_batch_id,
+    requests: b.requests, completed: b.completed, failed: b.failed, attempt: b.attempt, submittedAt: b.submitted_at, finishedAt: b.finished_at,
+  };
+}
 
 export function pipelineHandlers(workbench: Workbench): Pick<Handlers, PipelineOperation> {
   const db = workbench.db;
   return {
     'pipeline:start': (request) => {
-      const config = request.config ?? readConfigFile(path.resolve(request.configPath!));
+      const config = withCeiling(request.config ?? readConfigFile(path.resolve(request.configPath!)), request.maxUsd);
       parseConfig(config); // refuse a bad config before a job exists
       return workbench.writerJob('pipeline', `Pipeline${request.stages.length ? `: ${request.stages.join(', ')}` : ''}`, 'items', (writer, control) =>
         runPipeline(writer, {
@@ -44,9 +70,36 @@ export function pipelineHandlers(workbench: Workbench): Pick<Handlers, PipelineO
             ...(request.noCache ? { noCache: request.stages.length ? request.stages : [...PIPELINE_STAGES] } : {}),
             signal: control.signal,
             keys: workbench.apiKeys,
-            onProgress: (p) => control.progress(p.done, p.total, `${p.stage} · ${p.calls} calls, ${p.cachedCalls} cached · ${formatUsd(p.costUsd)}`),
+            onProgress: (p) => control.progress(p.done, p.total, progressText(p)),
         }),
       );
+    },
+    'pipeline:resume': ({ run, maxUsd }) => {
+      const stored = getRun(db, run);
+      if (!stored) throw new AppError('not_found', `No pipeline run ${run}`);
+      if (stored.status === 'running') throw new AppError('conflict', `Run ${run} is running: it cannot be resumed while it runs`);
+      const { stages, limit, datasets, noCache, ...config } = stored.config as Record<string, unknown> & { stages?: PipelineStage[]; limit?: number | null; datasets?: string[]; noCache?: PipelineStage[] };
+      const withLimit = withCeiling(config, maxUsd);
+      parseConfig(withLimit);
+      return workbench.writerJob('pipeline', `Pipeline: resume run ${run}`, 'items', (writer, control) =>
+        runPipeline(writer, {
+          config: withLimit,
+          resume: run,
+          stages: stages ?? [],
+          ...(limit ? { limit } : {}),
+          datasets: datasets ?? [],
+          ...(noCache?.length ? { noCache } : {}),
+          signal: control.signal,
+          keys: workbench.apiKeys,
+          onProgress: (p) => control.progress(p.done, p.total, progressText(p)),
+        }),
+      );
+    },
+    'pipeline:show': ({ run }) => {
+      const summary = run === undefined ? listRuns(db, 1)[0] : getRun(db, run);
+      if (!summary) throw new AppError('not_found', run === undefined ? 'No pipeline run yet' : `No pipeline run ${run}`);
+      const prices = ((summary.config as { prices?: Record<string, Price> }).prices ?? {}) as Record<string, Price>;
+      return { ...summary, costPerKept: costPerKept(db, { runId: summary.id }, prices), batches: runBatches(db, summary.id).map(batchSummary) };
     },
     // A config being typed is often invalid: that is an answer here, not an error.
     'pipeline:validate': ({ config }) => {
@@ -75,9 +128,9 @@ export function pipelineHandlers(workbench: Workbench): Pick<Handlers, PipelineO
     'pipeline:prompt-history': ({ stage }) => promptHistory(db, stage),
     'pipeline:prompt-save': ({ stage, system, user }) => savePrompt(db, stage, system, user),
     'pipeline:prices': () => listPrices(db),
-    'pipeline:price-set': ({ model, input, output }) => {
+    'pipeline:price-set': ({ model, input, output, batchInput, batchOutput, cachedInput }) => {
       if (input === null || output === null) deletePrice(db, model);
-      else setPrice(db, model, input, output);
+      else setPrice(db, model, input, output, { batchInput: batchInput ?? null, batchOutput: batchOutput ?? null, cachedInput: cachedInput ?? null });
       return listPrices(db);
     },
   };

@@ -5,17 +5,24 @@ import { cachedCall, recordCall, tagCall } from '../../../db/queries/llm-calls';
 import { listPrices } from '../../../db/queries/model-prices';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
+import { jsonSchemaFor, STAGE_SCHEMAS, type Endpoint, type ModelRef, type PipelineConfig, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
 import { sha256 } from '../hash';
 import { OpenAIEmbedder } from '../retrieval/openai-embedder';
-import { jsonSchemaFor, STAGE_SCHEMAS, type Endpoint, type ModelRef, type PipelineConfig, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
+import { Batcher, type BatchAnswer } from './batch';
+import { CostCeiling, PriceTable, type CallMode, type Reservation } from './budget';
+import { describe, extractJson, extractJsonSafe, isLocal, MinuteWindow, withRequestSignal } from './llm-wire';
+
+export { extractJson, MinuteWindow } from './llm-wire';
 
 /**
  * Every model call of the pipeline goes through here: the content-addressed cache first (no
- * slot is taken for a cached answer), then the endpoint's limits (requests in flight, requests
- * and tokens per minute), then the real `openai` SDK, which retries 408/409/429/5xx with
- * backoff and honours `retry-after`. Answers are asked for as JSON (a strict schema, JSON mode or
- * plain text, per endpoint), validated, and repaired once; a call that still fails gives the
- * item a reason and the raw output, never an exception that stops the run.
+ * slot is taken for a cached answer, and identical requests in flight share one call), then, for
+ * a stage sent in batches, the endpoint's Batch API (batch.ts), else the endpoint's limits
+ * (requests in flight, requests and tokens per minute) and the real `openai` SDK, which retries
+ * 408/409/429/5xx with backoff and honours `retry-after`. Before anything is sent its cost is
+ * reserved under the run's ceiling (budget.ts). Answers are asked for as JSON (a strict schema,
+ * JSON mode or plain text, per endpoint), validated, and repaired once (synchronously); a call that
+ * still fails gives the item a reason and the raw output, never an exception that stops the run.
  */
 
 export interface Message {
@@ -31,6 +38,8 @@ export interface LlmRequest<K extends SchemaName> {
   stage: string;
   /** `bq:12`, `inst:5`: the item the call serves, for traces. */
   item: string;
+  /** The ambiguity type the call is about, where it has one (cost per kept instance per type). */
+  type?: string | null;
   ref: ModelRef;
   messages: Message[];
   /**
@@ -56,6 +65,8 @@ export interface CallStats {
   calls: number;
   cachedCalls: number;
   failedCalls: number;
+  /** Calls answered through a Batch API (counted in `calls` too). */
+  batchCalls: number;
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
@@ -64,43 +75,7 @@ export interface CallStats {
   queueMs: number;
 }
 
-export const emptyStats = (): CallStats => ({ calls: 0, cachedCalls: 0, failedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: 0, queueMs: 0 });
-
-/** Requests (or tokens) per minute: waits until the last minute's use leaves room. */
-export class MinuteWindow {
-  private readonly used: { at: number; amount: number }[] = [];
-  private total = 0;
-
-  constructor(private readonly limit: number) {}
-
-  async take(amount: number, signal: AbortSignal | undefined): Promise<void> {
-    const wanted = Math.min(amount, this.limit);
-    for (;;) {
-      if (signal?.aborted) throw new AppError('cancelled', 'Cancelled');
-      const now = Date.now();
-      while (this.used.length && now - this.used[0]!.at >= 60_000) this.total -= this.used.shift()!.amount;
-      if (this.total + wanted <= this.limit) {
-        this.used.push({ at: now, amount: wanted });
-        this.total += wanted;
-        return;
-      }
-      await pause(Math.max(5, 60_000 - (now - this.used[0]!.at)), signal);
-    }
-  }
-}
-
-/** Waits `ms`, or less when the signal aborts first (a cancelled run must not sit out a minute). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+export const emptyStats = (): CallStats => ({ calls: 0, cachedCalls: 0, failedCalls: 0, batchCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: 0, queueMs: 0 });
 
 interface EndpointState {
   name: string;
@@ -111,68 +86,46 @@ interface EndpointState {
   tokens: MinuteWindow | null;
 }
 
-function isLocal(url: string): boolean {
-  try {
-    return ['localhost', '127.0.0.1', '::1', '[::1]'].includes(new URL(url).hostname);
-  } catch {
-    return false;
-  }
-}
+type Body = ReturnType<LlmClient['body']>;
+type Completion = OpenAI.Chat.Completions.ChatCompletion;
+/** How an answer came: when it was sent and waited for (sync), or which batch brought it. */
+type Delivery = { mode: 'sync'; latencyMs: number; queueMs: number } | { mode: 'batch'; batchId: number };
 
-/** Finds the JSON object in an answer: the whole text, or a fenced or embedded object. */
-export function extractJson(text: string): unknown {
-  const trimmed = text.trim();
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(trimmed);
-    if (fenced) return JSON.parse(fenced[1]!);
-    const start = trimmed.indexOf('{');
-    const end = trimmed.lastIndexOf('}');
-    if (start !== -1 && end > start) return JSON.parse(trimmed.slice(start, end + 1));
-    throw new Error('no JSON object in the answer');
-  }
-}
-
-function describe(error: unknown, baseURL: string): string {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return `the request timed out (${baseURL})`;
-  if (error instanceof OpenAI.APIConnectionError) {
-    // fetch wraps the socket's error: the code (ECONNREFUSED, ENOTFOUND, ...) is further down.
-    let cause: unknown = error.cause;
-    let detail = error.message;
-    for (let depth = 0; cause && depth < 4; depth++, cause = (cause as { cause?: unknown }).cause) {
-      const { code, message } = cause as { code?: string; message?: string };
-      detail = code ?? message ?? detail;
-      if (code) break;
-    }
-    return `could not reach ${baseURL}: ${detail}`;
-  }
-  if (error instanceof OpenAI.APIError) {
-    const body = typeof error.error === 'string' ? error.error : '';
-    const html = /<html|<!doctype/i.test(body) || /<html|<!doctype/i.test(error.message);
-    return `${error.status ?? 'no status'}${html ? ' (an HTML page, not JSON)' : ''}: ${error.message.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200)}`;
-  }
-  if (error instanceof SyntaxError) return `the endpoint answered something that is not JSON (${error.message.slice(0, 120)})`;
-  return (error as Error).message ?? String(error);
+export interface LlmOptions {
+  runId: number | null;
+  signal?: AbortSignal;
+  noCache?: ReadonlySet<string>;
+  keys?: Readonly<Record<string, string>>;
+  /** Lines for the run's log (a batch price assumed, an endpoint without a Batch API). */
+  note?: (line: string) => void;
 }
 
 export class LlmClient {
   private readonly endpoints = new Map<string, EndpointState>();
   private readonly apiKeys = new Map<string, string>();
-  private readonly prices = new Map<string, { input: number; output: number }>();
+  private readonly prices: PriceTable;
+  private readonly inFlight = new Map<string, Promise<LlmResult<unknown>>>();
+  /** What each batched request reserved under the ceiling, released when its answer (or none) comes back. */
+  private readonly batchReserved = new Map<string, Reservation>();
   readonly stats = emptyStats();
   readonly byStage = new Map<string, CallStats>();
+  /** Per stage and model (`endpoint/model`): the voting order's costs. */
+  readonly byStageModel = new Map<string, CallStats>();
+  readonly ceiling: CostCeiling;
+  readonly batcher: Batcher | null;
 
   constructor(
     private readonly db: WritableDB,
     private readonly config: PipelineConfig,
-    private readonly options: { runId: number | null; signal?: AbortSignal; noCache?: ReadonlySet<string>; keys?: Readonly<Record<string, string>> } = { runId: null },
+    private readonly options: LlmOptions = { runId: null },
   ) {
     // Each request in flight listens to the run's signal until it ends (see withRequestSignal):
     // as many listeners as requests may be in flight is expected, not a leak.
     if (options.signal) setMaxListeners(Object.values(config.endpoints).reduce((n, e) => n + e.maxInFlight, 0) + 16, options.signal);
-    for (const row of listPrices(db)) this.prices.set(row.model, { input: row.input, output: row.output });
-    for (const [model, price] of Object.entries(config.prices)) this.prices.set(model, price);
+    const note = options.note ?? (() => undefined);
+    this.prices = new PriceTable(listPrices(db), config.prices, note);
+    this.ceiling = new CostCeiling(config.budget, () => ({ usd: this.stats.costUsd, tokens: this.stats.promptTokens + this.stats.completionTokens }));
+    if (config.budget.maxUsd !== null) this.refuseUnpriced();
     for (const [name, endpoint] of Object.entries(config.endpoints)) {
       const apiKey = options.keys?.[endpoint.apiKeyEnv] ?? process.env[endpoint.apiKeyEnv];
       if (!apiKey && !isLocal(endpoint.baseURL)) {
@@ -188,6 +141,17 @@ export class LlmClient {
         tokens: endpoint.tokensPerMinute ? new MinuteWindow(endpoint.tokensPerMinute) : null,
       });
     }
+    this.batcher =
+      config.batch.enabled && options.runId !== null
+        ? new Batcher(db, config.batch, options.runId, this.endpoints, (lines) => this.allowBatch(lines), note, options.signal)
+        : null;
+  }
+
+  /** A ceiling in dollars needs every model's price: an unknown cost cannot be kept under it. */
+  private refuseUnpriced(): void {
+    const models = [...this.config.detectors, this.config.generator, ...this.config.filters].map((r) => r.model);
+    const unpriced = [...new Set(models.filter((m) => !this.prices.has(m)))];
+    if (unpriced.length) throw new AppError('invalid_input', `budget.maxUsd needs a price for every model, and ${unpriced.join(', ')} ${unpriced.length === 1 ? 'has' : 'have'} none: set one (pipeline prices) or use budget.maxTokens.`);
   }
 
   /** An embeddings client on a configured endpoint (its key, retries and timeout; vectors cached in the database). */
@@ -204,15 +168,36 @@ export class LlmClient {
     });
   }
 
-  private count(stage: string, update: (s: CallStats) => void): void {
+  private count(stage: string, model: string, update: (s: CallStats) => void): void {
     update(this.stats);
-    if (!this.byStage.has(stage)) this.byStage.set(stage, emptyStats());
-    update(this.byStage.get(stage)!);
+    for (const [map, key] of [[this.byStage, stage], [this.byStageModel, `${stage}\u0000${model}`]] as const) {
+      if (!map.has(key)) map.set(key, emptyStats());
+      update(map.get(key)!);
+    }
   }
 
-  private cost(model: string, promptTokens: number, completionTokens: number): number | null {
-    const price = this.prices.get(model);
-    return price ? (promptTokens * price.input + completionTokens * price.output) / 1e6 : null;
+  /** This run's calls of one model in one stage. */
+  callsOf(stage: string, model: string): CallStats | undefined {
+    return this.byStageModel.get(`${stage}\u0000${model}`);
+  }
+
+  /** A high estimate of a call: its prompt as characters / 4 tokens in, `maxTokens` out. */
+  private estimate(model: string, mode: CallMode, body: { messages: unknown }): Reservation {
+    const input = Math.ceil(JSON.stringify(body.messages).length / 4);
+    return { usd: this.prices.cost(model, mode, input, this.config.maxTokens) ?? 0, tokens: input + this.config.maxTokens };
+  }
+
+  /** How many of a batch's lines fit under the ceiling (the rest are not sent, and the run stops). */
+  private allowBatch(lines: readonly { hash: string; body: { model: string; messages: unknown } }[]): number {
+    if (!this.ceiling.limited || this.ceiling.stopped) return this.ceiling.stopped ? 0 : lines.length;
+    let fit = 0;
+    for (const line of lines) {
+      const estimate = this.estimate(line.body.model, 'batch', line.body);
+      if (!this.ceiling.fits(estimate)) break;
+      this.batchReserved.set(line.hash, this.ceiling.reserve(estimate));
+      fit++;
+    }
+    return fit;
   }
 
   private body(endpoint: EndpointState, request: LlmRequest<SchemaName>) {
@@ -245,7 +230,11 @@ export class LlmClient {
     return sha256(JSON.stringify([baseURL.replace(/\/+$/, ''), body]));
   }
 
-  async ask<K extends SchemaName>(request: LlmRequest<K>, repair = true): Promise<LlmResult<SchemaOutput<K>>> {
+  /**
+   * One answer. `repair` is false for the repair attempt itself; `sync` sends it synchronously
+   * even in a batched stage (repairs are few, and a second 24-hour wait for one is rarely worth it).
+   */
+  async ask<K extends SchemaName>(request: LlmRequest<K>, repair = true, sync = false): Promise<LlmResult<SchemaOutput<K>>> {
     const endpoint = this.endpoints.get(request.ref.endpoint);
     if (!endpoint) return { ok: false, reason: `no endpoint named "${request.ref.endpoint}"`, raw: null, callId: null };
     const body = this.body(endpoint, request);
@@ -260,19 +249,70 @@ export class LlmClient {
         const parsed = validator.safeParse(extractJsonSafe(hit.response));
         if (parsed.success) {
           tagCall(this.db, hit.id, request.item);
-          this.count(request.stage, (s) => s.cachedCalls++);
+          this.count(request.stage, modelName, (s) => s.cachedCalls++);
           return { ok: true, value: parsed.data as SchemaOutput<K>, callId: hit.id, cached: true, logprobs: hit.logprobs ? (JSON.parse(hit.logprobs) as TokenLogprob[]) : null };
         }
       }
+      // The same request already on its way (another item asks it too): one call answers both.
+      const pending = this.inFlight.get(hash);
+      if (pending) {
+        const shared = (await pending) as LlmResult<SchemaOutput<K>>;
+        if (shared.ok) {
+          tagCall(this.db, shared.callId, request.item);
+          this.count(request.stage, modelName, (s) => s.cachedCalls++);
+        }
+        return shared.ok ? { ...shared, cached: true } : shared;
+      }
     }
+    const call = this.fetch(endpoint, request, body, hash, modelName, repair, sync);
+    this.inFlight.set(hash, call);
+    try {
+      return await call;
+    } finally {
+      this.inFlight.delete(hash);
+    }
+  }
 
+  /** Sends a request (in a batch where its stage is batched, else now) and takes its answer. */
+  private async fetch<K extends SchemaName>(endpoint: EndpointState, request: LlmRequest<K>, body: Body, hash: string, modelName: string, repair: boolean, sync: boolean): Promise<LlmResult<SchemaOutput<K>>> {
     const signal = this.options.signal;
     if (signal?.aborted) throw new AppError('cancelled', 'Cancelled');
+    if (this.ceiling.stopped) throw new AppError('cancelled', this.ceiling.stopped);
+    if (!sync && this.batcher?.takes(request.stage, endpoint.name)) {
+      const answer = await this.batcher.ask(endpoint.name, { hash, body, item: request.item, stage: request.stage, type: request.type ?? null });
+      const reserved = this.batchReserved.get(hash);
+      if (reserved) this.ceiling.release(reserved);
+      this.batchReserved.delete(hash);
+      if (answer.kind === 'answered') return this.accept(endpoint, request, body, hash, modelName, answer.completion, { mode: 'batch', batchId: answer.batchId }, repair);
+      const refused = this.unbatched(endpoint, answer);
+      if (refused) return refused;
+    }
+    const reservation = this.ceiling.limited ? this.ceiling.reserve(this.estimate(request.ref.model, 'sync', body)) : null;
+    try {
+      return await this.send(endpoint, request, body, hash, modelName, repair);
+    } finally {
+      if (reservation) this.ceiling.release(reservation);
+    }
+  }
+
+  /** A line a batch did not answer: the run stops (cancelled, over the ceiling), the call fails (fallback: fail), or null: send it now. */
+  private unbatched(endpoint: EndpointState, answer: Exclude<BatchAnswer, { kind: 'answered' }>): { ok: false; reason: string; raw: null; callId: null } | null {
+    if (answer.reason === 'cancelled') throw new AppError('cancelled', 'Cancelled');
+    if (answer.reason === 'budget') this.ceiling.stop();
+    if (this.config.batch.fallback === 'sync') return null;
+    const missing = this.batcher?.unsupportedReason(endpoint.name);
+    if (missing) this.ceiling.halt(`${missing}, and batch.fallback is "fail": the run stopped rather than send its calls one by one.`);
+    return { ok: false, reason: `not answered in a batch (${answer.reason}), and batch.fallback is "fail"`, raw: null, callId: null };
+  }
+
+  /** A synchronous call: a slot, the per-minute limits, then the SDK. */
+  private async send<K extends SchemaName>(endpoint: EndpointState, request: LlmRequest<K>, body: Body, hash: string, modelName: string, repair: boolean): Promise<LlmResult<SchemaOutput<K>>> {
+    const signal = this.options.signal;
     // Latency is the endpoint's: it starts when the request is sent, after any wait for a slot
     // or the per-minute limits, which is kept apart as queue time.
     const queued = performance.now();
     let sent = queued;
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    let completion: Completion;
     try {
       completion = await endpoint.slots(async () => {
         if (signal?.aborted) throw new AppError('cancelled', 'Cancelled');
@@ -289,47 +329,46 @@ export class LlmClient {
       const callId = recordCall(this.db, {
         hash, runId: this.options.runId, endpoint: endpoint.config.baseURL, model: modelName, stage: request.stage, item: request.item,
         request: { ...body, awb_queue_ms: queueMs }, response: null, status: 'error', error: reason, promptTokens: null, completionTokens: null,
-        latencyMs, costUsd: null,
+        latencyMs, costUsd: null, ambiguityType: request.type ?? null,
       });
-      this.count(request.stage, (s) => { s.calls++; s.failedCalls++; s.latencyMs += latencyMs; s.queueMs += queueMs; });
+      this.count(request.stage, modelName, (s) => { s.calls++; s.failedCalls++; s.latencyMs += latencyMs; s.queueMs += queueMs; });
       return { ok: false, reason, raw: null, callId };
     }
-    const latencyMs = performance.now() - sent;
-    const queueMs = sent - queued;
+    return this.accept(endpoint, request, body, hash, modelName, completion, { mode: 'sync', latencyMs: performance.now() - sent, queueMs: sent - queued }, repair);
+  }
+
+  /** Records an answer (priced by how it came), checks it against the schema, and repairs it once where it does not fit. */
+  private async accept<K extends SchemaName>(
+    endpoint: EndpointState, request: LlmRequest<K>, body: Body, hash: string, modelName: string, completion: Completion, delivery: Delivery, repair: boolean,
+  ): Promise<LlmResult<SchemaOutput<K>>> {
     const choice = completion.choices?.[0];
     const raw = choice?.message?.content ?? null;
     const logprobs = (choice?.logprobs?.content as TokenLogprob[] | null | undefined) ?? null;
+    const sample = request.sampling?.sample;
     const promptTokens = completion.usage?.prompt_tokens ?? 0;
     const completionTokens = completion.usage?.completion_tokens ?? 0;
-    const costUsd = this.cost(request.ref.model, promptTokens, completionTokens);
-    this.count(request.stage, (s) => {
+    const cachedTokens = completion.usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    const costUsd = this.prices.cost(request.ref.model, delivery.mode, promptTokens, completionTokens, cachedTokens);
+    const latencyMs = delivery.mode === 'sync' ? delivery.latencyMs : 0;
+    const queueMs = delivery.mode === 'sync' ? delivery.queueMs : 0;
+    this.count(request.stage, modelName, (s) => {
       s.calls++;
+      if (delivery.mode === 'batch') s.batchCalls++;
       s.promptTokens += promptTokens;
       s.completionTokens += completionTokens;
       s.costUsd += costUsd ?? 0;
       s.latencyMs += latencyMs;
       s.queueMs += queueMs;
     });
-
-    let problem: string | null = null;
-    let value: SchemaOutput<K> | null = null;
-    if (choice?.message?.refusal) problem = `the model refused: ${choice.message.refusal}`;
-    else if (raw === null || raw.trim() === '') problem = 'the answer was empty';
-    else {
-      try {
-        const parsed = validator.safeParse(extractJson(raw));
-        if (parsed.success) value = parsed.data as SchemaOutput<K>;
-        else problem = `the answer does not fit the schema: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ')}`;
-      } catch (error) {
-        problem = `${choice?.finish_reason === 'length' ? 'the answer was cut off at the token limit' : 'the answer is not valid JSON'} (${(error as Error).message.slice(0, 100)})`;
-      }
-    }
+    const { value, problem } = this.check(request, choice, raw);
     const callId = recordCall(this.db, {
       hash, runId: this.options.runId, endpoint: endpoint.config.baseURL, model: modelName, stage: request.stage, item: request.item,
-      request: { ...body, awb_queue_ms: queueMs, ...(sample === undefined ? {} : { awb_sample: sample }) }, response: raw, status: value ? 'ok' : 'error', error: problem, promptTokens, completionTokens, latencyMs, costUsd, logprobs,
+      request: { ...body, ...(delivery.mode === 'sync' ? { awb_queue_ms: queueMs } : {}), ...(sample === undefined ? {} : { awb_sample: sample }) }, response: raw, status: value ? 'ok' : 'error', error: problem,
+      promptTokens, completionTokens, latencyMs: delivery.mode === 'sync' ? latencyMs : null, costUsd, logprobs,
+      mode: delivery.mode, batchId: delivery.mode === 'batch' ? delivery.batchId : null, ambiguityType: request.type ?? null, cachedPromptTokens: cachedTokens || null,
     });
     if (value) return { ok: true, value, callId, cached: false, logprobs };
-    this.count(request.stage, (s) => s.failedCalls++);
+    this.count(request.stage, modelName, (s) => s.failedCalls++);
     if (repair && raw !== null && !choice?.message?.refusal) {
       const repaired = await this.ask(
         {
@@ -341,35 +380,25 @@ export class LlmClient {
           ],
         },
         false,
+        true,
       );
       if (repaired.ok) return repaired;
       return { ok: false, reason: `${problem}; the repair attempt failed too: ${repaired.reason}`, raw: repaired.raw ?? raw, callId: repaired.callId ?? callId };
     }
     return { ok: false, reason: problem!, raw, callId };
   }
-}
 
-/**
- * Runs a request under its own abort signal, tied to the run's for as long as the request lasts.
- * The SDK never removes the listener it adds to the signal it is given: given the run's signal,
- * every call of a long run would leave one behind (and Node warns of a leak past ten).
- */
-async function withRequestSignal<T>(run: AbortSignal | undefined, request: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-  if (!run) return request(undefined);
-  const controller = new AbortController();
-  const abort = () => controller.abort(run.reason);
-  run.addEventListener('abort', abort, { once: true });
-  try {
-    return await request(controller.signal);
-  } finally {
-    run.removeEventListener('abort', abort);
-  }
-}
-
-function extractJsonSafe(text: string): unknown {
-  try {
-    return extractJson(text);
-  } catch {
-    return undefined;
+  /** The answer's value, or what is wrong with it. */
+  private check<K extends SchemaName>(request: LlmRequest<K>, choice: Completion['choices'][number] | undefined, raw: string | null): { value: SchemaOutput<K> | null; problem: string | null } {
+    const validator = request.custom?.validator ?? STAGE_SCHEMAS[request.schema];
+    if (choice?.message?.refusal) return { value: null, problem: `the model refused: ${choice.message.refusal}` };
+    if (raw === null || raw.trim() === '') return { value: null, problem: 'the answer was empty' };
+    try {
+      const parsed = validator.safeParse(extractJson(raw));
+      if (parsed.success) return { value: parsed.data as SchemaOutput<K>, problem: null };
+      return { value: null, problem: `the answer does not fit the schema: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ')}` };
+    } catch (error) {
+      return { value: null, problem: `${choice?.finish_reason === 'length' ? 'the answer was cut off at the token limit' : 'the answer is not valid JSON'} (${(error as Error).message.slice(0, 100)})` };
+    }
   }
 }

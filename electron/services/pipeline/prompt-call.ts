@@ -1,6 +1,6 @@
 import type { WritableDB } from '../../../db/sql';
 import type { ConstructionConfig } from '../../../shared/construction';
-import { DETECTABLE_TYPES, schemaOfPrompt, withBaseUrlOverride, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
+import { BatchMode, Budget, DETECTABLE_TYPES, EarlyExit, schemaOfPrompt, withBaseUrlOverride, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
 import { getOrCreateProvenance } from '../../../db/queries/provenance';
 import { finishRun } from '../../../db/queries/runs';
 import { LlmClient, type LlmResult, type Message } from './llm';
@@ -37,6 +37,10 @@ function clientConfig(config: ConstructionConfig): PipelineConfig {
       filter: { rule: 'all' },
       concurrency: config.concurrency,
       prices: config.prices,
+      // Rounds, labels and the QA layer call one by one, with no ceiling of the pipeline's own.
+      earlyExit: EarlyExit.parse({}),
+      batch: BatchMode.parse({}),
+      budget: Budget.parse({}),
     },
     process.env.AWB_BASE_URL,
   );

@@ -3,24 +3,27 @@ import pLimit from 'p-limit';
 import { findCorpusByName, listCorpora } from '../../../db/queries/corpora';
 import { countEmbeddings, listModels } from '../../../db/queries/embeddings';
 import { findDatasetByName } from '../../../db/queries/datasets';
-import { getInstance, instanceFunnelRows, instancesAt } from '../../../db/queries/instances';
-import { detectedQuestionCount, questionsToDetect, subsetCandidates } from '../../../db/queries/base-questions';
-import { callsForItems } from '../../../db/queries/llm-calls';
-import { itemStages, markItem, stageStatusCounts } from '../../../db/queries/pipeline-items';
-import { finishRun, getRun, insertRun, listRuns, markAbandonedRuns, saveRunSummary } from '../../../db/queries/runs';
+import { detectionVoteCounts } from '../../../db/queries/detection-votes';
+import { filterVoteCounts } from '../../../db/queries/filter-votes';
+import { instancesWaiting } from '../../../db/queries/instances';
+import { questionsToDetect, subsetCandidates } from '../../../db/queries/base-questions';
+import { markItem } from '../../../db/queries/pipeline-items';
+import { finishRun, getRun, insertRun, markAbandonedRuns, reopenRun, saveRunSummary } from '../../../db/queries/runs';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
-import { PipelineConfig, withBaseUrlOverride, type Funnel, type ItemTrace, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
+import { PipelineConfig, withBaseUrlOverride, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
 import { stableSubset } from '../../../shared/pipeline-rules';
 import { defaultModelFor, embedCorpus, OFFLINE_DIMENSIONS, offlineModelName } from '../retrieval/models';
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
 import { emptyStats, LlmClient } from './llm';
 import { currentPrompts } from './prompts';
-import { keptLabelTables } from './label-tables';
 import { retrievalWork } from './retrieval-work';
 import { runStage } from './stages';
 import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages/context';
+import { VoteStats } from './stages/vote';
+
+export { itemTrace, pipelineFunnel, pipelineRuns, pipelineStatus } from './funnel';
 
 /**
  * A pipeline run: the chosen stages in order, each over every item waiting for it (items made
@@ -48,6 +51,8 @@ export interface RunOptions {
   onProgress?: (progress: PipelineProgress) => void;
   /** Lines worth telling the user as they happen (also kept in the run's summary as `log`). */
   onLog?: (line: string) => void;
+  /** Take up this stored run again (its batches, its votes) under the same id, instead of starting a new one. */
+  resume?: number;
 }
 
 export function parseConfig(json: unknown): PipelineConfig {
@@ -73,21 +78,27 @@ export function readConfigFile(file: string): unknown {
   }
 }
 
-const PREVIOUS: Record<PipelineStage, string> = {
-  detect: '',
-  clarify: 'detect',
-  decompose: 'clarify',
-  retrieve: 'decompose',
-  answer: 'retrieve',
-  merge: 'answer',
-  shorten: 'merge',
-  collide: 'shorten',
-  filter: 'collide',
-};
+/**
+ * The stages in the order a run takes them. With early exit, merge moves after shortening and
+ * collisions: shortening and collisions do not read the long answer, and merge writes from the
+ * answers as the answer stage left them, so every output is the same, and instances that collide
+ * are never merged (most of MARCH's losses before the filter happen there).
+ */
+export function stageOrder(config: PipelineConfig): PipelineStage[] {
+  if (!config.earlyExit.enabled) return [...PIPELINE_STAGES];
+  return PIPELINE_STAGES.filter((s) => s !== 'merge').flatMap((s) => (s === 'collide' ? ['collide', 'merge'] : [s])) as PipelineStage[];
+}
+
+/** Why the run stops taking new items: cancelled, or the cost ceiling reached (null: it goes on). */
+function stopReason(options: RunOptions, llm: LlmClient): string | null {
+  if (options.signal?.aborted) return 'Cancelled';
+  return llm.ceiling.stopped;
+}
 
 export async function runPipeline(db: WritableDB, options: RunOptions): Promise<RunSummary> {
   const config = parseConfig(options.config);
-  const chosen = options.stages?.length ? PIPELINE_STAGES.filter((s) => options.stages!.includes(s)) : [...PIPELINE_STAGES];
+  const order = stageOrder(config);
+  const chosen = options.stages?.length ? order.filter((s) => options.stages!.includes(s)) : order;
   const datasetIds = (options.datasets ?? []).map((name) => {
     const row = findDatasetByName(db, name);
     if (!row) throw new AppError('not_found', `No dataset named "${name}"`);
@@ -100,19 +111,23 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     corpusId = corpus.id;
   }
   markAbandonedRuns(db);
-  const runId = insertRun(db, 'pipeline', { ...config, stages: chosen, limit: options.limit ?? null, datasets: options.datasets ?? [], noCache: options.noCache ?? [] });
-  const llm = new LlmClient(db, config, { runId, ...(options.signal ? { signal: options.signal } : {}), noCache: new Set(options.noCache ?? []), ...(options.keys ? { keys: options.keys } : {}) });
-  const retriever = options.retriever ?? new EmbeddedRetriever(db);
-  const work = retrievalWork(db, retriever, { custom: options.retriever !== undefined });
   const log: string[] = [];
   const note = (line: string) => {
+    if (log.includes(line)) return;
     log.push(line);
     options.onLog?.(line);
   };
+  const runId = options.resume ?? insertRun(db, 'pipeline', { ...config, stages: chosen, limit: options.limit ?? null, datasets: options.datasets ?? [], noCache: options.noCache ?? [] });
+  if (options.resume !== undefined) reopenRun(db, runId);
+  const llm = new LlmClient(db, config, { runId, ...(options.signal ? { signal: options.signal } : {}), noCache: new Set(options.noCache ?? []), ...(options.keys ? { keys: options.keys } : {}), note });
+  const retriever = options.retriever ?? new EmbeddedRetriever(db);
+  const work = retrievalWork(db, retriever, { custom: options.retriever !== undefined });
   let rerank: RunSummary['rerank'] = null;
   let prepared: Promise<string | null> | null = null;
+  const votes = new VoteStats((stage, model) => llm.callsOf(stage, model));
+  seedVoteStats(db, runId, votes);
   const ctx: StageContext = {
-    db, config, llm, prompts: currentPrompts(db), runId, retriever, work, corpusId,
+    db, config, llm, prompts: currentPrompts(db), runId, retriever, work, corpusId, votes, note,
     // Vectors are made (or found) once, when the first item needs evidence.
     prepareRetrieval: () =>
       (prepared ??= prepareRetrieval(db, config, corpusId, options.retriever !== undefined, note, options.signal).then((setup) => {
@@ -120,16 +135,22 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
         return setup.evidenceModel;
       })),
   };
+  // Batches a run left open (this one, resumed, or any other that died) are polled and read back first.
+  llm.batcher?.recover();
   const counts: StageCounts[] = [];
   // --limit: the same base questions every time, by their stable key (not by import order).
   const subset = options.limit ? stableSubset(subsetCandidates(db, datasetIds), options.limit).map((c) => c.id) : null;
   const limit = 1_000_000_000;
+  const voters = [
+    ...config.detection.types.map((key) => ({ stage: 'detect', key, refs: config.detectors })),
+    { stage: 'filter', key: '', refs: config.filters },
+  ];
   const summary = (): Omit<RunSummary, 'id' | 'status' | 'startedAt' | 'finishedAt' | 'config'> => ({
     stages: counts.map((c) => {
       const s = llm.byStage.get(c.stage) ?? emptyStats();
       return {
         ...c, calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
-        latencyMs: Math.round(s.latencyMs), queueMs: Math.round(s.queueMs),
+        latencyMs: Math.round(s.latencyMs), queueMs: Math.round(s.queueMs), batchCalls: s.batchCalls,
       };
     }),
     calls: llm.stats.calls,
@@ -141,72 +162,97 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     retrieval: work.where,
     rerank,
     log: [...log],
+    voting: votes.summary(voters, config.earlyExit.warmup, config.earlyExit.enabled && config.earlyExit.order === 'stats'),
   });
 
   let status: 'done' | 'failed' | 'cancelled' = 'done';
   let error: string | null = null;
   try {
     for (const stage of chosen) {
-      if (options.signal?.aborted) throw new AppError('cancelled', 'Cancelled');
-      const items: (QuestionItem | InstanceItem)[] = stage === 'detect' ? questionsToDetect(db, datasetIds, limit, subset) : instancesAt(db, PREVIOUS[stage], stage, datasetIds, limit, subset);
+      const stopped = stopReason(options, llm);
+      if (stopped) throw new AppError('cancelled', stopped);
+      const items: (QuestionItem | InstanceItem)[] = stage === 'detect' ? questionsToDetect(db, datasetIds, limit, subset) : instancesWaiting(db, order.slice(1, order.indexOf(stage)), stage, datasetIds, limit, subset);
       const entry: StageCounts = { stage, processed: 0, done: 0, failed: 0, removed: 0, calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: 0, queueMs: 0 };
       counts.push(entry);
-      const started = Date.now();
-      let lastReport = 0;
-      const report = (force = false) => {
-        const now = Date.now();
-        if (!force && now - lastReport < 200) return;
-        lastReport = now;
-        const elapsed = (now - started) / 1000;
-        options.onProgress?.({
-          runId,
-          stage,
-          done: entry.processed,
-          total: items.length,
-          calls: llm.stats.calls,
-          cachedCalls: llm.stats.cachedCalls,
-          failedCalls: llm.stats.failedCalls,
-          costUsd: llm.stats.costUsd,
-          etaSeconds: entry.processed > 0 && elapsed > 0.5 ? ((items.length - entry.processed) * elapsed) / entry.processed : null,
-        });
-      };
-      report(true);
-      const slots = pLimit(config.concurrency);
-      await Promise.all(
-        items.map((item) =>
-          slots(async () => {
-            if (options.signal?.aborted) return;
-            let outcome: Outcome;
-            try {
-              outcome = await runStage(ctx, stage, item);
-            } catch (error) {
-              if (options.signal?.aborted || (error instanceof AppError && error.code === 'cancelled')) return;
-              // Anything else (a missing corpus or vectors, a database constraint) fails this item, not the run.
-              markItem(db, stage, stage === 'detect' ? `bq:${item.id}` : `inst:${item.id}`, 'failed', runId, `${stage}: ${(error as Error).message}`);
-              outcome = 'failed';
-            }
-            entry.processed++;
-            entry[outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'removed']++;
-            report();
-          }),
-        ),
-      );
-      report(true);
+      await runItems(ctx, stage, items, entry, options, () => saveRunSummary(db, runId, summary()));
       saveRunSummary(db, runId, summary());
-      if (options.signal?.aborted) throw new AppError('cancelled', 'Cancelled');
+      const after = stopReason(options, llm);
+      if (after) throw new AppError('cancelled', after);
     }
   } catch (e) {
     status = e instanceof AppError && e.code === 'cancelled' ? 'cancelled' : 'failed';
     error = (e as Error).message;
     if (status === 'failed') {
+      llm.batcher?.stop();
       finishRun(db, runId, status, { ...summary(), error });
       throw e;
     }
   } finally {
+    llm.batcher?.stop();
     await work.close();
   }
   finishRun(db, runId, status, { ...summary(), error });
   return getRun(db, runId)!;
+}
+
+/** One stage over its items, many at once (in a batched stage, as many as wait for batches). */
+async function runItems(ctx: StageContext, stage: PipelineStage, items: (QuestionItem | InstanceItem)[], entry: StageCounts, options: RunOptions, save: () => void): Promise<void> {
+  const { llm, config, db, runId } = ctx;
+  const started = Date.now();
+  let lastReport = 0;
+  let lastSave = Date.now();
+  const report = (force = false) => {
+    const now = Date.now();
+    if (!force && now - lastReport < 200) return;
+    lastReport = now;
+    const elapsed = (now - started) / 1000;
+    options.onProgress?.({
+      runId,
+      stage,
+      done: entry.processed,
+      total: items.length,
+      calls: llm.stats.calls,
+      cachedCalls: llm.stats.cachedCalls,
+      failedCalls: llm.stats.failedCalls,
+      costUsd: llm.stats.costUsd,
+      etaSeconds: entry.processed > 0 && elapsed > 0.5 ? ((items.length - entry.processed) * elapsed) / entry.processed : null,
+      openBatches: llm.batcher?.inFlight ?? 0,
+    });
+    // A run that waits hours for batches keeps its summary current.
+    if (now - lastSave > 30_000) {
+      lastSave = now;
+      save();
+    }
+  };
+  report(true);
+  const batched = config.batch.enabled && config.batch.stages.includes(stage);
+  const slots = pLimit(batched ? Math.max(config.concurrency, config.batch.itemsInFlight) : config.concurrency);
+  await Promise.all(
+    items.map((item) =>
+      slots(async () => {
+        if (stopReason(options, llm)) return;
+        let outcome: Outcome;
+        try {
+          outcome = await runStage(ctx, stage, item);
+        } catch (error) {
+          if (stopReason(options, llm) || (error instanceof AppError && error.code === 'cancelled')) return;
+          // Anything else (a missing corpus or vectors, a database constraint) fails this item, not the run.
+          markItem(db, stage, stage === 'detect' ? `bq:${item.id}` : `inst:${item.id}`, 'failed', runId, `${stage}: ${(error as Error).message}`);
+          outcome = 'failed';
+        }
+        entry.processed++;
+        entry[outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'removed']++;
+        report();
+      }),
+    ),
+  );
+  report(true);
+}
+
+/** A resumed run starts where its votes left the voting order (votes asked first count for the rates). */
+function seedVoteStats(db: WritableDB, runId: number, votes: VoteStats): void {
+  for (const row of detectionVoteCounts(db, runId)) if (row.verdict !== 'not_needed') votes.count('detect', row.ambiguity_type, row.model, row.verdict === 'no', row.n, row.first === 1);
+  for (const row of filterVoteCounts(db, runId)) if (row.verdict !== 'not_needed') votes.count('filter', '', row.model, row.verdict === 'misaligned', row.n, row.first === 1);
 }
 
 /**
@@ -258,72 +304,3 @@ async function prepareRetrieval(
   return { evidenceModel: null, rerank: { provider: own?.provider === 'offline' ? 'offline' : 'openai', model, lexical: own?.lexical === 1 } };
 }
 
-export function pipelineRuns(db: WritableDB, limit = 50): RunSummary[] {
-  return listRuns(db, limit);
-}
-
-export function pipelineStatus(db: WritableDB): { stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] } {
-  const rows = stageStatusCounts(db);
-  return {
-    stages: PIPELINE_STAGES.map((stage) => ({
-      stage,
-      done: rows.find((r) => r.stage === stage && r.status === 'done')?.n ?? 0,
-      failed: rows.find((r) => r.stage === stage && r.status === 'failed')?.n ?? 0,
-    })),
-    runs: pipelineRuns(db, 10),
-  };
-}
-
-const FUNNEL_STEPS: { step: string; reached: (stage: string, status: string, removedStage: string | null) => boolean }[] = [
-  { step: 'detected ambiguous', reached: () => true },
-  { step: 'clarified (2+ interpretations)', reached: (stage, _status, removed) => stage !== 'detect' && removed !== 'clarify' },
-  { step: 'answered (2+ supported answers)', reached: (stage, _status, removed) => ['answer', 'merge', 'shorten', 'collide', 'filter'].includes(stage) && removed !== 'answer' },
-  { step: 'short answers within the token limit', reached: (stage, _status, removed) => ['shorten', 'collide', 'filter'].includes(stage) && removed !== 'shorten' },
-  { step: 'after collisions', reached: (stage, _status, removed) => ['collide', 'filter'].includes(stage) && removed !== 'collide' },
-  { step: 'kept by the filter', reached: (_stage, status) => status === 'ready' },
-];
-
-/** MARCH Table 2 (top): how many instances survive each step, per type. */
-export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel {
-  const datasetIds = datasets.map((name) => {
-    const row = findDatasetByName(db, name);
-    if (!row) throw new AppError('not_found', `No dataset named "${name}"`);
-    return row.id;
-  });
-  const questions = detectedQuestionCount(db, datasetIds);
-  const instances = instanceFunnelRows(db, datasetIds);
-  const types = [...new Set(instances.map((r) => r.ambiguity_type))].sort();
-  const rows = FUNNEL_STEPS.map(({ step, reached }) => {
-    const counts: Record<string, number> = Object.fromEntries(types.map((t) => [t, 0]));
-    for (const r of instances) if (reached(r.stage, r.status, r.removed_stage)) counts[r.ambiguity_type] = (counts[r.ambiguity_type] ?? 0) + r.n;
-    return { step, counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
-  });
-  const kept = instances.filter((r) => r.status === 'ready');
-  const weightedAverage = (field: 'hops' | 'words', type: string | null) => {
-    const rowsOf = kept.filter((r) => (type === null || r.ambiguity_type === type) && r[field] !== null);
-    const n = rowsOf.reduce((a, r) => a + r.n, 0);
-    return n ? Number((rowsOf.reduce((a, r) => a + r[field]! * r.n, 0) / n).toFixed(2)) : null;
-  };
-  return {
-    types,
-    rows: [{ step: 'base questions screened', counts: Object.fromEntries(types.map((t) => [t, questions])), total: questions }, ...rows],
-    averageHops: Object.fromEntries([...types.map((t) => [t, weightedAverage('hops', t)]), ['all', weightedAverage('hops', null)]]),
-    averageQuestionWords: Object.fromEntries([...types.map((t) => [t, weightedAverage('words', t)]), ['all', weightedAverage('words', null)]]),
-    labels: keptLabelTables(db, datasetIds),
-  };
-}
-
-/** Everything about one item: each stage's outcome and every call with its prompt and raw output. */
-export function itemTrace(db: WritableDB, item: string): ItemTrace {
-  const keys = [item];
-  const instance = /^inst:(\d+)$/.exec(item);
-  if (instance) {
-    const row = getInstance(db, Number(instance[1]));
-    if (row) keys.push(`bq:${row.base_question_id}`);
-  }
-  return {
-    item,
-    stages: itemStages(db, keys),
-    calls: callsForItems(db, keys),
-  };
-}

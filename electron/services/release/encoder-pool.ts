@@ -1,6 +1,7 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { AppError, type ErrorCode } from '../../../shared/api';
 import { workerScript } from '../paths';
+import { startWorker } from '../worker-start';
 import type { EncodedPart, EncodeTask } from './encode';
 
 /**
@@ -72,24 +73,7 @@ export class EncoderPool {
     const started = await Promise.allSettled(
       Array.from({ length: count }, async () => {
         // A young generation larger than the default: encoding makes many short-lived objects.
-        const worker = new Worker(script, { workerData: { file }, resourceLimits: { maxYoungGenerationSizeMb: 48 } });
-        try {
-          await new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error('the release encoder did not start in time')), READY_TIMEOUT_MS);
-            worker.once('message', (reply: EncoderReply) => {
-              clearTimeout(timer);
-              if (reply.op === 'ready') resolve();
-              else reject(new Error('the release encoder did not start'));
-            });
-            worker.once('error', (error) => {
-              clearTimeout(timer);
-              reject(error);
-            });
-          });
-        } catch (error) {
-          await worker.terminate();
-          throw error;
-        }
+        const worker = await startWorker(script, { file }, 'release encoder', READY_TIMEOUT_MS, { maxYoungGenerationSizeMb: 48 });
         return new EncoderWorker(worker);
       }),
     );

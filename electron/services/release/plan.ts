@@ -20,6 +20,7 @@ import { checkLicence, type LicenceCheck, type SourceLicence } from '../../../sh
 import { keyOf } from '../../../shared/release/schema';
 import { assignSplits, seededKeyHash, sourceSplitName } from '../../../shared/release/splits';
 import { agreementInput, agreementOfInput } from '../annotation/agreement';
+import { costPerKept } from '../pipeline/cost';
 import { pipelineFunnel } from '../pipeline/run';
 
 /**
@@ -168,6 +169,7 @@ function funnelFacts(db: WritableDB, datasets: readonly string[], datasetIds: re
     rows: reached ? funnel.rows : [],
     calls: calls.map((c) => ({ stage: c.stage || '—', model: c.model, calls: c.calls, costUsd: c.cost })),
     prompts: [...prompts].map(([stage, versions]) => ({ stage: stage || '—', versions })),
+    costPerKept: costPerKept(db, { datasetIds }),
   };
 }
 

@@ -1,263 +1,74 @@
-import { countEmbeddings, iterateCodes, vectorRevision, vectorsAfter } from '../../../db/queries/embeddings';
+import { codeBlocksAfter, codeBlockSummary } from '../../../db/queries/vector-code-blocks';
 import type { ReadableDB } from '../../../db/sql';
 import { simhashTransform } from '../../../shared/retrieval/simhash';
+import { codeBytes, headWords as headWordsOf, type CodeBlock } from '../../../shared/retrieval/vector-codes';
 
 /**
- * Approximate dense search over a large corpus, in memory, in two stages before the exact one.
+ * Approximate dense search over a large corpus: every vector's code scored in memory, the best
+ * few thousand re-ranked by finer codes, and the best few dozen of those left for exact scores.
  *
- * 1. Binary codes. The codes live on disk in the model's sqlite-vec vec0 table; sqlite-vec's own
- *    KNN over them costs O(n·k), too much for the ~1,000 candidates the next stage needs. Here
- *    the codes are scored against the query's transformed float vector, not its bits (asymmetric
- *    scoring: Σ ±y_b by each code bit, an estimate of the dot product far sharper than a Hamming
- *    distance), through one 256-entry integer table per code byte. A first pass scores the first
- *    third of every code, held word-major so that it reads only that third; the best 12% go on
- *    to the rest of their code, held code by code. About 48 MB per million 384-bit codes.
- * 2. int8 vectors. Each float32 vector scaled by its largest magnitude to −127..127 (scalar
- *    quantisation, one scale per vector), which ranks the candidates by cosine almost exactly.
- *    Only the best few dozen are then read from the float32 table for exact scores: reading all
- *    1,000 costs one random page each, slow when the page cache is cold. One byte per dimension
- *    (384 MB per million 384-d vectors), built in the background after the first large query
- *    (about 14 s per million here). A connection holds them within int8Budget(), letting go of
- *    others to fit; the copies of every corpus also serve each one. Without them, every
- *    candidate is re-scored from disk.
+ * 1. Sign bits (SimHash, 1 bit per coordinate of the transformed vector). They are scored against
+ *    the query's transformed float vector, not its bits (asymmetric scoring: Σ ±y_b by each code
+ *    bit, an estimate of the dot product far sharper than a Hamming distance), through one
+ *    256-entry integer table per code byte. A first pass scores the first third of every code,
+ *    held word-major in its block so that it reads only that third; the best 12% go on to the
+ *    rest of their code.
+ * 2. Magnitude planes: with two more bits per coordinate the best `coarse` candidates are scored
+ *    as 3-bit quantised vectors (shared/retrieval/vector-codes.ts), which ranks them by cosine
+ *    almost as well as 8-bit copies did, at 144 bytes a vector in all (144 MB per million 384-d
+ *    vectors) instead of 432.
+ *
+ * The codes are stored in blocks written with the vectors (db/queries/vector-code-blocks.ts), read at the
+ * first query in a few hundred rows and held per connection; blocks written since are read at the
+ * next query, and anything else (blocks gone, a new fit) makes the next query read them all again.
+ * There is nothing to build after ingest, and no other process's write can leave them stale.
  */
 
-/**
- * The most memory the int8 copies held for one connection may take together (others are let go
- * to fit): 512 MB, or AWB_INT8_BUDGET_MB.
- */
-export function int8Budget(): number {
-  const raw = process.env.AWB_INT8_BUDGET_MB;
-  const mb = raw ? Number(raw) : NaN;
-  return (Number.isFinite(mb) && mb >= 0 ? mb : 512) * 1024 * 1024;
+interface Loaded {
+  /** The newest block read, and how many blocks there were: another block or one fewer means reading again. */
+  lastId: number;
+  blocks: CodeBlock[];
+  codes: number;
 }
 
-interface LoadedCodes {
-  version: string;
-  ids: Float64Array;
-  wordsPerCode: number;
-  /** Words the first pass reads: the first third of each code. */
-  headWords: number;
-  /** The head, word-major (word w of code i at w·n + i): the first pass reads it straight through. */
-  head: Uint32Array;
-  /** The rest of each code, code by code: the second pass reads a survivor's in one or two cache lines. */
-  tail: Uint32Array;
-}
+const heldByDb = new WeakMap<ReadableDB, Map<string, Loaded>>();
 
-interface LoadedInt8 {
-  /** Passage ids, ascending. */
-  ids: Float64Array;
-  values: Int8Array;
-  /** Per vector: its scale over its norm, so that weight · Σ q_j·v_j ranks by cosine. */
-  weights: Float32Array;
-  dimensions: number;
-}
-
-/** What is held for one database, by model and corpus. */
-interface Held {
-  codes: Map<string, LoadedCodes>;
-  /** The int8 copies, or null when they would not fit the budget. */
-  int8: Map<string, { version: string; int8: LoadedInt8 | null }>;
-  building: Map<string, { version: string; done: Promise<void> }>;
-}
-
-const heldByDb = new WeakMap<ReadableDB, Held>();
-
-function held(db: ReadableDB): Held {
+function held(db: ReadableDB): Map<string, Loaded> {
   let entry = heldByDb.get(db);
-  if (!entry) {
-    entry = { codes: new Map(), int8: new Map(), building: new Map() };
-    heldByDb.set(db, entry);
-  }
+  if (!entry) heldByDb.set(db, (entry = new Map()));
   return entry;
 }
 
-function cacheKey(modelId: number, corpusId: number | null): string {
-  return `${modelId}:${corpusId ?? '*'}`;
-}
+const cacheKey = (modelId: number, corpusId: number | null) => `${modelId}:${corpusId ?? '*'}`;
 
-function loadCodes(db: ReadableDB, modelId: number, corpusId: number | null, version: string): LoadedCodes {
+/**
+ * The code blocks of a model (in a corpus, or in all), read from the database when it holds
+ * blocks this connection has not read: only the new ones when blocks were added since.
+ */
+export function loadCodes(db: ReadableDB, modelId: number, corpusId: number | null): Loaded {
   const key = cacheKey(modelId, corpusId);
-  const { codes } = held(db);
-  const cached = codes.get(key);
-  if (cached && cached.version === version) return cached;
-  codes.delete(key);
-  let capacity = Math.max(1, countEmbeddings(db, modelId, corpusId));
-  let ids = new Float64Array(capacity);
-  let bytes = new Uint8Array(0);
-  let wordsPerCode = 0;
-  let n = 0;
-  for (const row of iterateCodes(db, modelId, corpusId)) {
-    if (n === 0) {
-      wordsPerCode = row.embedding.byteLength / 4;
-      bytes = new Uint8Array(capacity * wordsPerCode * 4);
-    }
-    if (n === capacity) {
-      capacity *= 2;
-      ids = grow(ids, capacity);
-      bytes = grow(bytes, capacity * wordsPerCode * 4);
-    }
-    ids[n] = Number(row.rowid);
-    bytes.set(row.embedding, n * wordsPerCode * 4);
-    n++;
+  const cache = held(db);
+  const summary = codeBlockSummary(db, modelId, corpusId);
+  let loaded = cache.get(key);
+  if (loaded && loaded.lastId === summary.lastId && loaded.blocks.length === summary.blocks) return loaded;
+  const appendOnly = loaded !== undefined && loaded.lastId < summary.lastId;
+  if (!loaded || !appendOnly) loaded = { lastId: 0, blocks: [], codes: 0 };
+  for (const block of codeBlocksAfter(db, modelId, corpusId, loaded.lastId)) {
+    loaded.blocks.push(block);
+    loaded.codes += block.size;
+    loaded.lastId = block.id;
   }
-  const words = new Uint32Array(bytes.buffer, 0, n * wordsPerCode);
-  const headWords = Math.ceil(wordsPerCode / 3);
-  const tailWords = wordsPerCode - headWords;
-  const head = new Uint32Array(n * headWords);
-  const tail = new Uint32Array(n * tailWords);
-  for (let i = 0, base = 0; i < n; i++, base += wordsPerCode) {
-    for (let w = 0; w < headWords; w++) head[w * n + i] = words[base + w]!;
-    tail.set(words.subarray(base + headWords, base + wordsPerCode), i * tailWords);
-  }
-  const loaded = { version, ids: ids.subarray(0, n), wordsPerCode, headWords, head, tail };
-  codes.set(key, loaded);
+  // Blocks were added but some earlier ones went too: read them all again.
+  if (loaded.blocks.length !== summary.blocks) return cache.delete(key), loadCodes(db, modelId, corpusId);
+  cache.set(key, loaded);
   return loaded;
-}
-
-function grow<T extends Float64Array | Uint8Array | Int8Array | Float32Array | Int32Array>(array: T, length: number): T {
-  const bigger = new (array.constructor as new (n: number) => T)(length);
-  bigger.set(array);
-  return bigger;
-}
-
-/** Rows read per step while building the int8 copies; the event loop runs between steps. */
-const INT8_STEP = 4000;
-
-/**
- * Builds the int8 copies of a model's vectors (within a corpus) a step at a time, so that a
- * process serving other requests stays responsive; until they are ready, queries re-score every
- * candidate from disk. Null when they would exceed the budget, undefined when the vectors changed
- * while being read (the next query starts again).
- */
-async function buildInt8(db: ReadableDB, modelId: number, corpusId: number | null, dimensions: number, version: string): Promise<LoadedInt8 | null | undefined> {
-  const count = countEmbeddings(db, modelId, corpusId);
-  if (count * dimensions > int8Budget()) return null;
-  makeRoom(db, cacheKey(modelId, corpusId), count * dimensions);
-  let capacity = Math.max(1, count);
-  let ids = new Float64Array(capacity);
-  let values = new Int8Array(capacity * dimensions);
-  let weights = new Float32Array(capacity);
-  const scratch = new Float32Array(dimensions);
-  const scratchBytes = new Uint8Array(scratch.buffer);
-  let n = 0;
-  for (let after = -1; ; ) {
-    const rows = vectorsAfter(db, modelId, corpusId, after, INT8_STEP);
-    if (rows.length === 0) break;
-    if (n + rows.length > capacity) {
-      capacity = Math.max(capacity * 2, n + rows.length);
-      ids = grow(ids, capacity);
-      values = grow(values, capacity * dimensions);
-      weights = grow(weights, capacity);
-    }
-    for (const row of rows) {
-      scratchBytes.set(row.vector);
-      let largest = 0;
-      let norm = 0;
-      for (let j = 0; j < dimensions; j++) {
-        const x = scratch[j]!;
-        norm += x * x;
-        const magnitude = x < 0 ? -x : x;
-        if (magnitude > largest) largest = magnitude;
-      }
-      const base = n * dimensions;
-      if (largest > 0) {
-        const inverse = 127 / largest;
-        for (let j = 0; j < dimensions; j++) values[base + j] = Math.round(scratch[j]! * inverse);
-      }
-      ids[n] = row.passage_id;
-      weights[n] = norm > 0 ? largest / 127 / Math.sqrt(norm) : 0;
-      n++;
-    }
-    after = rows.at(-1)!.passage_id;
-    await new Promise((resolve) => setImmediate(resolve));
-    // Vectors being added (an embedding job): stop now rather than finish a stale copy.
-    if (vectorRevision(db, modelId, corpusId) !== version) return undefined;
-  }
-  if (vectorRevision(db, modelId, corpusId) !== version) return undefined;
-  return { ids: ids.subarray(0, n), values: values.subarray(0, n * dimensions), weights: weights.subarray(0, n), dimensions };
-}
-
-/** Lets go of other int8 copies held for the connection until `bytes` more fit the budget. */
-function makeRoom(db: ReadableDB, keep: string, bytes: number): void {
-  const { int8 } = held(db);
-  let total = bytes;
-  for (const [key, entry] of int8) if (key !== keep) total += entry.int8?.values.byteLength ?? 0;
-  for (const [key, entry] of [...int8]) {
-    if (total <= int8Budget()) break;
-    if (key === keep) continue;
-    total -= entry.int8?.values.byteLength ?? 0;
-    int8.delete(key);
-  }
-}
-
-/**
- * Builds the int8 copies for this version of the vectors unless that build is under way, and
- * resolves when it ends. A build of an older version is waited for first, then this one starts.
- */
-function startInt8(db: ReadableDB, modelId: number, corpusId: number | null, dimensions: number, version: string): Promise<void> {
-  const key = cacheKey(modelId, corpusId);
-  const { building, int8: int8Cache } = held(db);
-  const running = building.get(key);
-  if (running?.version === version) return running.done;
-  if (running) return running.done.then(() => startInt8(db, modelId, corpusId, dimensions, version));
-  const entry = {
-    version,
-    done: buildInt8(db, modelId, corpusId, dimensions, version)
-      .then((int8) => {
-        if (int8 !== undefined) int8Cache.set(key, { version, int8 });
-      })
-      // A database closed or changed under the build: the next query tries again.
-      .catch(() => undefined)
-      .finally(() => {
-        if (building.get(key) === entry) building.delete(key);
-      }),
-  };
-  building.set(key, entry);
-  return entry.done;
-}
-
-/**
- * The int8 copies when ready for this version of the vectors, otherwise starts building them.
- * Copies of every corpus, when current, serve a query on one corpus as well.
- */
-function int8For(db: ReadableDB, modelId: number, corpusId: number | null, dimensions: number, version: string): LoadedInt8 | null {
-  const { int8 } = held(db);
-  const key = cacheKey(modelId, corpusId);
-  const cached = int8.get(key);
-  if (cached?.version === version) return cached.int8;
-  if (corpusId !== null) {
-    const everything = int8.get(cacheKey(modelId, null));
-    if (everything?.int8 && everything.version === vectorRevision(db, modelId, null)) return everything.int8;
-  }
-  // Stale copies go at once rather than after the rebuild: never two sets in memory.
-  if (cached) int8.delete(key);
-  void startInt8(db, modelId, corpusId, dimensions, version);
-  return null;
-}
-
-/**
- * Loads everything approximate dense search holds in memory for a model and corpus (the codes at
- * once, the int8 copies step by step) and resolves when it is ready: the first large query need
- * not wait for it, but a benchmark must.
- */
-export async function warmDenseIndex(db: ReadableDB, model: { id: number; dimensions: number }, corpusId: number | null): Promise<void> {
-  const version = vectorRevision(db, model.id, corpusId);
-  loadCodes(db, model.id, corpusId, version);
-  if (held(db).int8.get(cacheKey(model.id, corpusId))?.version !== version) await startInt8(db, model.id, corpusId, model.dimensions, version);
-}
-
-/** Drops the codes held for a model (after its vectors change wholesale). */
-export function forgetCodes(db: ReadableDB, modelId: number): void {
-  const { codes, int8 } = held(db);
-  for (const map of [codes, int8]) for (const key of [...map.keys()]) if (key.startsWith(`${modelId}:`)) map.delete(key);
 }
 
 /**
  * One table per code byte: the contribution Σ ±y of each of its 256 values, scaled to integers
  * (so the hot loops add int32s) as finely as a full code's sum allows without overflow.
  */
-function byteTables(y: Float32Array, bytes: number): Int32Array {
+function byteTables(y: Float32Array, bytes: number): { tables: Int32Array; scale: number } {
   const exact = new Float64Array(bytes * 256);
   let bound = 0;
   for (let j = 0; j < bytes; j++) {
@@ -274,24 +85,23 @@ function byteTables(y: Float32Array, bytes: number): Int32Array {
     bound += largest;
   }
   const scale = bound > 0 ? (2 ** 31 - 2 ** 16) / bound : 0;
-  return Int32Array.from(exact, (x) => Math.round(x * scale));
+  return { tables: Int32Array.from(exact, (x) => Math.round(x * scale)), scale };
 }
 
-/** Up to 5,000 of `count` scores, evenly spaced. */
-function strided(count: number, score: (i: number) => number): Int32Array {
-  const sample = new Int32Array(Math.min(count, 5000));
-  for (let s = 0; s < sample.length; s++) sample[s] = score(Math.floor((s * count) / sample.length));
-  return sample;
+/** One table per code byte: Σ y over the coordinates whose bits are set (a plane's bits select them). */
+function sumTables(y: Float32Array, bytes: number): Float64Array {
+  const sums = new Float64Array(bytes * 256);
+  for (let j = 0; j < bytes; j++) {
+    const offset = j * 256;
+    for (let v = 1; v < 256; v++) {
+      const low = v & -v;
+      sums[offset + v] = sums[offset + (v ^ low)]! + (y[j * 8 + (31 - Math.clz32(low))] ?? 0);
+    }
+  }
+  return sums;
 }
 
-/** The value above which about `keep` of `count` scores lie, estimated from a sample of them. */
-function thresholdFor(sample: Int32Array, count: number, keep: number): number {
-  if (keep >= count) return -Infinity;
-  sample.sort();
-  return sample[Math.max(0, Math.floor(sample.length - (keep / count) * sample.length) - 1)]!;
-}
-
-/** Σ over `words` code words from `at` (`stride` apart) of their byte tables, from table word `from`. */
+/** Σ over `count` code words from `at` (`stride` apart) of their byte tables, from table word `from`. */
 function scoreWords(words: Uint32Array, at: number, stride: number, count: number, tables: Int32Array, from: number): number {
   let sum = 0;
   for (let w = 0, o = from * 1024; w < count; w++, o += 1024) {
@@ -301,92 +111,105 @@ function scoreWords(words: Uint32Array, at: number, stride: number, count: numbe
   return sum;
 }
 
+/** The value above which about `keep` of `count` scores lie, estimated from a sample of them. */
+function thresholdFor(sample: Int32Array, count: number, keep: number): number {
+  if (keep >= count) return -Infinity;
+  sample.sort();
+  return sample[Math.max(0, Math.floor(sample.length - (keep / count) * sample.length) - 1)]!;
+}
+
+/** Head scores of up to 5,000 codes spread evenly over the blocks. */
+function sampleHeads(blocks: readonly CodeBlock[], codes: number, headWords: number, tables: Int32Array): Int32Array {
+  const wanted = Math.min(codes, 5000);
+  const sample: number[] = [];
+  for (const block of blocks) {
+    const take = Math.max(1, Math.round((wanted * block.size) / codes));
+    for (let s = 0; s < take && s < block.size; s++) sample.push(scoreWords(block.head, Math.floor((s * block.size) / take), block.size, headWords, tables, 0));
+  }
+  return Int32Array.from(sample);
+}
+
+/** A candidate of the sign-bit stage: its block, its place in the block, its score. */
+interface Candidate {
+  block: number;
+  index: number;
+  score: number;
+}
+
 /** Codes scored together in the first pass: their partial sums stay in the L1 cache. */
 const BLOCK = 2048;
 /** Share of the codes the first pass passes on to the second. */
 const FIRST_PASS_SHARE = 0.12;
 
-/** The ids of about `k` passages whose codes score best against the query. */
-function codeNeighbours(db: ReadableDB, modelId: number, query: Float32Array, corpusId: number | null, k: number, version: string): number[] {
-  const { ids, wordsPerCode: per, headWords, head, tail } = loadCodes(db, modelId, corpusId, version);
-  const n = ids.length;
-  if (n === 0) return [];
-  const tables = byteTables(simhashTransform(query).subarray(0, per * 32), per * 4);
-  const tailWords = per - headWords;
-
-  // The first pass's cut, from a sample of its scores.
-  const keep = Math.min(n, Math.max(k * 100, Math.ceil(n * FIRST_PASS_SHARE)));
-  const threshold = thresholdFor(strided(n, (i) => scoreWords(head, i, n, headWords, tables, 0)), n, keep);
-
-  // Pass 1: the head of every code, a block at a time (written out: it is the hot spot).
-  let survivors = new Int32Array(Math.min(n, Math.ceil(keep * 1.25)));
-  let partials = new Int32Array(survivors.length);
-  let count = 0;
-  const block = new Int32Array(BLOCK);
-  for (let start = 0; start < n; start += BLOCK) {
-    const size = Math.min(BLOCK, n - start);
-    block.fill(0);
-    for (let w = 0, o = 0; w < headWords; w++, o += 1024) {
-      const column = w * n + start;
-      for (let b = 0; b < size; b++) {
-        const x = head[column + b]!;
-        block[b] = (block[b]! + tables[o | (x & 255)]! + tables[o | 256 | ((x >>> 8) & 255)]! + tables[o | 512 | ((x >>> 16) & 255)]! + tables[o | 768 | (x >>> 24)]!) | 0;
+/** Pass 1 over one block's heads, a slice at a time (written out: it is the hot spot), then pass 2 on its survivors' tails. */
+function scanBlock(block: CodeBlock, b: number, shape: { headWords: number; tailWords: number }, tables: Int32Array, threshold: number, out: Candidate[]): void {
+  const { head, tail, size } = block;
+  const partial = new Int32Array(Math.min(BLOCK, size));
+  for (let start = 0; start < size; start += BLOCK) {
+    const length = Math.min(BLOCK, size - start);
+    partial.fill(0);
+    for (let w = 0, o = 0; w < shape.headWords; w++, o += 1024) {
+      const column = w * size + start;
+      for (let i = 0; i < length; i++) {
+        const x = head[column + i]!;
+        partial[i] = (partial[i]! + tables[o | (x & 255)]! + tables[o | 256 | ((x >>> 8) & 255)]! + tables[o | 512 | ((x >>> 16) & 255)]! + tables[o | 768 | (x >>> 24)]!) | 0;
       }
     }
-    for (let b = 0; b < size; b++) {
-      if (block[b]! < threshold) continue;
-      if (count === survivors.length) {
-        survivors = grow(survivors, count * 2);
-        partials = grow(partials, count * 2);
-      }
-      survivors[count] = start + b;
-      partials[count++] = block[b]!;
+    for (let i = 0; i < length; i++) {
+      if (partial[i]! < threshold) continue;
+      const index = start + i;
+      const score = (partial[i]! + scoreWords(tail, index * shape.tailWords, 1, shape.tailWords, tables, shape.headWords)) | 0;
+      out.push({ block: b, index, score });
     }
   }
-
-  // Pass 2: the tails of the survivors' codes; keep the best k.
-  const full = new Int32Array(count);
-  for (let s = 0; s < count; s++) full[s] = (partials[s]! + scoreWords(tail, survivors[s]! * tailWords, 1, tailWords, tables, headWords)) | 0;
-  const cut = count > k ? thresholdFor(strided(count, (s) => full[s]!), count, k * 1.5) : -Infinity;
-  const chosen: { id: number; score: number }[] = [];
-  for (let s = 0; s < count; s++) if (full[s]! >= cut) chosen.push({ id: ids[survivors[s]!]!, score: full[s]! });
-  chosen.sort((a, b) => b.score - a.score);
-  return chosen.slice(0, k).map((c) => c.id);
 }
 
-/** The index of `id` in ascending `ids`, or −1. */
-function indexOf(ids: Float64Array, id: number): number {
-  let low = 0;
-  let high = ids.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const at = ids[mid]!;
-    if (at === id) return mid;
-    if (at < id) low = mid + 1;
-    else high = mid - 1;
+/** The best `keep` candidates by sign-bit score. */
+function best(candidates: Candidate[], keep: number): Candidate[] {
+  if (candidates.length > keep) {
+    const sample = new Int32Array(Math.min(candidates.length, 5000));
+    for (let s = 0; s < sample.length; s++) sample[s] = candidates[Math.floor((s * candidates.length) / sample.length)]!.score;
+    const cut = thresholdFor(sample, candidates.length, keep * 1.5);
+    candidates = candidates.filter((c) => c.score >= cut);
   }
-  return -1;
+  return candidates.sort((a, b) => b.score - a.score).slice(0, keep);
 }
 
-/** The `keep` of `candidates` nearest the query by cosine on their int8 copies. */
-function int8Neighbours(int8: LoadedInt8, query: Float32Array, candidates: readonly number[], keep: number): number[] {
-  const d = int8.dimensions;
-  const values = int8.values;
-  const scored: { id: number; score: number }[] = [];
-  for (const id of candidates) {
-    const i = indexOf(int8.ids, id);
-    if (i < 0) continue;
-    let dot = 0;
-    for (let j = 0, base = i * d; j < d; j++) dot += query[j]! * values[base + j]!;
-    scored.push({ id, score: dot * int8.weights[i]! });
-  }
-  scored.sort((a, b) => b.score - a.score);
-  return scored.slice(0, keep).map((s) => s.id);
+/** A code's sign byte `j` (from its head or tail words). */
+function signByte(block: CodeBlock, index: number, j: number, shape: { headWords: number; tailWords: number }): number {
+  const w = j >> 2;
+  const word = w < shape.headWords ? block.head[w * block.size + index]! : block.tail[index * shape.tailWords + (w - shape.headWords)]!;
+  return (word >>> ((j & 3) * 8)) & 255;
 }
 
 /**
- * The passages to score exactly for a top-`k` dense query: `coarse` (at least 1,000) by their
- * codes, narrowed to max(4k, 40) by their int8 copies when those are held.
+ * The candidates' ids, best first by their 3-bit quantised vectors: the sign-bit score counts
+ * each coordinate as ±½ (its scale undone), and each magnitude plane adds ±1 and ±2 where set.
+ */
+function refine(blocks: readonly CodeBlock[], candidates: readonly Candidate[], y: Float32Array, signScale: number, shape: { headWords: number; tailWords: number; bytes: number }): number[] {
+  const sums = sumTables(y, shape.bytes);
+  const planeBytes = shape.bytes * 2;
+  const scored = candidates.map((c) => {
+    const block = blocks[c.block]!;
+    let planes = 0;
+    for (let j = 0, at = c.index * planeBytes; j < shape.bytes; j++) {
+      const signs = signByte(block, c.index, j, shape);
+      const low = block.planes[at + j]!;
+      const high = block.planes[at + shape.bytes + j]!;
+      const o = j * 256;
+      planes += sums[o | (signs & low)]! - sums[o | (~signs & low & 255)]! + 2 * (sums[o | (signs & high)]! - sums[o | (~signs & high & 255)]!);
+    }
+    return { id: block.ids[c.index]!, score: block.weights[c.index]! * ((0.5 * c.score) / signScale + planes) };
+  });
+  scored.sort((a, b) => b.score - a.score);
+  return [...new Set(scored.map((s) => s.id))];
+}
+
+/**
+ * The passages to score exactly for a top-`k` dense query: the best `coarse` (at least 1,000) by
+ * their sign bits, narrowed to max(4k, 40) by their magnitude planes. Null when the blocks do not
+ * hold a code for every vector (`vectors`), which no writer of this version leaves behind: the
+ * caller then scores every vector exactly.
  */
 export function denseCandidates(
   db: ReadableDB,
@@ -394,10 +217,21 @@ export function denseCandidates(
   query: Float32Array,
   corpusId: number | null,
   k: number,
-  version: string,
-  coarse = 1000,
-): number[] {
-  const candidates = codeNeighbours(db, model.id, query, corpusId, Math.max(coarse, k * 10), version);
-  const int8 = int8For(db, model.id, corpusId, model.dimensions, version);
-  return int8 ? int8Neighbours(int8, query, candidates, Math.max(k * 4, 40)) : candidates;
+  vectors: number,
+  coarse = 2000,
+): number[] | null {
+  const { blocks, codes } = loadCodes(db, model.id, corpusId);
+  if (codes < vectors) return null;
+  if (codes === 0) return [];
+  const bytes = codeBytes(model.dimensions).signs;
+  const headWords = headWordsOf(model.dimensions);
+  const shape = { headWords, tailWords: bytes / 4 - headWords, bytes };
+  const y = simhashTransform(query).subarray(0, bytes * 8);
+  const { tables, scale } = byteTables(y, bytes);
+  const wanted = Math.max(coarse, k * 10);
+  const keep = Math.min(codes, Math.max(wanted * 100, Math.ceil(codes * FIRST_PASS_SHARE)));
+  const threshold = thresholdFor(sampleHeads(blocks, codes, headWords, tables), codes, keep);
+  const candidates: Candidate[] = [];
+  blocks.forEach((block, b) => scanBlock(block, b, shape, tables, threshold, candidates));
+  return refine(blocks, best(candidates, wanted), y, scale, shape).slice(0, Math.max(k * 4, 40));
 }

@@ -22,7 +22,7 @@ export interface Ranking {
 
 export interface LayerRankings {
   bm25: (Ranking & { query: Bm25Query }) | null;
-  dense: Ranking | null;
+  dense: (Ranking & { method: 'exact' | 'codes' }) | null;
   model: EmbeddingModelRow | null;
   layer: 'passages' | 'qa';
 }

@@ -13,10 +13,12 @@ import {
   type EmbeddingModelRow,
 } from '../../../db/queries/embeddings';
 import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
-import { passagesAfter } from '../../../db/queries/passages';
+import { sampledPassagesAfter } from '../../../db/queries/passages';
 import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { AppError, type EmbedReport } from '../../../shared/api';
-import { forgetCodes } from './code-index';
+import { codeBytes, type VectorCode } from '../../../shared/retrieval/vector-codes';
+import { startEmbedWork, type EmbedWork } from './embed-pool';
+import type { EmbeddedBatch } from './embed-work';
 import { deserializeState, OfflineEmbedder, serializeState } from './offline-embedder';
 import { OpenAIEmbedder } from './openai-embedder';
 
@@ -166,82 +168,143 @@ export async function embedCorpus(db: WritableDB, options: EmbedOptions): Promis
 
   const total = countCorpusPassages(db, corpus);
   if (total === 0) throw new AppError('invalid_input', `The corpus "${options.corpus}" has no passages to embed.`);
-  if (options.provider === 'offline') {
-    let embedder = offlineEmbedder(db, row);
-    if (embedder.fitted && options.refit) {
-      // A fit is shared by every corpus embedded with this model, and a new one changes every
-      // vector: refitting for one corpus would silently discard the others' vectors.
-      const others = corporaWithVectors(db, row.id).filter((c) => c.name !== options.corpus);
-      if (others.length) {
-        throw new AppError(
-          'conflict',
-          `A refit of ${row.name} would discard the vectors of ${others.map((c) => `"${c.name}" (${c.n.toLocaleString('en-US')})`).join(', ')}, which share its fit. ` +
-            'Embed this corpus with other dimensions (a separately fitted model) instead.',
-          undefined,
-          { kind: 'field', field: 'dimensions' },
-        );
-      }
+  let work: EmbedWork | null = null;
+  try {
+    let embedder: Embedder;
+    if (options.provider === 'offline') {
+      const fitting = !offlineEmbedder(db, row).fitted || options.refit === true;
+      work = await startEmbedWork(row.dimensions, fitting ? total : total - countEmbeddings(db, row.id, corpus));
+      row = await fitOffline(db, row, corpus, total, options, work);
+      embedder = embedderFor(db, row);
+      await work.use(offlineEmbedder(db, row).getState());
+    } else {
+      embedder = { model: row, embedQueries: (t) => openai!.embed(t), embedPassages: (p) => openai!.embed(p.map(asText)) };
     }
-    if (!embedder.fitted || options.refit) {
-      // Document frequencies from the corpus, or from an even sample of it when it is large:
-      // IDF estimated on 200,000 passages differs from the full count by little.
-      embedder = new OfflineEmbedder(row.dimensions);
-      const stride = Math.max(1, Math.ceil(total / FIT_SAMPLE));
-      let after = 0;
-      for (;;) {
-        options.signal?.throwIfAborted();
-        const batch = passagesAfter(db, corpus, after, 5000);
-        if (batch.length === 0) break;
-        embedder.fit(stride === 1 ? batch : batch.filter((p) => p.id % stride === 0));
-        after = batch.at(-1)!.id;
-      }
-      forgetCodes(db, row.id);
-      transaction(db, () => {
-        saveModelState(db, row.id, serializeState(embedder.getState()));
-        // A new fit changes every vector: the old ones go.
-        clearEmbeddings(db, row.id);
-      });
-      row = getModel(db, row.id)!;
-    }
+    const already = countEmbeddings(db, row.id, corpus);
+    const embedded = await embedMissing(db, row, corpus, total, options, work, embedder);
+    return {
+      model: row.name,
+      corpus: options.corpus,
+      dimensions: row.dimensions,
+      embedded,
+      already,
+      total,
+      requests: openai?.requests ?? 0,
+      seconds: Number(((performance.now() - started) / 1000).toFixed(3)),
+    };
+  } finally {
+    await work?.close();
   }
+}
 
-  const embedder: Embedder =
-    options.provider === 'offline'
-      ? embedderFor(db, row)
-      : { model: row, embedQueries: (t) => openai!.embed(t), embedPassages: (p) => openai!.embed(p.map(asText)) };
-  const already = countEmbeddings(db, row.id, corpus);
-  let done = already;
+/** Passages counted per fitting task. */
+const FIT_BATCH = 5000;
+
+/**
+ * Fits the offline model to the corpus unless it is fitted already (or a refit is asked for):
+ * document frequencies from the corpus, or from an even sample of it when it is large (IDF
+ * estimated on 200,000 passages differs from the full count by little), counted batch by batch
+ * where `work` runs them. A new fit changes every vector: the old ones go, in the transaction
+ * that saves it.
+ */
+async function fitOffline(db: WritableDB, row: EmbeddingModelRow, corpus: number, total: number, options: EmbedOptions, work: EmbedWork): Promise<EmbeddingModelRow> {
+  if (offlineEmbedder(db, row).fitted && !options.refit) return row;
+  // A fit is shared by every corpus embedded with this model, and a new one changes every
+  // vector: refitting for one corpus would silently discard the others' vectors.
+  const others = corporaWithVectors(db, row.id).filter((c) => c.name !== options.corpus);
+  if (others.length) {
+    throw new AppError(
+      'conflict',
+      `A refit of ${row.name} would discard the vectors of ${others.map((c) => `"${c.name}" (${c.n.toLocaleString('en-US')})`).join(', ')}, which share its fit. ` +
+        'Embed this corpus with other dimensions (a separately fitted model) instead.',
+      undefined,
+      { kind: 'field', field: 'dimensions' },
+    );
+  }
+  const fitted = new OfflineEmbedder(row.dimensions);
+  const stride = Math.max(1, Math.ceil(total / FIT_SAMPLE));
+  const counting: Promise<void>[] = [];
+  for (let after = 0; ; ) {
+    options.signal?.throwIfAborted();
+    const batch = sampledPassagesAfter(db, corpus, after, stride, FIT_BATCH);
+    if (batch.length === 0) break;
+    counting.push(work.count(batch).then((counts) => fitted.merge(counts)));
+    after = batch.at(-1)!.id;
+    // Read ahead only as far as the threads keep up.
+    if (counting.length >= Math.max(2, work.threads * 2)) await counting.shift();
+  }
+  await Promise.all(counting);
+  transaction(db, () => {
+    saveModelState(db, row.id, serializeState(fitted.getState()));
+    clearEmbeddings(db, row.id);
+  });
+  return getModel(db, row.id)!;
+}
+
+/**
+ * Embeds, batch after batch, every passage of the corpus without a vector: each batch committed
+ * with its vectors and codes, so a killed run resumes where it stopped and the tables never hold
+ * half a batch. With worker threads, the next batches are embedded while this one is stored.
+ */
+async function embedMissing(
+  db: WritableDB,
+  row: EmbeddingModelRow,
+  corpus: number,
+  total: number,
+  options: EmbedOptions,
+  work: EmbedWork | null,
+  embedder: Embedder,
+): Promise<number> {
+  const batchSize = options.batchSize ?? (options.provider === 'offline' ? 2000 : 256);
+  const depth = work ? Math.max(1, work.threads * 2) : 1;
+  const bytes = codeBytes(row.dimensions);
+  const pending: { batch: { id: number; title: string; text: string }[]; result: Promise<Embedded> }[] = [];
+  let done = countEmbeddings(db, row.id, corpus);
   let embedded = 0;
   let after = 0;
-  const batchSize = options.batchSize ?? (options.provider === 'offline' ? 2000 : 256);
   options.onProgress?.(done, total);
-  for (;;) {
-    options.signal?.throwIfAborted();
-    const batch = passagesWithoutEmbeddings(db, row.id, corpus, after, batchSize);
-    if (batch.length === 0) break;
-    const vectors = await embedder.embedPassages(batch);
-    transaction(db, () =>
-      storeEmbeddings(
-        db,
-        row.id,
-        batch.map((p, i) => ({ passageId: p.id, corpusId: corpus, vector: vectors[i]! })),
-      ),
-    );
-    after = batch.at(-1)!.id;
-    done += batch.length;
-    embedded += batch.length;
-    options.onProgress?.(done, total);
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      while (pending.length < depth) {
+        const batch = passagesWithoutEmbeddings(db, row.id, corpus, after, batchSize);
+        if (batch.length === 0) break;
+        after = batch.at(-1)!.id;
+        pending.push({ batch, result: work ? work.embed(batch).then((b) => split(b, batch.length, row.dimensions, bytes)) : embedder.embedPassages(batch).then((v) => v.map((vector) => ({ vector }))) });
+      }
+      const next = pending.shift();
+      if (!next) break;
+      const vectors = await next.result;
+      transaction(db, () =>
+        storeEmbeddings(
+          db,
+          row.id,
+          next.batch.map((p, i) => ({ passageId: p.id, corpusId: corpus, ...vectors[i]! })),
+        ),
+      );
+      done += next.batch.length;
+      embedded += next.batch.length;
+      options.onProgress?.(done, total);
+    }
+  } finally {
+    // A stop or a failure leaves batches in flight: their results are not wanted.
+    for (const p of pending) p.result.catch(() => undefined);
   }
-  return {
-    model: row.name,
-    corpus: options.corpus,
-    dimensions: row.dimensions,
-    embedded,
-    already,
-    total,
-    requests: openai?.requests ?? 0,
-    seconds: Number(((performance.now() - started) / 1000).toFixed(3)),
-  };
+  return embedded;
+}
+
+type Embedded = { vector: Float32Array; code?: VectorCode }[];
+
+/** A worker's batch, vector by vector with its codes. */
+function split(batch: EmbeddedBatch, count: number, dimensions: number, bytes: { signs: number; planes: number }): Embedded {
+  return Array.from({ length: count }, (_, i) => ({
+    vector: batch.vectors.subarray(i * dimensions, (i + 1) * dimensions),
+    code: {
+      signs: batch.signs.subarray(i * bytes.signs, (i + 1) * bytes.signs),
+      planes: batch.planes.subarray(i * bytes.planes, (i + 1) * bytes.planes),
+      weight: batch.weights[i]!,
+    },
+  }));
 }
 
 /** The model whose vectors cover the most of a corpus (the default for dense search). */

@@ -19,12 +19,12 @@ import { STOPWORDS, fold } from '../../../shared/retrieval/terms';
 
 const DF_BITS = 18;
 const DF_SLOTS = 1 << DF_BITS;
-const TITLE_WEIGHT = 2;
-const WORD_SEED = 0x811c9dc5;
-const GRAM_SEED = 0x9747b28c;
+export const TITLE_WEIGHT = 2;
+export const WORD_SEED = 0x811c9dc5;
+export const GRAM_SEED = 0x9747b28c;
 const WORD = /[\p{L}\p{N}]+/gu;
 
-function hashRange(seed: number, text: string, start: number, end: number): number {
+export function hashRange(seed: number, text: string, start: number, end: number): number {
   let hash = seed;
   for (let i = start; i < end; i++) {
     hash ^= text.charCodeAt(i);
@@ -44,28 +44,128 @@ function remix(hash: number): number {
   return h >>> 0;
 }
 
-/** Adds a text's features (hash → raw weight, before TF-IDF) into `counts`. */
-function features(text: string, scale: number, counts: Map<number, number>): Map<number, number> {
-  for (const match of fold(text).matchAll(WORD)) {
-    const word = match[0];
-    if (STOPWORDS.has(word)) continue;
-    const w = hashRange(WORD_SEED, word, 0, word.length);
-    counts.set(w, (counts.get(w) ?? 0) + scale);
-    const padded = `<${word}>`;
-    const grams = Math.max(0, padded.length - 2) + Math.max(0, padded.length - 3);
-    const gramWeight = Math.sqrt(0.5 / grams) * scale;
-    for (let n = 3; n <= 4; n++) {
-      for (let i = 0; i + n <= padded.length; i++) {
-        const g = hashRange(GRAM_SEED + n, padded, i, i + n);
-        counts.set(g, (counts.get(g) ?? 0) + gramWeight);
-      }
+const LONGEST_STOPWORD = Math.max(...[...STOPWORDS].map((w) => w.length));
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * A text's features: hash → raw weight (before TF-IDF), in order of first use, as a Map would
+ * hold them (the vector sums them in that order, so the order is part of the result). An open
+ * addressing table reused from text to text: building a Map per passage cost most of the time.
+ */
+export class FeatureCounts {
+  keys = new Uint32Array(1024);
+  weights = new Float64Array(1024);
+  size = 0;
+  private slots = new Int32Array(4096);
+  private stamps = new Int32Array(4096);
+  private stamp = 1;
+
+  clear(): void {
+    this.size = 0;
+    // A new stamp empties every slot at once; on wrap-around, the stamps are reset.
+    if (++this.stamp === 0x7fffffff) {
+      this.stamps.fill(0);
+      this.stamp = 1;
     }
   }
+
+  add(key: number, weight: number): void {
+    const mask = this.slots.length - 1;
+    let slot = Math.imul(key, 0x9e3779b1) >>> 0 & mask;
+    while (this.stamps[slot] === this.stamp) {
+      const at = this.slots[slot]!;
+      if (this.keys[at] === key) {
+        this.weights[at]! += weight;
+        return;
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (this.size === this.keys.length) this.growEntries();
+    this.stamps[slot] = this.stamp;
+    this.slots[slot] = this.size;
+    this.keys[this.size] = key;
+    // 0 + weight, as a Map's (counts.get(key) ?? 0) + weight gives.
+    this.weights[this.size++] = 0 + weight;
+    if (this.size * 2 > this.slots.length) this.rehash();
+  }
+
+  private growEntries(): void {
+    const keys = new Uint32Array(this.keys.length * 2);
+    keys.set(this.keys);
+    this.keys = keys;
+    const weights = new Float64Array(this.weights.length * 2);
+    weights.set(this.weights);
+    this.weights = weights;
+  }
+
+  private rehash(): void {
+    const length = this.slots.length * 2;
+    this.slots = new Int32Array(length);
+    this.stamps = new Int32Array(length);
+    this.stamp = 1;
+    const mask = length - 1;
+    for (let at = 0; at < this.size; at++) {
+      let slot = Math.imul(this.keys[at]!, 0x9e3779b1) >>> 0 & mask;
+      while (this.stamps[slot] === 1) slot = (slot + 1) & mask;
+      this.stamps[slot] = 1;
+      this.slots[slot] = at;
+    }
+  }
+}
+
+/** The character at `p` of the word `text[start, end)` padded with boundary marks: "<word>". */
+function paddedChar(text: string, start: number, end: number, p: number): number {
+  return p === 0 ? 60 : p === end - start + 1 ? 62 : text.charCodeAt(start + p - 1);
+}
+
+/**
+ * Adds one word's features: the word (weight `scale`), then its character 3-grams and 4-grams
+ * with boundary marks, which share half its energy.
+ */
+function addWord(text: string, start: number, end: number, scale: number, counts: FeatureCounts): void {
+  const length = end - start;
+  if (length <= LONGEST_STOPWORD && STOPWORDS.has(text.slice(start, end))) return;
+  counts.add(hashRange(WORD_SEED, text, start, end), scale);
+  const padded = length + 2;
+  const grams = Math.max(0, padded - 2) + Math.max(0, padded - 3);
+  const gramWeight = Math.sqrt(0.5 / grams) * scale;
+  for (let n = 3; n <= 4; n++) {
+    for (let i = 0; i + n <= padded; i++) {
+      let hash = GRAM_SEED + n;
+      for (let p = i; p < i + n; p++) {
+        hash ^= paddedChar(text, start, end, p);
+        hash = Math.imul(hash, 0x01000193);
+      }
+      counts.add(hash >>> 0, gramWeight);
+    }
+  }
+}
+
+/** Adds a text's features into `counts`: every folded word, stopwords left out. */
+function features(text: string, scale: number, counts: FeatureCounts): FeatureCounts {
+  if (!NON_ASCII.test(text)) {
+    // ASCII: folding only lowers case, and words are the runs of [a-z0-9] (as \p{L}\p{N} match there).
+    const folded = text.toLowerCase();
+    let start = -1;
+    for (let i = 0; i <= folded.length; i++) {
+      const c = i < folded.length ? folded.charCodeAt(i) : 0;
+      const inWord = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+      if (inWord && start < 0) start = i;
+      else if (!inWord && start >= 0) {
+        addWord(folded, start, i, scale, counts);
+        start = -1;
+      }
+    }
+    return counts;
+  }
+  const folded = fold(text);
+  for (const match of folded.matchAll(WORD)) addWord(folded, match.index, match.index + match[0].length, scale, counts);
   return counts;
 }
 
-function passageFeatures(passage: { title: string; text: string }): Map<number, number> {
-  return features(passage.title, TITLE_WEIGHT, features(passage.text, 1, new Map()));
+export function passageFeatures(passage: { title: string; text: string }, counts: FeatureCounts): FeatureCounts {
+  counts.clear();
+  return features(passage.title, TITLE_WEIGHT, features(passage.text, 1, counts));
 }
 
 export interface OfflineState {
@@ -89,6 +189,9 @@ export function deserializeState(buffer: Buffer): OfflineState {
 export class OfflineEmbedder {
   readonly dimensions: number;
   private state: OfflineState;
+  private readonly counts = new FeatureCounts();
+  /** ln((N + 1) / (df + 1)) + 1 for every slot, computed once per state of the fit. */
+  private idf: Float64Array | null = null;
 
   constructor(dimensions = 384, state?: OfflineState) {
     this.dimensions = dimensions;
@@ -105,29 +208,47 @@ export class OfflineEmbedder {
 
   /** Counts document frequencies over passages (the whole corpus, or a sample of it). */
   fit(passages: Iterable<{ title: string; text: string }>): void {
+    this.idf = null;
+    const { df } = this.state;
     for (const passage of passages) {
       this.state.documents++;
-      for (const feature of passageFeatures(passage).keys()) this.state.df[feature & (DF_SLOTS - 1)]!++;
+      const { keys, size } = passageFeatures(passage, this.counts);
+      for (let i = 0; i < size; i++) df[keys[i]! & (DF_SLOTS - 1)]!++;
     }
   }
 
+  /** Adds counts made elsewhere (a worker's share of the passages) to this fit. */
+  merge(other: OfflineState): void {
+    this.idf = null;
+    this.state.documents += other.documents;
+    for (let i = 0; i < DF_SLOTS; i++) this.state.df[i]! += other.df[i]!;
+  }
+
   embedPassage(passage: { title: string; text: string }): Float32Array {
-    return this.vector(passageFeatures(passage));
+    return this.vector(passageFeatures(passage, this.counts));
   }
 
   embed(text: string): Float32Array {
-    return this.vector(features(text, 1, new Map()));
+    this.counts.clear();
+    return this.vector(features(text, 1, this.counts));
   }
 
-  private vector(weights: Map<number, number>): Float32Array {
-    const vector = new Float32Array(this.dimensions);
+  private inverseFrequencies(): Float64Array {
+    if (this.idf) return this.idf;
     const n = this.state.documents;
+    this.idf = Float64Array.from(this.state.df, (df) => Math.log((n + 1) / (df + 1)) + 1);
+    return this.idf;
+  }
+
+  private vector({ keys, weights, size }: FeatureCounts): Float32Array {
+    const vector = new Float32Array(this.dimensions);
     const dims = this.dimensions;
-    for (const [hash, weight] of weights) {
-      const df = this.state.df[hash & (DF_SLOTS - 1)]!;
-      const idf = Math.log((n + 1) / (df + 1)) + 1;
+    const idf = this.inverseFrequencies();
+    for (let f = 0; f < size; f++) {
+      const hash = keys[f]!;
+      const weight = weights[f]!;
       const tf = weight >= 1 ? 1 + Math.log(weight) : weight;
-      const value = (tf * idf) / Math.SQRT2;
+      const value = (tf * idf[hash & (DF_SLOTS - 1)]!) / Math.SQRT2;
       const second = remix(hash);
       vector[hash % dims]! += hash & 0x80000000 ? -value : value;
       vector[second % dims]! += second & 0x80000000 ? -value : value;

@@ -1,8 +1,8 @@
 import { corpusKind, countCorpusPassages, findCorpusByName, qaLayerIds } from '../../../db/queries/corpora';
-import { countEmbeddings, exactNeighbours, getVectors, rescore, vectorRevision, type EmbeddingModelRow } from '../../../db/queries/embeddings';
+import { countEmbeddings, exactNeighbours, getVectors, rescore, type EmbeddingModelRow } from '../../../db/queries/embeddings';
 import { bm25Passages } from '../../../db/queries/passages-fts';
-import type { WritableDB } from '../../../db/sql';
-import { AppError, type ErrorHint, type SearchMode, type SearchResult } from '../../../shared/api';
+import { readSnapshot, type WritableDB } from '../../../db/sql';
+import { AppError, type DenseMethod, type ErrorHint, type SearchMode, type SearchResult } from '../../../shared/api';
 import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
 import { contentTerms } from '../../../shared/retrieval/terms';
 import { denseCandidates } from './code-index';
@@ -49,7 +49,7 @@ export interface Retriever {
 const FREQUENT_SHARE = 0.05;
 /** ... and in more than this many: below 40,000 passages, words in up to 2,000 are kept (there they cost little). */
 const FREQUENT_FLOOR = 2000;
-/** Corpora up to this size are searched exactly; larger ones coarse-to-fine on bit vectors. */
+/** Corpora up to this size are searched exactly; larger ones by their codes, then exactly (code-index.ts). */
 const EXACT_LIMIT = 5_000;
 
 export interface Bm25Query {
@@ -113,7 +113,7 @@ async function denseSearch(
   model: EmbeddingModelRow,
   feedback: { passageIds: readonly number[]; weight: number } | null = null,
   exclude: readonly number[] = [],
-): Promise<{ ids: number[]; scores: number[] }> {
+): Promise<{ ids: number[]; scores: number[]; method: DenseMethod; note: string | null }> {
   let [vector] = await embedderFor(db, model).embedQueries([text]);
   // A zero vector has no direction: every passage would tie (and score as a perfect match).
   if (!vector!.some((v) => v !== 0)) throw new AppError('invalid_input', `The embedder ${model.name} gives the query "${text.slice(0, 80)}" an empty vector: it has no words it knows.`);
@@ -125,19 +125,18 @@ async function denseSearch(
       vector = moved;
     }
   }
-  const size = countEmbeddings(db, model.id, corpusId);
-  const rows =
-    size <= EXACT_LIMIT
-      ? exactNeighbours(db, model.id, vector!, corpusId, k, exclude)
-      : rescore(
-          db,
-          model.id,
-          vector!,
-          denseCandidates(db, model, vector!, corpusId, k, vectorRevision(db, model.id, corpusId)),
-          k,
-          exclude,
-        );
-  return { ids: rows.map((r) => r.id), scores: rows.map((r) => 1 - r.distance) };
+  // One snapshot for the counts, the codes and the exact scores: another process may be adding vectors.
+  return readSnapshot(db, () => {
+    const size = countEmbeddings(db, model.id, corpusId);
+    const candidates = size <= EXACT_LIMIT ? null : denseCandidates(db, model, vector!, corpusId, k, size);
+    const rows = candidates ? rescore(db, model.id, vector!, candidates, k, exclude) : exactNeighbours(db, model.id, vector!, corpusId, k, exclude);
+    const method: DenseMethod = candidates ? 'codes' : 'exact';
+    const note =
+      !candidates && size > EXACT_LIMIT
+        ? `the codes of some of the ${size.toLocaleString('en-US')} vectors are missing, so every vector was scored exactly (slower); embedding the corpus again restores them`
+        : null;
+    return { ids: rows.map((r) => r.id), scores: rows.map((r) => 1 - r.distance), method, note };
+  });
 }
 
 function resolveCorpus(db: WritableDB, name: string | undefined): number | null {
@@ -167,7 +166,7 @@ export class EmbeddedRetriever implements Retriever {
     const qaCorpus = layers.includes('qa') ? qaLayerCorpus(db, corpusId, request.corpus) : null;
     const passages = layers.includes('passages') ? await this.rankings(request, corpusId, depth, notes, corpusId === null ? qaLayerIds(db) : []) : null;
     const qa = qaCorpus === null ? null : canonicalOnly(db, await this.rankings(request, qaCorpus.id, depth, notes, []));
-    const lists = [passages, qa].flatMap((r) => (r ? [r.bm25, r.dense].filter((l): l is Ranking => l !== null) : []));
+    const lists: Ranking[] = [passages, qa].flatMap((r) => (r ? [r.bm25, r.dense].flatMap((l) => (l ? [l] : [])) : []));
     let ranked: { id: number; score: number }[];
     if (lists.length === 1) ranked = lists[0]!.ids.map((id, i) => ({ id, score: lists[0]!.scores[i]! }));
     else ranked = reciprocalRankFusion(lists.map((l) => l.ids), request.rrfK ?? 60);
@@ -182,6 +181,7 @@ export class EmbeddedRetriever implements Retriever {
       model: main.model?.name ?? null,
       lexicalModel: main.model ? main.model.lexical === 1 : null,
       terms: main.bm25?.query.terms ?? [],
+      denseMethod: main.dense?.method ?? null,
       hits,
       notes,
       milliseconds: Number((performance.now() - started).toFixed(2)),
@@ -196,7 +196,7 @@ export class EmbeddedRetriever implements Retriever {
       bm25 = bm25Search(db, request.query, corpusId, depth, exclude);
       if (bm25.query.dropped.length) notes.push(`left out of the BM25 query (too frequent, or in no passage): ${bm25.query.dropped.join(', ')}`);
     }
-    let dense: Ranking | null = null;
+    let dense: Awaited<ReturnType<typeof denseSearch>> | null = null;
     let model: EmbeddingModelRow | null = null;
     if (request.mode !== 'bm25') {
       model = defaultModelFor(db, corpusId, request.model);
@@ -217,6 +217,7 @@ export class EmbeddedRetriever implements Retriever {
           ? { passageIds: bm25.ids.slice(0, request.feedbackDepth ?? FEEDBACK_DEPTH), weight: request.feedbackWeight ?? FEEDBACK_WEIGHT }
           : null;
       dense = await denseSearch(db, request.hyde?.trim() || request.query, corpusId, depth, model, feedback, exclude);
+      if (dense.note) notes.push(dense.note);
     }
     return { bm25, dense, model, layer: corpusId !== null && corpusKind(db, corpusId) === 'qa' ? 'qa' : 'passages' };
   }

@@ -3,7 +3,7 @@ import { tryInsertAudit, type AuditRow } from '../../../db/queries/audit';
 import { lockWaitMs, type WritableDB } from '../../../db/sql';
 import type { CallContext, EventMessage, Handlers, Job, OperationName } from '../../../shared/api';
 import type { EventBus } from '../events';
-import { isRead } from './access';
+import { isRead } from '../../../shared/api/access';
 import { PATH_KEY } from './reach';
 
 /**

@@ -36,7 +36,7 @@ function MetricTable({ rows, title, testId }: { rows: EvalTableRow[]; title: str
               <th>Method</th>
               <th>Model</th>
               {byType ? <th>Type</th> : null}
-              <th className="num">n</th>
+              <th className="num" title="items scored · items whose method failed (left out of the means)">n · failed</th>
               {metrics.map((m) => (
                 <th key={m.key} className="num">
                   {m.label}
@@ -50,10 +50,14 @@ function MetricTable({ rows, title, testId }: { rows: EvalTableRow[]; title: str
                 <td>{r.methodLabel}</td>
                 <td className="mono small">{r.model}</td>
                 {byType ? <td>{r.type}</td> : null}
-                <td className="num">{r.n}</td>
+                <td className="num">
+                  {r.n}
+                  {r.failed ? <span className="flag-bad"> · {r.failed} failed</span> : null}
+                </td>
                 {metrics.map((m) => (
                   <td key={m.key} className="num" title={r.metrics[m.key]?.ci ? `95% CI ${r.metrics[m.key]!.ci!.low.toFixed(2)}–${r.metrics[m.key]!.ci!.high.toFixed(2)}` : undefined}>
                     {formatMetric(r.metrics[m.key])}
+                    {m.key === 'disambig_f1' && r.readerErrors ? <span className="flag-warn small" title="items whose reader failed: their Disambig-F1 is left out"> ({r.readerErrors} reader errors)</span> : null}
                   </td>
                 ))}
               </tr>

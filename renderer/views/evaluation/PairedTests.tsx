@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ErrorBar, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { EvalComparison } from '../../../shared/api';
 import { formatMetricValue, metricLabel, runStatusLabel } from '../../../shared/eval/labels';
@@ -7,8 +8,10 @@ import { useOp } from '../../query';
 /**
  * Two runs on the same items, tested as pairs: per metric, B − A with its paired-bootstrap 95%
  * interval (drawn as a bar with an error bar), the bootstrap p, Wilcoxon signed-rank p, and McNemar
- * on per-item correctness with its discordant counts. Items only one run answered are left out,
- * and the panel says how many pairs there are of each run's answered items.
+ * on per-item correctness with its discordant counts. Items both runs finished are paired; an item
+ * one run failed on counts as a failure (score 0, incorrect) unless the user leaves such pairs out,
+ * and the panel says how many failed on each side or were left out. Items only one run has are
+ * left out of every test.
  */
 
 const p = (v: number | undefined | null) => (v === undefined || v === null ? '–' : v < 0.0001 ? '< 0.0001' : v.toFixed(4));
@@ -40,10 +43,15 @@ function DifferenceChart({ comparison }: { comparison: EvalComparison }) {
 }
 
 export function PairedTests({ a, b }: { a: number; b: number }) {
-  const comparison = useOp('evaluation:compare', { a, b });
+  const [exclude, setExclude] = useState(false);
+  const comparison = useOp('evaluation:compare', { a, b, errors: exclude ? 'exclude' : 'fail' });
   const c = comparison.data;
   if (!c) return <ErrorNotice error={comparison.error} />;
   const answered = (run: EvalComparison['a']) => run.done;
+  const failures =
+    c.errorsPolicy === 'exclude'
+      ? ` ${plural(c.excluded, 'pair')} where a run failed ${c.excluded === 1 ? 'is' : 'are'} left out.`
+      : ` An item one run failed on counts as a failure there (score 0, incorrect): A failed ${c.failedA}, B failed ${c.failedB}, both ${c.failedBoth}.`;
   return (
     <section className="card" data-testid="paired-tests">
       <div className="card-head">
@@ -52,10 +60,14 @@ export function PairedTests({ a, b }: { a: number; b: number }) {
           A: run {c.a.id}, {c.a.methodLabel} × {c.a.model} ({runStatusLabel(c.a)}) · B: run {c.b.id}, {c.b.methodLabel} × {c.b.model} ({runStatusLabel(c.b)})
         </span>
       </div>
-      <div className={`small ${c.paired < Math.max(answered(c.a), answered(c.b)) ? 'flag-warn' : 'muted'}`} data-testid="paired-count">
-        {plural(c.paired, 'item')} answered by both runs {c.paired === 1 ? 'is' : 'are'} paired (A answered {answered(c.a)}, B {answered(c.b)}); items only one run answered are left out of every test.
+      <div className={`small ${c.paired < Math.max(answered(c.a), answered(c.b)) || c.failedA + c.failedB + c.excluded > 0 ? 'flag-warn' : 'muted'}`} data-testid="paired-count">
+        {plural(c.paired, 'item')} both runs finished {c.paired === 1 ? 'is' : 'are'} paired (A answered {answered(c.a)}, B {answered(c.b)}); items only one run has are left out of every test.
+        {failures}
         {c.a.source !== c.b.source ? ` The runs are on different items (${c.a.source} and ${c.b.source}): only the items they share are compared.` : ''}
       </div>
+      <label className="small">
+        <input type="checkbox" checked={exclude} onChange={(e) => setExclude(e.target.checked)} data-testid="exclude-errors" /> Leave out items a run failed on (instead of counting them as failures)
+      </label>
       <table className="plain compact numbers" data-testid="paired-table">
         <thead>
           <tr>

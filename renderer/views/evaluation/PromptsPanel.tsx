@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ErrorNotice } from '../../components/bits';
 import { useOp, useOpMutation } from '../../query';
+import { OpButton } from '../../access';
 
 /** The evaluation's prompts: pick one, edit it, save it as a new version (runs record the versions they used). */
 export function PromptsPanel() {
@@ -35,14 +36,14 @@ export function PromptsPanel() {
           </label>
           <textarea id="eval-prompt-user" className="input mono" rows={6} value={editing.user} onChange={(e) => setDraft({ ...editing, user: e.target.value })} />
           <div className="row-gap">
-            <button
-              type="button"
+            <OpButton
+              operation="evaluation:prompt-save"
               className="button"
               disabled={!draft || save.isPending}
               onClick={() => draft && save.mutate({ name, system: draft.system, user: draft.user }, { onSuccess: () => setDraft(null) })}
             >
               Save as a new version
-            </button>
+            </OpButton>
             <ErrorNotice error={save.error} />
           </div>
         </>

@@ -71,7 +71,7 @@ export function RunDetail({ id }: { id: number }) {
           </h2>
         </div>
         <div className="small muted">
-          {r.source} · <span data-testid="run-status">{runStatusLabel(r)}</span> · {r.done} of {r.total} answered · {r.calls} calls ({r.cachedCalls} cached) · ${r.costUsd.toFixed(4)}
+          {r.source} · <span data-testid="run-status">{runStatusLabel(r)}</span> · n {r.done} of {r.total} (failed {r.failed}, left out of the means) · {r.calls} calls ({r.cachedCalls} cached) · ${r.costUsd.toFixed(4)}
           {r.corpus ? ` · ${r.corpus}, ${r.retrievalMode}, k=${r.k}` : ''}
           {r.reader ? ` · reader ${r.reader}` : ''}
           {r.judge ? ` · judge ${r.judge}` : ''}
@@ -80,6 +80,11 @@ export function RunDetail({ id }: { id: number }) {
           <div className="small">
             Per query: latency p50 {((r.usage.latencyMs.p50 ?? 0) / 1000).toFixed(2)} s, p95 {((r.usage.latencyMs.p95 ?? 0) / 1000).toFixed(2)} s, p99{' '}
             {((r.usage.latencyMs.p99 ?? 0) / 1000).toFixed(2)} s · {(r.usage.tokensPerQuery ?? 0).toFixed(0)} tokens · ${(r.usage.costPerQuery ?? 0).toFixed(5)}
+          </div>
+        ) : null}
+        {r.readerErrors ? (
+          <div className="small flag-warn" data-testid="reader-errors">
+            Disambig-F1 over {r.metrics.disambig_f1?.n ?? 0} items: the reader failed on {r.readerErrors} (their Disambig-F1 is left out; see their notes).
           </div>
         ) : null}
         {r.notes.map((n) => (

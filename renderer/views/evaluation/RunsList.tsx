@@ -39,7 +39,7 @@ export function EvalJobLine({ job, onDismiss }: { job: Job; onDismiss?: () => vo
   );
 }
 
-const statusClass = (r: EvalRunSummary) => (r.status === 'done' ? (r.failed ? 'flag-warn' : 'flag-ok') : r.status === 'running' ? '' : 'flag-bad');
+const statusClass = (r: EvalRunSummary) => (r.status === 'done' && r.failed < r.total ? (r.failed ? 'flag-warn' : 'flag-ok') : r.status === 'running' ? '' : 'flag-bad');
 
 export function EvalRunsTable({ runs, selected, onToggle }: { runs: EvalRunSummary[]; selected: readonly number[]; onToggle: (id: number) => void }) {
   if (!runs.length) return <div className="muted small">No evaluation run yet: start one on the left, or with `awb eval run`.</div>;

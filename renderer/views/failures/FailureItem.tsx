@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { FailureItemView } from '../../../shared/api';
 import { methodLabel } from '../../../shared/eval/labels';
+import { useAccess } from '../../access';
 import { ShortcutSheet } from '../../components/CommandPalette';
 import { ErrorNotice } from '../../components/bits';
 import { useKeys } from '../../hooks';
@@ -59,6 +60,7 @@ export function FailureItem({ run, id }: { run: number; id: number }) {
   const [sheet, setSheet] = useState(false);
   const [tagOpen, setTagOpen] = useState(false);
   const [flagOpen, setFlagOpen] = useState(false);
+  const access = useAccess();
   const { previous, next } = useNeighbours(run, id, view);
   const suffix = failureSearch(parseFailureState(search));
   const go = (item: number | null) => {
@@ -75,8 +77,8 @@ export function FailureItem({ run, id }: { run: number; id: number }) {
       const actions: Record<string, () => void> = {
         j: () => go(next),
         k: () => go(previous),
-        t: () => setTagOpen(true),
-        f: () => setFlagOpen(true),
+        t: () => access.may('failure-tag:add').allowed && setTagOpen(true),
+        f: () => access.may('instance-flag:add').allowed && setFlagOpen(true),
         o: () => view?.item.instanceId != null && navigate(`/instances/${view.item.instanceId}`),
         u: () => navigate(`/evaluation/${run}/items${suffix}`),
         '?': () => setSheet(true),

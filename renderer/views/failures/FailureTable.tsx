@@ -69,11 +69,11 @@ function columns(versus: boolean): Column<FailureRow>[] {
         const r = row.original;
         return (
           <span className="small failure-flags">
-            {r.status === 'failed' ? <span className="flag-bad" title={r.error ?? ''}>{itemStatusLabel('failed')}</span> : null}
+            {r.status === 'failed' ? <span className="flag-bad" title={r.error ?? ''}>no answer (error)</span> : null}
             {r.status === 'pending' ? <span className="muted">{itemStatusLabel('pending')}</span> : null}
             {r.collapsed ? <span className="flag-warn">collapsed</span> : null}
             {r.retrievalMiss ? <span className="flag-warn" title="retrieval miss: no gold evidence passage retrieved">miss</span> : null}
-            {r.other?.status === 'failed' ? <span className="flag-bad">B {itemStatusLabel('failed')}</span> : null}
+            {r.other?.status === 'failed' ? <span className="flag-bad" title={r.other.error ?? ''}>B: no answer (error)</span> : null}
           </span>
         );
       },

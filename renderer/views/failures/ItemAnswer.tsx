@@ -14,8 +14,8 @@ const colour = (index: number): CSSProperties => ({ '--c': `var(--interpretation
 const VERDICTS: Record<string, string> = {
   covered: 'nothing is missing',
   partial: 'it leaves some interpretations out',
-  collapsed: 'it collapses several interpretations into at most one',
-  missed: 'it misses the interpretation',
+  missed: 'it misses every interpretation',
+  error: 'the method failed on this item',
   'no-gold': 'no gold short answers to check',
 };
 
@@ -54,7 +54,7 @@ export function AnswerSide({ view }: { view: FailureItemView }) {
       <div className="card-head">
         <h2>The method’s long answer</h2>
         <span className={`chip verdict-${coverage.verdict}`} data-testid="verdict">
-          {coverage.verdict}
+          {coverage.verdict === 'error' ? 'no answer (error)' : coverage.verdict}
         </span>
       </div>
       {item.status === 'failed' ? <div className="notice bad" data-testid="item-error">{item.error}</div> : null}
@@ -64,8 +64,13 @@ export function AnswerSide({ view }: { view: FailureItemView }) {
         </div>
       ) : null}
       <div className="small">
-        {coverage.withAnswers ? `Covers ${coverage.covered} of ${coverage.withAnswers} interpretations: ${VERDICTS[coverage.verdict]}.` : VERDICTS['no-gold']}
+        {coverage.verdict === 'error' ? VERDICTS.error : coverage.withAnswers ? `Covers ${coverage.covered} of ${coverage.withAnswers} interpretations: ${VERDICTS[coverage.verdict]}.` : VERDICTS['no-gold']}
       </div>
+      {item.collapsed ? (
+        <div className="small flag-warn" data-testid="collapsed">
+          Collapsed: commits to {typeof item.metrics.committed_interpretations === 'number' ? (item.metrics.committed_interpretations === 0 ? 'no' : 'one') : 'at most one'} interpretation while the gold has {item.gold.interpretations.length}.
+        </div>
+      ) : null}
       {item.shortAnswers.length ? <div className="small muted">Short answers it commits to: {item.shortAnswers.join(' · ')}</div> : null}
       {item.interpretations.length ? (
         <div className="small">

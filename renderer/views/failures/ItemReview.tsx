@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import type { FailureItemView, InstanceFlagView, ItemTagView } from '../../../shared/api';
+import { OpButton } from '../../access';
 import { ErrorNotice } from '../../components/bits';
 import { useOp, useOpMutation } from '../../query';
 
@@ -26,9 +27,9 @@ export function Tags({ view, who, tagOpen, setTagOpen }: { view: FailureItemView
       <div className="card-head">
         <h2>Tags</h2>
         <span className="spacer" />
-        <button type="button" className="button small" onClick={() => setTagOpen(!tagOpen)}>
+        <OpButton operation="failure-tag:add" className="button small" onClick={() => setTagOpen(!tagOpen)}>
           Tag <kbd>t</kbd>
-        </button>
+        </OpButton>
       </div>
       {current.length === 0 ? <div className="small muted">No tags.</div> : null}
       {current.map((t: ItemTagView) => (
@@ -101,9 +102,9 @@ export function Flags({ view, who, flagOpen, setFlagOpen }: { view: FailureItemV
             <Link href={`/instances/${instance}`} className="button small">
               Open instance <kbd>o</kbd>
             </Link>
-            <button type="button" className="button small" onClick={() => setFlagOpen(!flagOpen)}>
+            <OpButton operation="instance-flag:add" className="button small" onClick={() => setFlagOpen(!flagOpen)}>
               Flag for review <kbd>f</kbd>
-            </button>
+            </OpButton>
           </>
         ) : (
           <span className="small muted">This item has no instance in the database.</span>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import type { JudgeValidationReport } from '../../../shared/api';
 import type { Correlation } from '../../../shared/eval/paired';
+import { NotAllowed, useAccess } from '../../access';
 import { ErrorNotice } from '../../components/bits';
 import { useOp, useOpMutation } from '../../query';
 
@@ -77,6 +78,7 @@ export function JudgeValidationPanel({ run }: { run: number }) {
   const [campaign, setCampaign] = useState<number | null>(null);
   const report = useOp('judge-validation:get', campaign ? { run, campaign } : null);
   const start = useOpMutation('judge-validation:start', { onSuccess: (view) => setCampaign(view.id) });
+  const mayStart = useAccess().may('judge-validation:start');
   const [annotators, setAnnotators] = useState('');
   const [size, setSize] = useState('50');
   const quality = (campaigns.data ?? []).filter((c) => /quality/i.test(c.protocol));
@@ -105,9 +107,10 @@ export function JudgeValidationPanel({ run }: { run: number }) {
         <span>Rate a sample of this run’s answers:</span>
         <input className="input" aria-label="annotators" placeholder="annotators, comma-separated" value={annotators} onChange={(e) => setAnnotators(e.target.value)} />
         <input className="input threshold" aria-label="sample size" value={size} onChange={(e) => setSize(e.target.value)} />
-        <button type="submit" className="button small" disabled={!annotators.trim() || start.isPending}>
+        <button type="submit" className="button small" disabled={!annotators.trim() || start.isPending || !mayStart.allowed} title={mayStart.reason}>
           Create campaign
         </button>
+        <NotAllowed permission={mayStart} />
         {start.data ? <Link href={`/campaigns/${start.data.id}`}>open campaign {start.data.id}</Link> : null}
       </form>
       <ErrorNotice error={start.error} />

@@ -29,8 +29,8 @@ export function CriteriaPanel({ judging }: { judging: Judging }) {
           ))
         : null}
       <p className="small muted">
-        Keys are printed on the buttons. <kbd>Tab</kbd> moves between criteria, <kbd>c</kbd> comments, <kbd>g</kbd> shows the guidelines, <kbd>?</kbd> lists
-        every key.
+        Keys are printed on the buttons. <kbd>Tab</kbd> moves between criteria, <kbd>c</kbd> comments, <kbd>a</kbd> <kbd>l</kbd> <kbd>e</kbd> jump to the
+        answers, the long answer and the evidence, <kbd>g</kbd> shows the guidelines, <kbd>?</kbd> lists every key.
       </p>
     </aside>
   );

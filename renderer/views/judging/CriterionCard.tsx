@@ -99,7 +99,8 @@ export function CriterionCard({
                 title={anchors[value] ?? (current?.value === value ? 'Click again to clear' : '')}
                 aria-pressed={current?.value === value}
               >
-                {key ? <kbd>{key}</kbd> : null} {label}
+                {/* A point of a rating scale is its own key: printed once. */}
+                {key && key !== label ? <kbd>{key}</kbd> : null} {label}
               </button>
             );
           })}

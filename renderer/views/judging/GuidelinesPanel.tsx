@@ -1,10 +1,14 @@
 import Markdown from 'react-markdown';
 import type { Protocol } from '../../../shared/protocols';
 
-/** The protocol's guidelines and each criterion's question, in a column beside the criteria. */
+/**
+ * The protocol's guidelines and each criterion's question, in a drawer over the lower part of the
+ * instance side (where the evidence is): the interpretations stay side by side above it and the
+ * criteria beside it, so one judges while reading them.
+ */
 export function GuidelinesPanel({ protocol, onClose }: { protocol: Protocol; onClose: () => void }) {
   return (
-    <div className="judge-panel" role="dialog" aria-modal="false" aria-label="Guidelines" data-testid="guidelines">
+    <div className="guidelines-drawer" role="dialog" aria-modal="false" aria-label="Guidelines" data-testid="guidelines">
       <header className="card-head">
         <h2>{protocol.name}: guidelines</h2>
         <div className="spacer" />

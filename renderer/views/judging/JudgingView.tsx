@@ -1,21 +1,25 @@
-import { memo, useState } from 'react';
+import { Activity, memo, useCallback, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import type { InstanceDetail, JudgingItem, JudgingSession } from '../../../shared/api';
 import { ShortcutSheet } from '../../components/CommandPalette';
-import { ErrorNotice } from '../../components/bits';
-import { InstanceBody } from '../InstanceView';
+import { InstanceBody, type JudgingSection } from '../instance/InstanceBody';
+import { CompletionCard } from './CompletionCard';
 import { CriteriaPanel } from './CriteriaPanel';
 import { GuidelinesPanel } from './GuidelinesPanel';
 import { JudgeBar } from './JudgeBar';
+import { JudgeToasts } from './JudgeToasts';
 import { QueueStrip } from './QueueStrip';
+import { SectionNav } from './SectionNav';
 import { sessionSearch, useJudgingLocation } from './session';
 import { useJudging } from './useJudging';
 import { useJudgingKeys } from './useJudgingKeys';
 
 /**
- * The judging screen: the instance side by side on the left, the protocol's criteria on the
- * right, every decision by keyboard. A decision is on disk (committed to the database, or
- * appended and flushed to the pack's results file) before the next item shows.
+ * The judging screen: the instance side by side on the left (what is judged first, evidence
+ * below), the protocol's criteria on the right, every decision by keyboard. The next item shows
+ * in the frame after the key that completes this one; the decision goes to disk meanwhile
+ * (committed to the database, or appended and flushed to the pack's results file), and the bar
+ * says "saving…" until it is there. The queue ends on a completion card.
  */
 
 /** The instance side re-renders only when the item changes, not on every decision. */
@@ -30,7 +34,8 @@ const JUDGING_SHORTCUTS: [string, string][] = [
   ['j  →  ↓', 'next item'],
   ['k  ←  ↑', 'previous item'],
   ['u  Ctrl Z', 'undo the last decision'],
-  ['s', 'skip this item for now'],
+  ['s', 'skip this item for now (the end of the queue lists skipped items)'],
+  ['a  l  e', 'jump to the short answers, the long answer, the evidence'],
   ['g  h', 'open or close the guidelines (judging keys keep working beside them)'],
   ['?', 'this sheet'],
 ];
@@ -63,34 +68,67 @@ export function JudgingView() {
 }
 
 function JudgingScreen({ session, position, goTo }: { session: JudgingSession; position: number | null; goTo: (position: number) => void }) {
-  const judging = useJudging(session, position, goTo);
+  const scroller = useRef<HTMLDivElement>(null);
+  // Each item opens at its top, where what is judged is (set before the item changes, so no layout is forced after).
+  const goToTop = useCallback(
+    (to: number) => {
+      const side = scroller.current;
+      if (side && side.scrollTop !== 0) side.scrollTop = 0;
+      goTo(to);
+    },
+    [goTo],
+  );
+  const judging = useJudging(session, position, goToTop);
   const [guidelines, setGuidelines] = useState(false);
   const [sheet, setSheet] = useState(false);
+  const { queue, item, finished } = judging;
+  // The short answers go back to the top, with the question; the others scroll their section to the top.
+  const jump = (section: JudgingSection) => {
+    const side = scroller.current;
+    if (section === 'answers') side?.scrollTo({ top: 0 });
+    else side?.querySelector(`[data-testid="judged-item"]:not([style*="none"]) [data-section="${section}"]`)?.scrollIntoView({ block: 'start' });
+  };
   useJudgingKeys(judging, {
     enabled: !sheet,
     toggleGuidelines: () => setGuidelines((open) => !open),
     closeGuidelines: () => setGuidelines(false),
     openSheet: () => setSheet(true),
+    jump,
   });
-  const { queue, item } = judging;
   return (
     <div className="judge" data-testid="judging">
       <JudgeBar judging={judging} guidelines={guidelines} onGuidelines={() => setGuidelines(!guidelines)} onSheet={() => setSheet(true)} />
-      <QueueStrip queue={queue} current={item?.position} onOpen={judging.open} />
-      {judging.notice ? (
-        <div className="notice ok judge-notice" data-testid="judge-notice">
-          {judging.notice}
+      <QueueStrip queue={queue} current={finished ? undefined : item?.position} onOpen={judging.open} />
+      <div className="judge-body">
+        <div className="judge-left">
+          {finished && queue ? (
+            <div className="judge-instance">
+              <CompletionCard queue={queue} onOpen={judging.open} />
+            </div>
+          ) : (
+            <>
+              <SectionNav onJump={jump} />
+              <div className="judge-instance" ref={scroller} data-testid="judge-instance" data-position={item?.position ?? ''}>
+                {item ? (
+                  // The item a decision moves to is rendered ahead, hidden, so the key that moves there only shows it.
+                  [item, ...(judging.upcoming && judging.upcoming.position !== item.position ? [judging.upcoming] : [])].map((shown) => (
+                    <Activity key={shown.position} mode={shown === item ? 'visible' : 'hidden'}>
+                      <div className="judged-item" data-testid="judged-item" data-position={shown.position}>
+                        <InstanceSide detail={judgedDetail(shown)} linkBaseQuestion={!queue?.offline} layout="judge" />
+                      </div>
+                    </Activity>
+                  ))
+                ) : (
+                  <div className="empty">Loading…</div>
+                )}
+              </div>
+            </>
+          )}
+          {guidelines && queue ? <GuidelinesPanel protocol={queue.protocol} onClose={() => setGuidelines(false)} /> : null}
         </div>
-      ) : null}
-      <ErrorNotice error={judging.error} />
-      {/* Open guidelines take a column between the instance and the criteria, so one can judge while reading them. */}
-      <div className="judge-body" style={guidelines ? { gridTemplateColumns: 'minmax(0, 1fr) minmax(280px, 30%) 380px' } : undefined}>
-        <div className="judge-instance" data-testid="judge-instance" data-position={item?.position ?? ''}>
-          {item ? <InstanceSide detail={judgedDetail(item)} linkBaseQuestion={!queue?.offline} /> : <div className="empty">Loading…</div>}
-        </div>
-        {guidelines && queue ? <GuidelinesPanel protocol={queue.protocol} onClose={() => setGuidelines(false)} /> : null}
         <CriteriaPanel judging={judging} />
       </div>
+      <JudgeToasts notice={judging.notice} error={judging.error} />
       {sheet ? <ShortcutSheet title="Judging keys" shortcuts={JUDGING_SHORTCUTS} onClose={() => setSheet(false)} /> : null}
     </div>
   );

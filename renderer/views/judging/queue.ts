@@ -33,17 +33,15 @@ export function startPosition(queue: JudgingQueue): number | undefined {
   return (queue.items.find((i) => !i.done && !i.skipped) ?? queue.items.find((i) => !i.done) ?? queue.items[0])?.position;
 }
 
-/** After an item is complete: the next one not done, after this one, then from the start. */
+/**
+ * After an item is complete or skipped: the next one neither done nor skipped, after this one,
+ * then from the start. None left is the end of the queue: the completion card lists what was
+ * skipped for a second look.
+ */
 export function nextToJudge(queue: JudgingQueue, from: number): number | undefined {
   const index = queue.items.findIndex((i) => i.position === from);
   const later = [...queue.items.slice(index + 1), ...queue.items.slice(0, Math.max(0, index))];
-  return later.find((i) => !i.done && i.position !== from)?.position;
-}
-
-/** After a skip: the next item not done (skipped ones too), else any other not done. */
-export function nextAfterSkip(queue: JudgingQueue, from: number): number | undefined {
-  const index = queue.items.findIndex((i) => i.position === from);
-  return (queue.items.slice(index + 1).find((i) => !i.done) ?? queue.items.find((i) => !i.done && i.position !== from))?.position;
+  return later.find((i) => !i.done && !i.skipped && i.position !== from)?.position;
 }
 
 /** The item with one criterion set, as the screen shows it before the server answers. */
@@ -57,7 +55,8 @@ export function withDecision(queue: JudgingQueue, before: Values, after: Judging
   for (const c of queue.protocol.criteria) perCriterion[c.id] = (perCriterion[c.id] ?? 0) + Number(has(after.values, c.id)) - Number(has(before, c.id));
   const done = isComplete(queue.protocol, after);
   const decided = Object.keys(after.values).filter((id) => has(after.values, id)).length;
-  const items = queue.items.map((i) => (i.position === after.position ? { ...i, decided, done, skipped: after.skipped && !done } : i));
+  const commented = Object.values(after.values).some((v) => v.comment.trim() !== '');
+  const items = queue.items.map((i) => (i.position === after.position ? { ...i, decided, done, skipped: after.skipped && !done, commented } : i));
   return { ...queue, items, done: items.filter((i) => i.done).length, perCriterion };
 }
 

@@ -1,20 +1,22 @@
 import { useIsMutating, useMutation, useQueryClient, type Mutation } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { flushSync } from 'react-dom';
 import type { JudgingItem, JudgingQueue, JudgingSession } from '../../../shared/api';
 import type { Criterion } from '../../../shared/protocols';
 import { call } from '../../api';
 import { opQuery } from '../../query';
-import { firstUndecided, isComplete, isDecided, nextAfterSkip, nextToJudge, withDecision, withSkip, withValue } from './queue';
-import { afterPaint, itemKey, queueKey, type JudgingData } from './useJudgingData';
+import { firstUndecided, isComplete, isDecided, nextToJudge, withDecision, withSkip, withValue } from './queue';
+import { itemKey, queueKey, type JudgingData } from './useJudgingData';
 import type { ItemFocus } from './useItemFocus';
 
 /**
- * Decisions, undos and skips. A decision shows at once (written into the item's cache entry),
- * goes to the server, and its answer updates the queue in place: one request per decision. All
- * three run one at a time, in the order they were made (one mutation scope), so decisions typed
- * faster than they save are queued, never dropped; the next item shows only once the decision
- * that completes this one is on disk.
+ * Decisions, undos and skips. A decision shows at once: it is written into the item's and the
+ * queue's cache entries, and when it completes the item the next one (fetched ahead) is on screen
+ * in the next frame, without waiting for the network. The request goes out once that frame is
+ * painted, one per decision; all three kinds run one at a time, in the order they were made (one mutation scope),
+ * so decisions typed faster than they save are queued, never dropped, and the bar says "saving…"
+ * until the last is on disk. What the server answers wins: a save that fails reads the item and
+ * the queue again and says so.
  */
 
 const SCOPE = 'judging';
@@ -28,36 +30,57 @@ export function useUnsaved(): number {
 interface Decision {
   request: { session: JudgingSession; instanceId: number; criterion: string; value: string | null; comment: string; itemMs: number };
   position: number;
-  /** The item's values the decision was made on (the queue's counts change by the difference). */
-  before: JudgingItem['values'];
-  /** The decision completes the item: the next one shows once it is saved. */
-  moveOn: boolean;
+  /** The item as it shows before the answer (the queue already counts it so). */
+  shown: JudgingItem;
+}
+
+/** A notice for a toast: `id` tells two equal texts apart. */
+export interface Notice {
+  id: number;
+  text: string;
 }
 
 export interface Decisions {
   decide: (criterion: Criterion, value: string | null, comment?: string) => void;
   undo: () => void;
   skip: () => void;
-  /** To the item `delta` places on, once every decision so far is saved. */
+  /** To the item `delta` places on. */
   step: (delta: number) => void;
-  notice: string | null;
+  /** To an item of the queue (leaving the completion card). */
+  open: (position: number) => void;
+  notice: Notice | null;
   error: Error | undefined;
+  /** The queue has nothing left but what was skipped: the completion card shows. */
+  finished: boolean;
 }
 
-export function useDecisions(session: JudgingSession, data: JudgingData, { setFocus, shown, lap }: ItemFocus, goTo: (position: number) => void): Decisions {
-  const client = useQueryClient();
-  const { queue, item, positions, index } = data;
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<Error>();
-
-  // Navigation waits for every decision made so far to be saved.
-  const settled = useRef<Promise<unknown>>(Promise.resolve());
-  const track = (work: Promise<unknown>) => {
-    settled.current = work.then(
-      () => undefined,
-      () => undefined,
+/**
+ * Resolves once the frame now being prepared has been rendered: the request of a decision goes
+ * out after the next item is painted, so the keypress's frame carries no network work (issuing a
+ * request costs the main thread milliseconds). A hidden page renders no frames: it goes on after
+ * a tenth of a second regardless.
+ */
+function afterThisFrame(): Promise<void> {
+  return new Promise((resolve) => {
+    const fallback = setTimeout(resolve, 100);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(fallback);
+        resolve();
+      }, 0),
     );
-  };
+  });
+}
+
+const sameValues = (a: JudgingItem['values'], b: JudgingItem['values']) => JSON.stringify(a) === JSON.stringify(b);
+
+export function useDecisions(session: JudgingSession, data: JudgingData, { setFocus, lap }: ItemFocus, goTo: (position: number) => void): Decisions {
+  const client = useQueryClient();
+  const { queue, item, positions, index, placeholder } = data;
+  const [notice, setNoticeText] = useState<Notice | null>(null);
+  const [error, setError] = useState<Error>();
+  const [finished, setFinished] = useState(false);
+  const say = (text: string) => setNoticeText((old) => ({ id: (old?.id ?? 0) + 1, text }));
 
   /** What is on disk wins: after a failed save, the item and the queue are read again. */
   const reload = (at: number, e: Error) => {
@@ -66,33 +89,27 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
     void client.invalidateQueries({ queryKey: queueKey(session) });
   };
 
+  /** The next item on screen in this frame (it was fetched ahead), or the completion card. */
+  const moveOn = (latest: JudgingQueue, from: number) => {
+    const next = nextToJudge(latest, from);
+    flushSync(() => {
+      if (next === undefined) setFinished(true);
+      else goTo(next);
+    });
+  };
+
   const decision = useMutation({
     scope: { id: SCOPE },
-    mutationFn: ({ request }: Decision) => call('judging:decide', request),
-    onSuccess: (saved, { before, moveOn }) => {
-      const count = (q: JudgingQueue | undefined) => q && withDecision(q, before, saved);
-      // Later decisions already show their values; the last one to save puts what is on disk.
-      const last = client.isMutating({ predicate: inScope }) === 1;
-      const store = () => {
-        client.setQueryData<JudgingQueue>(queueKey(session), count);
-        // The instance does not change with a decision: keeping it keeps the instance side from rendering again.
-        if (last) client.setQueryData<JudgingItem>(itemKey(session, saved.position), (old) => (old ? { ...saved, instance: old.instance } : saved));
-      };
-      if (!last || !moveOn || shown.current !== saved.position) {
-        store();
-        return;
-      }
-      // Moving on: the next item (fetched ahead) shows first; the counts catch up once it is painted.
-      const latest = count(client.getQueryData<JudgingQueue>(queueKey(session)));
-      const next = latest && nextToJudge(latest, saved.position);
-      if (next !== undefined) {
-        setNotice(null);
-        goTo(next);
-        afterPaint(store);
-      } else {
-        store();
-        setNotice(`All ${latest?.items.length ?? 0} items are judged. Thank you!`);
-      }
+    mutationFn: async ({ request }: Decision) => {
+      await afterThisFrame();
+      return call('judging:decide', request);
+    },
+    onSuccess: (saved, { shown }) => {
+      // Usually the server saved what shows; if not, the queue's counts move by the difference.
+      if (!sameValues(saved.values, shown.values)) client.setQueryData<JudgingQueue>(queueKey(session), (q) => q && withDecision(q, shown.values, saved));
+      // Later decisions on the item already show their values; the last one to save puts what is on disk.
+      // The instance does not change with a decision: keeping it keeps the instance side from rendering again.
+      if (client.isMutating({ predicate: inScope }) === 1) client.setQueryData<JudgingItem>(itemKey(session, saved.position), (old) => (old ? { ...saved, instance: old.instance } : saved));
     },
     onError: (e, { position: at }) => reload(at, e),
   });
@@ -102,7 +119,7 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
     mutationFn: () => call('judging:undo', { session }),
     onSuccess: async (undone) => {
       if (!undone) {
-        setNotice('Nothing to undo.');
+        say('Nothing to undo.');
         return;
       }
       const before = client.getQueryData<JudgingItem>(itemKey(session, undone.position));
@@ -112,62 +129,72 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
       const criteria = latest?.protocol.criteria ?? queue?.protocol.criteria ?? [];
       const at = criteria.findIndex((c) => c.id === undone.criterion);
       // The item shows first (its keys start where they would), then the undone criterion takes them.
-      flushSync(() => goTo(undone.position));
+      flushSync(() => {
+        setFinished(false);
+        goTo(undone.position);
+      });
       setFocus({ position: undone.position, active: at === -1 ? firstUndecided(criteria, restored) : at, commentOpen: false });
-      setNotice(`Undone: ${criteria[at]?.label ?? undone.criterion} on item ${positions.indexOf(undone.position) + 1}.`);
+      say(`Undone: ${criteria[at]?.label ?? undone.criterion} on item ${positions.indexOf(undone.position) + 1}.`);
     },
     onError: setError,
   });
 
   const skipping = useMutation({
     scope: { id: SCOPE },
-    mutationFn: ({ instanceId, itemMs }: { instanceId: number; itemMs: number; position: number }) => call('judging:skip', { session, instanceId, itemMs }),
-    onSuccess: (_, { position: at, itemMs }) => {
-      const latest = client.setQueryData<JudgingQueue>(queueKey(session), (q) => q && withSkip(q, at));
-      client.setQueryData<JudgingItem>(itemKey(session, at), (i) => i && { ...i, skipped: true, timeMs: i.timeMs + itemMs });
-      setNotice(`Skipped item ${positions.indexOf(at) + 1}; it stays in the queue.`);
-      const next = latest && nextAfterSkip(latest, at);
-      if (next !== undefined) goTo(next);
+    mutationFn: async ({ instanceId, itemMs }: { instanceId: number; itemMs: number; position: number }) => {
+      await afterThisFrame();
+      return call('judging:skip', { session, instanceId, itemMs });
     },
     onError: (e, { position: at }) => reload(at, e),
   });
 
+  /** The item on screen as the cache holds it (a key pressed before the screen caught up acts on the latest values). */
+  const current = () => (item && !placeholder ? client.getQueryData<JudgingItem>(itemKey(session, item.position)) : undefined);
+
   const decide = (criterion: Criterion, value: string | null, comment?: string) => {
-    // The cache, not the last render: a key pressed before the screen caught up acts on the latest values.
-    const current = item && client.getQueryData<JudgingItem>(itemKey(session, item.position));
-    if (!current || !queue) return;
-    const newComment = comment ?? current.values[criterion.id]?.comment ?? '';
-    const optimistic = withValue(current, criterion.id, value, newComment);
-    client.setQueryData(itemKey(session, current.position), optimistic);
+    const shown = current();
+    if (!shown || !queue) return;
+    const newComment = comment ?? shown.values[criterion.id]?.comment ?? '';
+    const optimistic = withValue(shown, criterion.id, value, newComment);
+    client.setQueryData(itemKey(session, shown.position), optimistic);
+    const latest = client.setQueryData<JudgingQueue>(queueKey(session), (q) => q && withDecision(q, shown.values, optimistic));
     const criteria = queue.protocol.criteria;
     const from = criteria.indexOf(criterion);
     const nextIndex = criteria.findIndex((c, i) => i > from && c.scale.kind !== 'text' && !isDecided(optimistic, c));
     const chosen = comment === undefined && value !== null;
     if (chosen && nextIndex !== -1) setFocus((f) => ({ ...f, active: nextIndex }));
     setError(undefined);
-    track(
-      decision.mutateAsync({
-        request: { session, instanceId: current.instance.id, criterion: criterion.id, value, comment: newComment, itemMs: lap() },
-        position: current.position,
-        before: current.values,
-        moveOn: chosen && isComplete(queue.protocol, optimistic),
-      }),
-    );
+    decision.mutate({
+      request: { session, instanceId: shown.instance.id, criterion: criterion.id, value, comment: newComment, itemMs: lap() },
+      position: shown.position,
+      shown: optimistic,
+    });
+    if (chosen && latest && isComplete(queue.protocol, optimistic)) moveOn(latest, shown.position);
   };
 
-  const undo = () => track(undoing.mutateAsync());
+  const undo = () => undoing.mutate();
 
   const skip = () => {
-    if (!item) return;
-    track(skipping.mutateAsync({ instanceId: item.instance.id, itemMs: lap(), position: item.position }));
+    const shown = current();
+    if (!shown) return;
+    const at = shown.position;
+    const itemMs = lap();
+    skipping.mutate({ instanceId: shown.instance.id, itemMs, position: at });
+    const latest = client.setQueryData<JudgingQueue>(queueKey(session), (q) => q && withSkip(q, at));
+    client.setQueryData<JudgingItem>(itemKey(session, at), (i) => i && { ...i, skipped: true, timeMs: i.timeMs + itemMs });
+    say(`Skipped item ${positions.indexOf(at) + 1}; it stays in the queue.`);
+    if (latest) moveOn(latest, at);
+  };
+
+  const open = (position: number) => {
+    setFinished(false);
+    goTo(position);
   };
 
   const step = (delta: number) => {
     const target = positions[index + delta];
-    if (index === -1 || target === undefined) return;
-    setNotice(null);
-    void settled.current.then(() => goTo(target));
+    if (index !== -1 && target !== undefined) open(target);
   };
 
-  return { decide, undo, skip, step, notice, error };
+  return { decide, undo, skip, step, open, notice, error, finished };
 }

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState, type RefObject } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import type { JudgingItem, JudgingQueue } from '../../../shared/api';
 import { firstUndecided } from './queue';
 
@@ -12,8 +12,6 @@ interface Focus {
 export interface ItemFocus {
   focus: Focus;
   setFocus: (update: Focus | ((focus: Focus) => Focus)) => void;
-  /** The position of the item on screen, for work that finishes later. */
-  shown: RefObject<number | null>;
   /** Milliseconds since the item showed or was last decided; starts the count again. */
   lap: () => number;
 }
@@ -27,10 +25,8 @@ export function useItemFocus(queue: JudgingQueue | undefined, item: JudgingItem 
   if (item && queue && focus.position !== item.position)
     setFocus({ position: item.position, active: firstUndecided(queue.protocol.criteria, item), commentOpen: false });
 
-  const shown = useRef<number | null>(null);
   const clock = useRef(0);
   useLayoutEffect(() => {
-    shown.current = item?.position ?? null;
     clock.current = performance.now();
   }, [item?.position]);
   const lap = () => {
@@ -39,5 +35,5 @@ export function useItemFocus(queue: JudgingQueue | undefined, item: JudgingItem 
     clock.current = now;
     return ms;
   };
-  return { focus, setFocus, shown, lap };
+  return { focus, setFocus, lap };
 }

@@ -10,7 +10,6 @@ export interface Judging extends Omit<JudgingData, 'error'>, Omit<Decisions, 'er
   setActive: (index: number) => void;
   setCommentOpen: (open: boolean) => void;
   error: Error | null | undefined;
-  open: (position: number) => void;
 }
 
 export function useJudging(session: JudgingSession, position: number | null, goTo: (position: number) => void): Judging {
@@ -26,6 +25,5 @@ export function useJudging(session: JudgingSession, position: number | null, goT
     setActive: (active) => setFocus((f) => ({ ...f, active })),
     setCommentOpen: (commentOpen) => setFocus((f) => ({ ...f, commentOpen })),
     error: decisions.error ?? data.error,
-    open: goTo,
   };
 }

@@ -3,7 +3,7 @@ import { useEffect, useMemo } from 'react';
 import type { JudgingItem, JudgingQueue, JudgingSession } from '../../../shared/api';
 import { call } from '../../api';
 import { opKey, opQuery } from '../../query';
-import { startPosition } from './queue';
+import { nextToJudge, startPosition } from './queue';
 
 export const queueKey = (session: JudgingSession) => opKey('judging:queue', { session });
 export const itemKey = (session: JudgingSession, position: number) => opKey('judging:item', { session, position });
@@ -20,14 +20,19 @@ export interface JudgingData {
   positions: number[];
   /** The item's index in the queue, -1 before one shows. */
   index: number;
+  /** The item on screen is the last one, kept while the one asked for loads: keys wait. */
+  placeholder: boolean;
+  /** The item a decision that completes this one moves to, once it has been fetched ahead. */
+  upcoming: JudgingItem | undefined;
   error: Error | null;
 }
 
 /**
  * The queue and the item at the URL's position, as queries. The queue is fetched each time the
  * screen opens and then kept by the decisions themselves; an item, once fetched, is kept. With
- * no position in the URL, the session opens on its first item not done; the item after the one
- * on screen is fetched ahead while this one is read.
+ * no position in the URL, the session opens on its first item not done. While one item is read,
+ * the ones a key would bring next are fetched ahead (the next to judge, and the next in order), so
+ * moving on never waits for the network.
  */
 export function useJudgingData(session: JudgingSession, position: number | null, goTo: (position: number) => void): JudgingData {
   const client = useQueryClient();
@@ -50,10 +55,16 @@ export function useJudgingData(session: JudgingSession, position: number | null,
   }, [queue, position, goTo]);
 
   const following = index === -1 ? undefined : positions[index + 1];
+  const toJudge = queue && item ? nextToJudge(queue, item.position) : undefined;
   useEffect(() => {
-    if (following === undefined) return;
-    afterPaint(() => void client.prefetchQuery({ ...opQuery('judging:item', { session, position: following }), staleTime: Infinity }));
-  }, [client, session, following]);
+    for (const ahead of new Set([toJudge, following])) {
+      if (ahead === undefined) continue;
+      afterPaint(() => void client.prefetchQuery({ ...opQuery('judging:item', { session, position: ahead }), staleTime: Infinity }));
+    }
+  }, [client, session, following, toJudge]);
 
-  return { queue, item, positions, index, error: queueQuery.error ?? itemQuery.error };
+  // Read from the cache only: fetching waits for the paint (above).
+  const upcoming = useQuery<JudgingItem>({ queryKey: itemKey(session, toJudge ?? -1), queryFn: skipToken, staleTime: Infinity }).data;
+
+  return { queue, item, positions, index, placeholder: itemQuery.isPlaceholderData, upcoming, error: queueQuery.error ?? itemQuery.error };
 }

@@ -1,16 +1,18 @@
 import { valueForKey } from '../../../shared/protocols';
+import { JUDGING_SECTIONS, type JudgingSection } from '../instance/InstanceBody';
 import { useKeys } from '../../hooks';
 import type { Judging } from './useJudging';
 
 /**
  * Every judging key (the sheet lists them): a decision on the active criterion, Tab between
- * criteria, j/k between items, u or Ctrl Z to undo, s to skip, c to comment, g or h for the
- * guidelines (which sit beside the criteria, so every other key keeps working while they are
- * open), Esc to close them, ? for the sheet. Quiet while a field has focus or the sheet is open.
+ * criteria, j/k between items, u or Ctrl Z to undo, s to skip, c to comment, a/l/e to the
+ * short answers, the long answer or the evidence, g or h for the guidelines (a drawer beside
+ * the criteria, so every other key keeps working while it is open), Esc to close them, ? for the
+ * sheet. Quiet while a field has focus or the sheet is open.
  */
 export function useJudgingKeys(
   judging: Judging,
-  panels: { enabled: boolean; toggleGuidelines: () => void; closeGuidelines: () => void; openSheet: () => void },
+  panels: { enabled: boolean; toggleGuidelines: () => void; closeGuidelines: () => void; openSheet: () => void; jump: (section: JudgingSection) => void },
 ): void {
   useKeys((event) => {
     if (event.altKey) return;
@@ -23,6 +25,12 @@ export function useJudgingKeys(
     if ((event.key === 'g' || event.key === 'h') && !event.ctrlKey && !event.metaKey) {
       event.preventDefault();
       panels.toggleGuidelines();
+      return;
+    }
+    const section = JUDGING_SECTIONS.find((s) => s.key === event.key);
+    if (section && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      panels.jump(section.id);
       return;
     }
     const { item, queue, active } = judging;

@@ -2,8 +2,9 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { Funnel } from '../../../shared/pipeline';
 import { ErrorNotice } from '../../components/bits';
 import { useOp } from '../../query';
+import { CostTable } from './CostTable';
 
-/** How many instances survive each step, per ambiguity type: a table, then a chart. */
+/** How many instances survive each step, per ambiguity type: a table, then a chart, then what a kept instance cost. */
 const FUNNEL_COLOURS = ['var(--type-semantic)', 'var(--type-syntactic)', 'var(--type-constraint)', 'var(--type-unspecified)'];
 
 export function FunnelTab() {
@@ -80,6 +81,7 @@ export function FunnelTab() {
               </BarChart>
             </ResponsiveContainer>
           </section>
+          {f.cost && f.cost.total.calls ? <CostTable cost={f.cost} title="Cost per kept instance, over every construction call" /> : null}
         </>
       ) : null}
     </div>

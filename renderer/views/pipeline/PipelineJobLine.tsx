@@ -2,6 +2,7 @@ import type { Job } from '../../../shared/api';
 import { call } from '../../api';
 import { formatEta, ProgressBar } from '../../components/bits';
 import { liveRun } from './live-run';
+import { IfAllowed } from '../../access';
 
 /**
  * The running pipeline: the current stage and its items, one fraction for both the bar and the
@@ -36,15 +37,11 @@ export function PipelineJobLine({ job }: { job: Job }) {
       ) : job.detail ? (
         <span className="muted small">{job.detail}</span>
       ) : null}
-      <button
-        type="button"
-        className="button small ghost"
-        title="Cancel"
-        aria-label={`Cancel ${job.title}`}
-        onClick={() => void call('job:cancel', { id: job.id })}
-      >
-        ✕
-      </button>
+      <IfAllowed operation="job:cancel">
+        <button type="button" className="button small ghost" title="Cancel" aria-label={`Cancel ${job.title}`} onClick={() => void call('job:cancel', { id: job.id })}>
+          ✕
+        </button>
+      </IfAllowed>
     </div>
   );
 }

@@ -23,7 +23,7 @@ export function PipelineView({ tab }: { tab: string }) {
       <div className="page-inner">
         <header className="page-head">
           <h1>Pipeline</h1>
-          <span className="small muted">detect → clarify → decompose → retrieve → answer → merge → shorten → collide → filter</span>
+          <span className="small muted">detect → clarify → decompose → retrieve → answer → shorten → collide → merge → filter</span>
         </header>
         <div className="tabs" role="tablist">
           {(Object.keys(TABS) as Tab[]).map((t) => (

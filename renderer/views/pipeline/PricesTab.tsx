@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ErrorNotice } from '../../components/bits';
 import { opKey, useOp, useOpMutation } from '../../query';
+import { OpButton } from '../../access';
 
 /** The price table the cost of every call is worked out from. */
 export function PricesTab() {
@@ -18,7 +19,7 @@ export function PricesTab() {
     <section className="card narrow-card">
       <h2>Prices, US dollars per million tokens</h2>
       <p className="small muted">
-        Used for the cost of every call; a model missing here costs nothing in the totals. A config file's own prices take precedence.
+        Used for the cost of every call; a model missing here has an unknown cost (and a run with a cost ceiling refuses it). A config file's own prices take precedence. Batch calls cost half unless a batch price is set (<code>awb pipeline price MODEL IN OUT --batch-input … --batch-output …</code>).
       </p>
       <table className="plain numbers" data-testid="prices">
         <thead>
@@ -26,6 +27,7 @@ export function PricesTab() {
             <th>Model</th>
             <th className="num">Input</th>
             <th className="num">Output</th>
+            <th className="num" title="Calls sent through a Batch API; half the synchronous price when not set">Batch in / out</th>
             <th />
           </tr>
         </thead>
@@ -35,6 +37,7 @@ export function PricesTab() {
               <td className="mono">{p.model}</td>
               <td className="num">{p.input}</td>
               <td className="num">{p.output}</td>
+              <td className="num muted">{p.batchInput !== undefined ? `${p.batchInput} / ${p.batchOutput}` : 'half'}</td>
               <td>
                 <button type="button" className="button small ghost" onClick={() => save(p.model, null, null)} aria-label={`Remove ${p.model}`}>
                   ✕
@@ -66,8 +69,8 @@ export function PricesTab() {
           placeholder="output"
           aria-label="Output price"
         />
-        <button
-          type="button"
+        <OpButton
+          operation="pipeline:price-set"
           className="button small"
           disabled={!model.trim() || input === '' || output === ''}
           onClick={() =>
@@ -79,7 +82,7 @@ export function PricesTab() {
           }
         >
           Set price
-        </button>
+        </OpButton>
       </div>
       <ErrorNotice error={setPrice.error} />
     </section>

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { PromptTemplate } from '../../../shared/pipeline';
 import { ErrorNotice } from '../../components/bits';
 import { opKey, useOp, useOpMutation } from '../../query';
+import { OpButton } from '../../access';
 
 /** The prompt template of each stage; saving an edit makes a new version. */
 export function PromptsTab() {
@@ -63,9 +64,9 @@ function PromptEditor({ prompt }: { prompt: PromptTemplate }) {
       </label>
       <textarea id="prompt-user" className="input mono" rows={12} value={user} onChange={(e) => setUser(e.target.value)} />
       <div className="row-gap">
-        <button type="button" className="button primary" disabled={!changed} onClick={() => save.mutate({ stage: prompt.stage, system, user })}>
+        <OpButton operation="pipeline:prompt-save" className="button primary" disabled={!changed} onClick={() => save.mutate({ stage: prompt.stage, system, user })}>
           Save as v{prompt.version + 1}
-        </button>
+        </OpButton>
         <button
           type="button"
           className="button ghost"

@@ -1,6 +1,7 @@
 import { Fragment, useState } from 'react';
 import { formatUsd, type RunSummary } from '../../../shared/pipeline';
 import { failedItems, runStatus } from './live-run';
+import { RunDetail } from './RunDetail';
 
 /** Every run, newest first; a click opens its stages and its config. */
 export function RunsTable({ runs, going }: { runs: RunSummary[]; going: boolean }) {
@@ -69,6 +70,7 @@ export function RunsTable({ runs, going }: { runs: RunSummary[]; going: boolean 
                       ))}
                     </tbody>
                   </table>
+                  <RunDetail id={r.id} status={r.status} />
                   <details>
                     <summary className="small muted">The run's config</summary>
                     <pre className="code">{JSON.stringify(r.config, null, 2)}</pre>

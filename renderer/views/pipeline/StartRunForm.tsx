@@ -4,6 +4,7 @@ import { call } from '../../api';
 import { ErrorNotice } from '../../components/bits';
 import { useOp, useOpMutation } from '../../query';
 import { ApiKeys } from './ApiKeys';
+import { useAccess } from '../../access';
 
 /** The config, checked as it is typed: valid JSON first, then the service's own check. */
 function useConfigCheck(configText: string): { ok: boolean; message: string } | null {
@@ -40,7 +41,10 @@ export function StartRunForm({ running }: { running: boolean }) {
   const [noCache, setNoCache] = useState(false);
   const configText = text ?? (defaults.data ? JSON.stringify(defaults.data.last ?? defaults.data.example, null, 2) : '');
   const check = useConfigCheck(configText);
-  const startBlocked = running
+  const starting = useAccess().may('pipeline:start');
+  const startBlocked = !starting.allowed
+    ? starting.reason
+    : running
     ? 'A run is going: wait for it, or cancel it.'
     : stages.length === 0
       ? 'Tick at least one stage.'
@@ -144,8 +148,12 @@ export function StartRunForm({ running }: { running: boolean }) {
         ) : null}
       </div>
       <ErrorNotice error={startRun.error} />
-      <h3 className="small muted">API keys</h3>
-      <ApiKeys />
+      {starting.allowed ? (
+        <>
+          <h3 className="small muted">API keys</h3>
+          <ApiKeys />
+        </>
+      ) : null}
     </section>
   );
 }

@@ -10,6 +10,7 @@ export const failedItems = (run: RunSummary) => run.stages.reduce((n, s) => n + 
 export function runStatus(run: RunSummary): { text: string; className: string } {
   const failed = failedItems(run);
   if (run.status === 'done') return failed ? { text: `done, ${failed} failed`, className: 'flag-warn' } : { text: 'done', className: 'flag-ok' };
+  if (run.status === 'waiting') return { text: 'waiting for batches', className: 'flag-warn' };
   return { text: run.status, className: run.status === 'running' ? '' : 'flag-bad' };
 }
 

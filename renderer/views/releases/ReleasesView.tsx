@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { ReleaseListRow } from '../../../shared/api';
 import { coverageWords } from '../../../shared/release/gate';
+import { NotAllowed, useAccess } from '../../access';
 import { ErrorNotice } from '../../components/bits';
 import { useOp } from '../../query';
 import { CreateDialog } from './CreateDialog';
@@ -91,15 +92,20 @@ function ReleaseList({ creating, from }: { creating: boolean; from: number | nul
   const releases = useOp('release:list', {});
   const [, navigate] = useLocation();
   const rows = releases.data ?? [];
+  const mayCreate = useAccess().may('release:create');
   return (
     <div className="page">
       <div className="page-inner">
         <div className="row-gap">
           <h1 style={{ margin: 0 }}>Releases</h1>
           <span className="spacer" style={{ flex: 1 }} />
-          <Link href="/releases/new" className="button primary" data-testid="new-release">
-            New release…
-          </Link>
+          {mayCreate.allowed ? (
+            <Link href="/releases/new" className="button primary" data-testid="new-release">
+              New release…
+            </Link>
+          ) : (
+            <NotAllowed permission={mayCreate} what="make releases" />
+          )}
         </div>
         <p className="muted">
           A release is a frozen, versioned snapshot of instances: splits, a dataset card generated from the data, JSONL and Parquet in the Hugging Face layout, checksums, and a gate
@@ -109,7 +115,7 @@ function ReleaseList({ creating, from }: { creating: boolean; from: number | nul
         {rows.length ? <ReleaseRows rows={rows} /> : releases.data ? <div className="empty">No releases yet. Make one with “New release…” or `awb release create`.</div> : null}
         {rows.length >= 2 ? <ComparePicker rows={rows} /> : null}
       </div>
-      {creating ? <CreateDialog from={from} onClose={() => navigate('/releases')} onCreated={(id) => navigate(`/releases/${id}`, { replace: true })} /> : null}
+      {creating && mayCreate.allowed ? <CreateDialog from={from} onClose={() => navigate('/releases')} onCreated={(id) => navigate(`/releases/${id}`, { replace: true })} /> : null}
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CitationLinkReport } from '../../../../shared/api';
 import { nonBlank, type AwbRecord } from '../../../../shared/awb-format';
 import { PassageList, datasetProvenance, extraKeys, type SourceFormat } from './format';
 
@@ -20,7 +21,46 @@ const CondAmbigRecord = z.looseObject({
 });
 type CondAmbigRecord = z.output<typeof CondAmbigRecord>;
 
-const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** Squashed white space and case, for comparing a citation with a fragment. */
+const same = (a: string, b: string) => a.replace(/\s+/g, ' ').trim().toLowerCase() === b.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** A gold citation's title as the released data writes it: "N. Title", N the fragment's position (1-based) in `ctxs`. */
+const NUMBERED = /^\s*(\d+)\.\s+(.*)$/s;
+
+/** How one gold citation was linked: to the fragment its number names, by its title and text, or to none. */
+export type CitationLink =
+  | { position: number; by: 'number'; number: number; agrees: boolean }
+  | { position: number; by: 'title+text'; number: number }
+  | { position: number; by: 'unmatched'; title: string; reason: string };
+
+/**
+ * Links a citation to a fragment: by the number its title starts with when it has one (even when
+ * its title or text differ from that fragment's, which `agrees` records), else to the first
+ * fragment with the same title and text; otherwise to none, with the reason.
+ */
+export function linkCitation(citation: { title: string; text: string }, ctxs: readonly { title: string; text: string }[], position: number): CitationLink {
+  const numbered = NUMBERED.exec(citation.title);
+  if (numbered) {
+    const n = Number(numbered[1]);
+    const ctx = ctxs[n - 1];
+    if (n < 1 || !ctx) return { position, by: 'unmatched', title: citation.title, reason: `no fragment ${n}: the question has ${ctxs.length}` };
+    return { position, by: 'number', number: n, agrees: same(numbered[2]!, ctx.title) && same(citation.text, ctx.text) };
+  }
+  const found = ctxs.findIndex((ctx) => same(ctx.title, citation.title) && same(ctx.text, citation.text));
+  if (found < 0) return { position, by: 'unmatched', title: citation.title, reason: 'no fragment with this title and text' };
+  return { position, by: 'title+text', number: found + 1 };
+}
+
+function tally(report: CitationLinkReport, link: CitationLink, sourceId: string): void {
+  if (link.by === 'number') {
+    report.byNumber++;
+    if (!link.agrees) report.numberTextDisagree++;
+  } else if (link.by === 'title+text') report.byTitleText++;
+  else {
+    report.unmatched++;
+    if (report.examples.length < 20) report.examples.push({ sourceId, title: link.title, reason: link.reason });
+  }
+}
 
 function score(value: number | string | null | undefined): number | null {
   if (value === null || value === undefined) return null;
@@ -42,26 +82,12 @@ export const condambigqa: SourceFormat<CondAmbigRecord> = {
   toAwb(record, context): AwbRecord {
     const provenance = datasetProvenance(context);
     const passages = new PassageList(context.corpus);
-    // The retrieved fragments, frozen in their order: citations point into this list.
-    const rankOf = new Map<string, number>();
-    const frozen = record.ctxs.map((ctx, i) => {
-      const passage = passages.add(ctx.title, ctx.text);
-      const key = `${squash(ctx.title)}\u0000${squash(ctx.text)}`;
-      if (!rankOf.has(key)) rankOf.set(key, i + 1);
-      return { passage, rank: i + 1, score: score(ctx.score), origin: 'retrieved', provenance };
-    });
+    // The retrieved fragments, frozen exactly as given: citations point into this list, never extend it.
+    const frozen = record.ctxs.map((ctx, i) => ({ passage: passages.add(ctx.title, ctx.text), rank: i + 1, score: score(ctx.score), origin: 'retrieved', provenance }));
     const interpretations = record.properties.map((property) => {
-      const citations = property.citations.map((citation) => {
-        const key = `${squash(citation.title)}\u0000${squash(citation.text)}`;
-        let rank = rankOf.get(key);
-        if (rank === undefined) {
-          // A citation missing from ctxs joins the frozen list, marked as such, so it still resolves.
-          rank = frozen.length + 1;
-          frozen.push({ passage: passages.add(citation.title, citation.text), rank, score: null, origin: 'citation', provenance });
-          rankOf.set(key, rank);
-        }
-        return rank;
-      });
+      const links = property.citations.map((citation, position) => linkCitation(citation, record.ctxs, position));
+      for (const link of links) tally(context.citationLinks, link, record.id);
+      const citations = links.flatMap((link) => (link.by === 'unmatched' ? [] : [link.number]));
       const truths = (Array.isArray(property.groundtruth) ? property.groundtruth : [property.groundtruth ?? ''])
         .map((t) => t.trim())
         .filter((t) => t !== '');
@@ -77,7 +103,7 @@ export const condambigqa: SourceFormat<CondAmbigRecord> = {
         evidence: [],
         citations: [...new Set(citations)],
         short_answer: text ? { text, aliases, passage: null, start: null, end: null, provenance } : null,
-        extra: extraKeys(property, ['condition', 'groundtruth', 'citations']),
+        extra: { ...extraKeys(property, ['condition', 'groundtruth', 'citations']), citation_links: links },
       };
     });
     return {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AwbDataset, AwbProvenance, AwbRecord } from '../../../../shared/awb-format';
+import type { CitationLinkReport } from '../../../../shared/api';
 import type { ImportFormat } from '../../../../shared/domain';
 import type { RawRecord } from '../json-scanner';
 
@@ -8,6 +9,12 @@ export interface ConvertContext {
   /** Corpus that the record's passages go to (by default the dataset's name). */
   corpus: string;
   raw: RawRecord;
+  /** The file's citation links, for formats whose records cite a frozen fragment list (CondAmbigQA). */
+  citationLinks: CitationLinkReport;
+}
+
+export function emptyCitationLinks(): CitationLinkReport {
+  return { byNumber: 0, byTitleText: 0, unmatched: 0, numberTextDisagree: 0, examples: [] };
 }
 
 /** A source format: how to validate one record and how to turn it into awb-instance/1. */

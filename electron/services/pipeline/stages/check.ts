@@ -6,8 +6,9 @@ import { markItem } from '../../../../db/queries/pipeline-items';
 import { readyInstance, refreshInstanceText } from '../../../../db/queries/instances';
 import { upsertFilterVote } from '../../../../db/queries/filter-votes';
 import { transaction } from '../../../../db/sql';
-import { planCollisions } from '../../../../shared/pipeline-rules';
-import { active, ask, failed, finish, modelName, passes, provenance, remove, type InstanceItem, type Outcome, type StageContext } from './context';
+import { decided, planCollisions } from '../../../../shared/pipeline-rules';
+import { active, ask, failed, finish, modelName, provenance, remove, subjectOf, type InstanceItem, type Outcome, type StageContext } from './context';
+import { voteInOrder } from './vote';
 
 /** The last checks: colliding short answers, then the filter models' vote on the whole instance. */
 
@@ -47,17 +48,39 @@ export async function filter(ctx: StageContext, inst: InstanceItem): Promise<Out
       .join('\n\n'),
     long_answer: long,
   };
-  const results = await Promise.all(ctx.config.filters.map((ref) => ask(ctx, 'filter', 'filter', item, ref, values).then((result) => ({ ref, result }))));
-  if (results.some((r) => !r.result.ok)) return failed(ctx, 'filter', item, results.map((r) => r.result));
+  const rule = ctx.config.filter.rule;
+  const voters = ctx.config.filters.length;
+  const tally = await voteInOrder(ctx, {
+    stage: 'filter',
+    key: '',
+    item,
+    voters: ctx.config.filters,
+    ask: (ref) => ask(ctx, 'filter', 'filter', subjectOf(inst), ref, values),
+    rejects: (v: { aligned: boolean }) => !v.aligned,
+    decide: (votes, n) => decided(rule, votes.filter((v) => v.aligned).length, votes.filter((v) => !v.aligned).length, n),
+    stopOn: 'any',
+  });
+  if (tally.outcome === null) return failed(ctx, 'filter', item, tally.asked.map((b) => b.result));
   return transaction(ctx.db, () => {
     const against: string[] = [];
-    for (const { ref, result } of results) {
+    for (const { ref, position, result } of tally.asked) {
       if (!result.ok) continue;
-      upsertFilterVote(ctx.db, inst.id, { model: modelName(ref), verdict: result.value.aligned ? 'aligned' : 'misaligned', reason: result.value.reason, provenanceId: provenance(ctx, 'filter', ref, result.prompt, result.callId) });
+      upsertFilterVote(ctx.db, inst.id, {
+        model: modelName(ref), verdict: result.value.aligned ? 'aligned' : 'misaligned', reason: result.value.reason,
+        provenanceId: provenance(ctx, 'filter', ref, result.prompt, result.callId), runId: ctx.runId, askedPosition: position,
+      });
       if (!result.value.aligned) against.push(`${modelName(ref)}: ${result.value.reason}`);
     }
-    const aligned = results.length - against.length;
-    if (!passes(ctx.config.filter.rule, aligned, results.length)) return remove(ctx, 'filter', inst.id, `filter: ${against.length} of ${results.length} filter models judged it misaligned (${against.join(' | ').slice(0, 400)})`);
+    const skipped = tally.notNeeded.length
+      ? `; ${tally.notNeeded.length} vote${tally.notNeeded.length === 1 ? '' : 's'} not needed (decided after ${tally.asked.length} of ${voters})`
+      : '';
+    for (const ref of tally.notNeeded) {
+      upsertFilterVote(ctx.db, inst.id, {
+        model: modelName(ref), verdict: 'not_needed', provenanceId: null, runId: ctx.runId, askedPosition: null,
+        reason: `not asked: the ${tally.asked.length} vote${tally.asked.length === 1 ? '' : 's'} given already decided (${tally.outcome === 'pass' ? 'kept' : `rejected by ${against.map((a) => a.slice(0, a.indexOf(':'))).join(' and ')}`})`,
+      });
+    }
+    if (tally.outcome === 'fail') return remove(ctx, 'filter', inst.id, `filter: ${against.length} of ${voters} filter models judged it misaligned (${against.join(' | ').slice(0, 400)})${skipped}`);
     readyInstance(ctx.db, inst.id);
     markItem(ctx.db, 'filter', item, 'done', ctx.runId);
     return 'done' as const;

@@ -5,12 +5,13 @@ import { removeInstance, setInstanceStage } from '../../../../db/queries/instanc
 import { getOrCreateProvenance } from '../../../../db/queries/provenance';
 import { type WritableDB } from '../../../../db/sql';
 import type { AmbiguityType, PipelineStage } from '../../../../shared/domain';
-import { schemaOfPrompt, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput, type VoteRule } from '../../../../shared/pipeline';
+import { schemaOfPrompt, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput } from '../../../../shared/pipeline';
 import type { Retriever } from '../../retrieval/search';
 import { sha256 } from '../../hash';
 import type { LlmClient, LlmResult, Message } from '../llm';
 import type { RetrievalWork } from '../retrieval-work';
 import { promptVersion, render } from '../prompts';
+import type { VoteStats } from './vote';
 
 /**
  * What every stage of the pipeline shares: its context, the items it works on, asking a model
@@ -39,6 +40,10 @@ export interface StageContext {
    * gives the embedding model evidence is searched and re-ranked with (null: the corpus's own).
    */
   prepareRetrieval(): Promise<string | null>;
+  /** What voting stages have seen of each voter in this run (the order they are asked in comes from it). */
+  votes: VoteStats;
+  /** A line for the run's log. */
+  note(line: string): void;
 }
 
 export type Outcome = 'done' | 'failed' | 'removed';
@@ -68,20 +73,21 @@ export async function cachedCompute<T>(ctx: StageContext, kind: RetrievalKind, r
   return value;
 }
 
-export function passes(rule: VoteRule, yes: number, total: number): boolean {
-  if (total === 0) return false;
-  if (rule === 'all') return yes === total;
-  if (rule === 'majority') return yes * 2 > total;
-  return yes >= rule.atLeast;
+export const modelName = (ref: ModelRef) => `${ref.endpoint}/${ref.model}`;
+
+/** What a call serves: the item's tag (`bq:12`, `inst:5`) and the ambiguity type it is about (for cost per type). */
+export interface Subject {
+  tag: string;
+  type: AmbiguityType | null;
 }
 
-export const modelName = (ref: ModelRef) => `${ref.endpoint}/${ref.model}`;
+export const subjectOf = (inst: InstanceItem): Subject => ({ tag: `inst:${inst.id}`, type: inst.ambiguity_type });
 
 export async function ask<P extends PromptName>(
   ctx: StageContext,
   name: P,
   stage: PipelineStage,
-  item: string,
+  subject: Subject,
   ref: ModelRef,
   values: Record<string, string | number>,
   followUp: Message[] = [],
@@ -94,7 +100,7 @@ export async function ask<P extends PromptName>(
     { role: 'user', content: render(prompt.user, filled) },
     ...followUp,
   ];
-  const result = await ctx.llm.ask({ schema: schemaOfPrompt(name) as SchemaOfPrompt<P>, stage, item, ref, messages });
+  const result = await ctx.llm.ask({ schema: schemaOfPrompt(name) as SchemaOfPrompt<P>, stage, item: subject.tag, type: subject.type, ref, messages });
   return { ...result, prompt: promptVersion(prompt), messages };
 }
 

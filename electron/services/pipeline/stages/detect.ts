@@ -3,47 +3,57 @@ import { markItem } from '../../../../db/queries/pipeline-items';
 import { refreshInstanceText } from '../../../../db/queries/instances';
 import { saveDetectionVote } from '../../../../db/queries/detection-votes';
 import { transaction } from '../../../../db/sql';
-import { ask, cachedCompute, failed, modelName, passes, provenance, type Outcome, type QuestionItem, type StageContext } from './context';
+import type { DetectableType } from '../../../../shared/pipeline';
+import { decided } from '../../../../shared/pipeline-rules';
+import { ask, cachedCompute, failed, modelName, provenance, type Outcome, type QuestionItem, type StageContext } from './context';
+import { voteInOrder, type Tally } from './vote';
 
-/** MARCH's first stage: detectors vote per ambiguity type whether a base question is ambiguous; a passing vote makes an instance. */
+/**
+ * MARCH's first stage: detectors vote per ambiguity type whether a base question is ambiguous; a
+ * passing vote makes an instance. The types are screened at once, each type's detectors in order
+ * until a rejection decides it (a type that passes has every vote asked: clarification reads the
+ * reasons of every detector that said yes).
+ */
+
+type Verdict = { ambiguous: boolean; reason: string; phenomena?: number[] };
 
 export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcome> {
   const item = `bq:${q.id}`;
   const types = ctx.config.detection.types;
+  const rule = ctx.config.detection.rule;
   const k = ctx.config.retrieval.k;
   const cues = types.includes('constraint') ? await cachedCompute(ctx, 'cues', { question: q.question, k }, () => ctx.work.cues(q.question, ctx.corpusId, k)) : null;
-  const jobs = types.flatMap((type) =>
-    ctx.config.detectors.map(async (ref) => {
-      const values: Record<string, string | number> = { question: q.question };
-      if (type === 'constraint' && cues) {
-        values.total_hits = cues.totalHits;
-        values.kl_divergence = cues.klDivergence === null ? 'undefined (no passages)' : cues.klDivergence.toFixed(3);
-        values.relax_delta_ratio = cues.relaxDeltaRatio.toFixed(2);
-      }
-      const result = await ask(ctx, `detect_${type}` as const, 'detect', item, ref, values);
-      return { type, ref, result };
+  const valuesFor = (type: DetectableType) => {
+    const values: Record<string, string | number> = { question: q.question };
+    if (type === 'constraint' && cues) {
+      values.total_hits = cues.totalHits;
+      values.kl_divergence = cues.klDivergence === null ? 'undefined (no passages)' : cues.klDivergence.toFixed(3);
+      values.relax_delta_ratio = cues.relaxDeltaRatio.toFixed(2);
+    }
+    return values;
+  };
+  const tallies = await Promise.all(
+    types.map(async (type) => {
+      const values = valuesFor(type);
+      const tally = await voteInOrder(ctx, {
+        stage: 'detect',
+        key: type,
+        item,
+        voters: ctx.config.detectors,
+        ask: (ref) => ask(ctx, `detect_${type}` as const, 'detect', { tag: item, type }, ref, values),
+        rejects: (v: Verdict) => !v.ambiguous,
+        decide: (verdicts, voters) => decided(rule, verdicts.filter((v) => v.ambiguous).length, verdicts.filter((v) => !v.ambiguous).length, voters),
+        stopOn: 'fail',
+      });
+      return { type, tally };
     }),
   );
-  const answers = await Promise.all(jobs);
-  if (answers.some((a) => !a.result.ok)) return failed(ctx, 'detect', item, answers.map((a) => a.result));
+  if (tallies.some((t) => t.tally.outcome === null)) return failed(ctx, 'detect', item, tallies.flatMap((t) => t.tally.asked.map((b) => b.result)));
   transaction(ctx.db, () => {
-    for (const { type, ref, result } of answers) {
-      if (!result.ok) continue;
-      const value = result.value as { ambiguous: boolean; reason: string; phenomena?: number[] };
-      saveDetectionVote(ctx.db, {
-        baseQuestionId: q.id,
-        type,
-        model: modelName(ref),
-        verdict: value.ambiguous ? 'yes' : 'no',
-        phenomena: value.phenomena ?? [],
-        reason: value.reason,
-        provenanceId: provenance(ctx, 'detect', ref, result.prompt, result.callId),
-      });
-    }
-    for (const type of types) {
-      const votes = answers.filter((a) => a.type === type);
-      const yes = votes.filter((a) => a.result.ok && (a.result.value as { ambiguous: boolean }).ambiguous).length;
-      if (!passes(ctx.config.detection.rule, yes, votes.length) || findInstanceId(ctx.db, q.id, type) !== undefined) continue;
+    for (const { type, tally } of tallies) saveVotes(ctx, q.id, type, tally);
+    for (const { type, tally } of tallies) {
+      if (tally.outcome !== 'pass' || findInstanceId(ctx.db, q.id, type) !== undefined) continue;
+      const yes = tally.asked.filter((b) => b.result.ok && (b.result.value as Verdict).ambiguous).length;
       const id = insertInstance(ctx.db, {
         baseQuestionId: q.id,
         datasetId: q.dataset_id,
@@ -54,11 +64,38 @@ export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcom
         removedReason: null,
         hops: q.hops,
         interpretationCount: 0,
-        extra: { detection: { yes, voters: votes.length, rule: ctx.config.detection.rule } },
+        extra: { detection: { yes, voters: ctx.config.detectors.length, rule } },
       });
       refreshInstanceText(ctx.db, id);
     }
     markItem(ctx.db, 'detect', item, 'done', ctx.runId);
   });
   return 'done';
+}
+
+type DetectBallot = Awaited<ReturnType<typeof ask<'detect_semantic'>>>;
+
+/** Every vote asked, in the order asked, and one `not_needed` row per detector the outcome made unnecessary, saying what decided it. */
+function saveVotes(ctx: StageContext, questionId: number, type: DetectableType, tally: Tally<DetectBallot>): void {
+  for (const { ref, position, result } of tally.asked) {
+    if (!result.ok) continue;
+    const value = result.value as Verdict;
+    saveDetectionVote(ctx.db, {
+      baseQuestionId: questionId,
+      type,
+      model: modelName(ref),
+      verdict: value.ambiguous ? 'yes' : 'no',
+      phenomena: value.phenomena ?? [],
+      reason: value.reason,
+      provenanceId: provenance(ctx, 'detect', ref, result.prompt, result.callId),
+      runId: ctx.runId,
+      askedPosition: position,
+    });
+  }
+  if (!tally.notNeeded.length) return;
+  const deciding = tally.asked.filter((b) => b.result.ok && !(b.result.value as Verdict).ambiguous).map((b) => modelName(b.ref));
+  const reason = `not asked: ${deciding.join(' and ')} said no, which decided ${type} ambiguity after ${tally.asked.length} of ${ctx.config.detectors.length} detectors`;
+  for (const ref of tally.notNeeded) {
+    saveDetectionVote(ctx.db, { baseQuestionId: questionId, type, model: modelName(ref), verdict: 'not_needed', phenomena: [], reason, provenanceId: null, runId: ctx.runId, askedPosition: null });
+  }
 }

@@ -5,7 +5,7 @@ import { transaction } from '../../../../db/sql';
 import { type DetectableType } from '../../../../shared/pipeline';
 import { fillBridges } from '../../../../shared/pipeline-rules';
 import { foldForMatching } from '../../../../shared/text';
-import { active, ask, failed, finish, provenance, remove, type InstanceItem, type Outcome, type StageContext } from './context';
+import { active, ask, failed, finish, provenance, remove, subjectOf, type InstanceItem, type Outcome, type StageContext } from './context';
 
 /** The interpretations of an instance: clarified questions (one prompt per ambiguity type), then each one's sub-questions. */
 
@@ -17,7 +17,7 @@ export async function clarify(ctx: StageContext, inst: InstanceItem): Promise<Ou
   const minimum = ctx.config.clarify.minInterpretations;
   // Each type has its own instructions: interpret a name, resolve a parse, generalise a condition.
   const prompt = `clarify_${inst.ambiguity_type as DetectableType}` as const;
-  const result = await ask(ctx, prompt, 'clarify', item, ctx.config.generator, {
+  const result = await ask(ctx, prompt, 'clarify', subjectOf(inst), ctx.config.generator, {
     question: inst.question,
     detector_notes: notes.length ? `What the detectors noticed:\n${notes.join('\n')}` : '',
     min_interpretations: minimum,
@@ -57,7 +57,7 @@ export async function clarify(ctx: StageContext, inst: InstanceItem): Promise<Ou
 export async function decompose(ctx: StageContext, inst: InstanceItem): Promise<Outcome> {
   const item = `inst:${inst.id}`;
   const interpretations = active(listInterpretations(ctx.db, inst.id));
-  const results = await Promise.all(interpretations.map((r) => ask(ctx, 'decompose', 'decompose', item, ctx.config.generator, { question: r.clarified_question ?? r.condition ?? '' })));
+  const results = await Promise.all(interpretations.map((r) => ask(ctx, 'decompose', 'decompose', subjectOf(inst), ctx.config.generator, { question: r.clarified_question ?? r.condition ?? '' })));
   if (results.some((r) => !r.ok)) return failed(ctx, 'decompose', item, results);
   transaction(ctx.db, () => {
     interpretations.forEach((interpretation, i) => {

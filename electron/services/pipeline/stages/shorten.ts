@@ -6,7 +6,7 @@ import { transaction } from '../../../../db/sql';
 import { locateAnswer } from '../../../../shared/checks';
 import { shorteningProblem } from '../../../../shared/pipeline-rules';
 import { countTokens } from '../../../../shared/text';
-import { active, ask, failed, finish, provenance, remove, type InstanceItem, type Outcome, type StageContext } from './context';
+import { active, ask, failed, finish, provenance, remove, subjectOf, type InstanceItem, type Subject, type Outcome, type StageContext } from './context';
 
 /**
  * Short answers over the limit are shortened by the generator; a shortening that is not a span
@@ -23,7 +23,7 @@ export async function shorten(ctx: StageContext, inst: InstanceItem): Promise<Ou
     return 'done';
   }
   const passages = getPassages(ctx.db, long.map((r) => r.answer_passage_id!));
-  const attempts = await Promise.all(long.map((r) => shortenOne(ctx, item, r, passages.get(r.answer_passage_id!))));
+  const attempts = await Promise.all(long.map((r) => shortenOne(ctx, subjectOf(inst), r, passages.get(r.answer_passage_id!))));
   const failures = attempts.flatMap((a) => ('failure' in a ? [a.failure] : []));
   if (failures.length) return failed(ctx, 'shorten', item, failures);
   return transaction(ctx.db, () => {
@@ -54,7 +54,7 @@ function spanOf(r: InterpretationDbRow, passage: PassageWithCorpus | undefined, 
 }
 
 /** One interpretation's shortening: ask, check, and ask once more with the problem shown. */
-async function shortenOne(ctx: StageContext, item: string, r: InterpretationDbRow, passage: PassageWithCorpus | undefined): Promise<{ attempt: Attempt } | { failure: CallFailure }> {
+async function shortenOne(ctx: StageContext, item: Subject, r: InterpretationDbRow, passage: PassageWithCorpus | undefined): Promise<{ attempt: Attempt } | { failure: CallFailure }> {
   const limit = ctx.config.shortenOver;
   const values = { question: r.clarified_question ?? r.condition ?? '', answer: r.short_answer!, passage: passage?.text ?? '', max_tokens: limit };
   const check = (candidate: string) => {

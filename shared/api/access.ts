@@ -1,10 +1,11 @@
-import type { AccountRole } from '../../../shared/api';
+import type { AccountRole } from './team';
 
 /**
  * Who may call what over the network in team mode: a table by operation name (an operation not
- * named here is for maintainers only, so a new operation is closed until someone opens it). What
- * a caller may name is checked in reach.ts, what they see of blind campaigns in blind.ts, and
- * every call's record is kept by audit.ts.
+ * named here is for maintainers only, so a new operation is closed until someone opens it). The
+ * server's gate enforces it and the renderer reads the same table to hide or disable what the
+ * signed-in role may not do. What a caller may name is checked in electron/services/team/reach.ts,
+ * what they see of blind campaigns in blind.ts, and every call's record is kept by audit.ts.
  */
 
 type Access = 'everyone' | 'readers' | 'annotators' | 'maintainers';
@@ -46,6 +47,7 @@ const READS_FOR_ALL_ROLES: readonly string[] = [
   'pipeline:prompts',
   'pipeline:prompt-history',
   'pipeline:status',
+  'pipeline:show',
   'pipeline:trace',
   'evaluation:list',
   'evaluation:get',

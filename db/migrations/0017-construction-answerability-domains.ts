@@ -25,7 +25,7 @@ import type { Migration } from '../migrate';
  * rebuilt with the domain key (its triggers with it).
  */
 export const constructionAnswerabilityDomains: Migration = {
-  version: 14,
+  version: 17,
   name: 'construction-answerability-domains',
   up(db) {
     db.exec(`
