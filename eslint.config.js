@@ -101,6 +101,9 @@ const SEAMS = {
   evaluation: ['retrieval', 'release', 'pipeline', 'import'],
   failures: ['evaluation', 'annotation'],
   team: ['annotation'],
+  construction: ['pipeline', 'annotation'],
+  labels: ['pipeline'],
+  'qa-layer': ['pipeline', 'retrieval'],
 };
 (function refuseCycles() {
   const seen = new Set();

@@ -4,7 +4,7 @@ import {
   type BaseQuestionQuery,
   type InstanceQuery,
 } from '../shared/api';
-import { AMBIGUITY_TYPES, INSTANCE_STATUSES, type AmbiguityType, type InstanceStatus } from '../shared/domain';
+import { AMBIGUITY_TYPES, ANSWERABILITY_LABELS, DOMAIN_SLUGS, INSTANCE_STATUSES, type AmbiguityType, type InstanceStatus } from '../shared/domain';
 
 /**
  * The browse views keep their whole state in the URL (`?type=semantic&hops=2&q=ford&sort=hops&dir=desc`)
@@ -42,6 +42,7 @@ export function parseInstanceParams(search: string): InstanceListState {
     types: listOf<AmbiguityType>(AMBIGUITY_TYPES, params, 'type'),
     statuses: listOf<InstanceStatus>(INSTANCE_STATUSES, params, 'status'),
     hops: numbers(params, 'hops'),
+    domains: listOf<InstanceListState['domains'][number]>([...DOMAIN_SLUGS, 'none'], params, 'domain'),
     search: q,
     sort: oneOf(INSTANCE_SORT_COLUMNS, params.get('sort'), q ? 'relevance' : 'id'),
     direction: params.get('dir') === 'desc' ? 'desc' : 'asc',
@@ -54,6 +55,7 @@ export function parseBaseQuestionParams(search: string): BaseQuestionListState {
   return {
     datasets: numbers(params, 'dataset'),
     hops: numbers(params, 'hops'),
+    answerability: listOf<BaseQuestionListState['answerability'][number]>([...ANSWERABILITY_LABELS, 'unlabelled'], params, 'answerability'),
     search: q,
     sort: oneOf(BASE_QUESTION_SORT_COLUMNS, params.get('sort'), q ? 'relevance' : 'id'),
     direction: params.get('dir') === 'desc' ? 'desc' : 'asc',
@@ -67,6 +69,8 @@ export function listStateToSearch(state: InstanceListState | BaseQuestionListSta
   if ('types' in state && state.types.length) params.set('type', state.types.join(','));
   if ('statuses' in state && state.statuses.length) params.set('status', state.statuses.join(','));
   if (state.hops.length) params.set('hops', state.hops.join(','));
+  if ('domains' in state && state.domains.length) params.set('domain', state.domains.join(','));
+  if ('answerability' in state && state.answerability.length) params.set('answerability', state.answerability.join(','));
   if (state.search) params.set('q', state.search);
   const defaultSort = state.search ? 'relevance' : 'id';
   if (state.sort !== defaultSort) params.set('sort', state.sort);

@@ -1,13 +1,18 @@
 import { z } from 'zod';
 import {
   AMBIGUITY_TYPES,
+  ANSWERABILITY_LABELS,
+  CONSTRUCTION_MODES,
   DECOMPOSITION_STYLES,
+  DOMAIN_SLUGS,
+  LABEL_KINDS,
   DETECTION_VERDICTS,
   FILTER_VERDICTS,
   INSTANCE_STAGES,
   INSTANCE_STATUSES,
   INTERPRETATION_STATUSES,
   PROVENANCE_SOURCES,
+  ROUND_STATUSES,
 } from './domain';
 
 /**
@@ -86,6 +91,21 @@ export const AwbDetectionVote = z
   })
   .strict();
 
+/** One labelling model's vote on a base question's answerability or topic (the labelling stage). */
+export const AwbLabelVote = z
+  .object({
+    kind: z.enum(LABEL_KINDS),
+    model: nonEmpty,
+    verdict: z.enum(['voted', 'not_needed']).describe('not_needed: the outcome was decided before this model was asked.'),
+    label: z.string().nullable().default(null),
+    reason: z.string().default(''),
+    provenance: AwbProvenance.nullable().default(null),
+  })
+  .strict()
+  .refine((v) => (v.verdict === 'voted') === (v.label !== null), { message: 'a vote has a label exactly when it was cast' });
+
+const answerability = z.enum(ANSWERABILITY_LABELS).describe('URASys: answerable, ambiguous or unanswerable.');
+
 export const AwbBaseQuestion = z
   .object({
     source_id: nonEmpty,
@@ -97,6 +117,9 @@ export const AwbBaseQuestion = z
     decomposition: z.array(AwbDecompositionStep).default([]),
     paragraphs: z.array(z.object({ passage: passageRef, is_supporting: z.boolean() }).strict()).default([]),
     detection_votes: z.array(AwbDetectionVote).optional().describe("Every detector's vote, per ambiguity type, from the construction pipeline (absent: none)."),
+    answerability: answerability.optional().describe('Absent: not labelled.'),
+    answerability_provenance: AwbProvenance.nullable().optional(),
+    label_votes: z.array(AwbLabelVote).optional().describe("The labelling stage's votes (absent: none)."),
     extra,
   })
   .strict();
@@ -179,6 +202,39 @@ export const AwbLongAnswer = z
   })
   .strict();
 
+/** A clarification turn (URASys): what the system should ask, the user's reply, and the clarified question (gold). */
+export const AwbClarificationTurn = z
+  .object({
+    system_question: nonEmpty,
+    user_reply: z.string().nullable().default(null),
+    clarified_question: nonEmpty,
+    interpretation: z.number().int().min(0).nullable().default(null).describe('Index into interpretations: the reading the reply selects.'),
+    provenance: AwbProvenance.nullable().default(null),
+  })
+  .strict();
+
+/** One round of CondAmbigQA-style construction: the draft, the model's check, the decision and its feedback, cost and time. */
+export const AwbRound = z
+  .object({
+    round: z.number().int().min(1),
+    status: z.enum(ROUND_STATUSES),
+    draft: z.record(z.string(), z.unknown()).default({}),
+    check: z.record(z.string(), z.unknown()).default({}),
+    feedback: z.string().nullable().default(null),
+    decided_by: z.string().nullable().default(null),
+    prompt_versions: z.record(z.string(), z.string()).default({}),
+    calls: z.number().int().min(0).default(0),
+    prompt_tokens: z.number().int().min(0).default(0),
+    completion_tokens: z.number().int().min(0).default(0),
+    cost_usd: z.number().min(0).default(0),
+    llm_ms: z.number().min(0).default(0),
+    review_ms: z.number().int().min(0).default(0),
+    created_at: z.string().nullable().default(null),
+    decided_at: z.string().nullable().default(null),
+  })
+  .strict()
+  .refine((r) => (r.status === 'rejected') === (r.feedback !== null), { message: 'feedback is given exactly when the round was rejected' });
+
 export const AwbInstance = z
   .object({
     ambiguity_type: z.enum(AMBIGUITY_TYPES),
@@ -201,6 +257,13 @@ export const AwbInstance = z
           .strict(),
       )
       .default([]),
+    answerability: answerability.optional().describe("The instance's own label (absent: its base question's applies)."),
+    answerability_provenance: AwbProvenance.nullable().optional(),
+    domain: z.enum(DOMAIN_SLUGS).optional().describe('Topic, one of the 15 labels of MARCH Table 7 (absent: not tagged).'),
+    domain_provenance: AwbProvenance.nullable().optional(),
+    construction: z.enum(CONSTRUCTION_MODES).optional().describe('Built in CondAmbigQA-style rounds (absent: by the pipeline or imported).'),
+    clarification_turns: z.array(AwbClarificationTurn).optional(),
+    rounds: z.array(AwbRound).optional().describe('The construction rounds, in order (CondAmbigQA).'),
     extra,
   })
   .strict()
@@ -258,6 +321,7 @@ export const AwbRecord = z
         }
       }
     });
+    checkUrasysAndRounds(instance, ctx);
     instance.long_answers.forEach((answer, i) =>
       answer.citations.forEach((citation, j) => {
         const path = ['instance', 'long_answers', i, 'citations', j];
@@ -268,6 +332,21 @@ export const AwbRecord = z
       }),
     );
   });
+
+/** Clarification turns point at an interpretation; rounds run 1, 2, 3...; a construction instance has no ambiguity type. */
+function checkUrasysAndRounds(instance: z.output<typeof AwbInstance>, ctx: z.RefinementCtx): void {
+  (instance.clarification_turns ?? []).forEach((turn, i) => {
+    if (turn.interpretation !== null && turn.interpretation >= instance.interpretations.length) {
+      ctx.addIssue({ code: 'custom', path: ['instance', 'clarification_turns', i, 'interpretation'], message: 'points past the last interpretation' });
+    }
+  });
+  (instance.rounds ?? []).forEach((round, i) => {
+    if (round.round !== i + 1) ctx.addIssue({ code: 'custom', path: ['instance', 'rounds', i, 'round'], message: `rounds are numbered 1, 2, 3... in order: expected ${i + 1}` });
+  });
+  if (instance.construction !== undefined && instance.ambiguity_type !== 'unspecified') {
+    ctx.addIssue({ code: 'custom', path: ['instance', 'construction'], message: 'an instance built in rounds has the ambiguity type "unspecified"' });
+  }
+}
 
 export type AwbRecord = z.output<typeof AwbRecord>;
 export type AwbRecordInput = z.input<typeof AwbRecord>;

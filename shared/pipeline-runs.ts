@@ -1,3 +1,4 @@
+import type { LabelTables } from './construction';
 import type { PipelineStage } from './domain';
 
 /**
@@ -137,6 +138,8 @@ export interface Funnel {
   averageQuestionWords: Record<string, number | null>;
   /** What a kept instance cost, over every construction call for these datasets. */
   cost?: CostPerKept;
+  /** Of the instances kept: topics per type (MARCH Table 7) and answerability (URASys). */
+  labels?: LabelTables;
 }
 
 export interface CallTrace {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONSTRUCTION_PROMPT_NAMES, CONSTRUCTION_SCHEMAS } from './construction-schemas';
 import { PIPELINE_STAGES, type PipelineStage } from './domain';
 import { modelIdentity } from './pipeline-rules';
 
@@ -242,6 +243,7 @@ export const STAGE_SCHEMAS = {
   long_answer: z.object({ long_answer: z.string().trim().min(1), citations: z.array(z.object({ interpretation: z.number().int().min(1), passage: z.number().int().min(1) }).strict()) }).strict(),
   shorten: z.object({ answer: z.string().trim().min(1) }).strict(),
   filter: z.object({ aligned: z.boolean(), reason: z.string() }).strict(),
+  ...CONSTRUCTION_SCHEMAS,
 } as const;
 export type SchemaName = keyof typeof STAGE_SCHEMAS;
 export type SchemaOutput<K extends SchemaName> = z.output<(typeof STAGE_SCHEMAS)[K]>;
@@ -263,6 +265,7 @@ export const PROMPT_NAMES = [
   'long_answer',
   'shorten',
   'filter',
+  ...CONSTRUCTION_PROMPT_NAMES,
 ] as const;
 export type PromptName = (typeof PROMPT_NAMES)[number];
 

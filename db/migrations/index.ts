@@ -17,6 +17,7 @@ import { condambigqaCitationsFailureTags } from './0015-condambigqa-citations-fa
 import { vectorCodeBlocks } from './0016-vector-code-blocks';
 import { instanceOrder } from './0017-instance-order';
 import { instanceSearchPrefixes } from './0018-instance-search-prefixes';
+import { constructionAnswerabilityDomains } from './0019-construction-answerability-domains';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   vectorCodeBlocks,
   instanceOrder,
   instanceSearchPrefixes,
+  constructionAnswerabilityDomains,
 ];

@@ -1,5 +1,5 @@
 import type { BaseQuestionFacets, BaseQuestionFilter, BaseQuestionQuery, BaseQuestionRow } from '../../shared/api';
-import type { DecompositionStyle } from '../../shared/domain';
+import type { Answerability, DecompositionStyle } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
 import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
@@ -12,6 +12,7 @@ export interface NewBaseQuestion {
   aliases: string[];
   answerable: boolean | null;
   extra: Record<string, unknown>;
+  answerability?: { label: Answerability; provenanceId: number | null } | null;
 }
 
 export function findBaseQuestionId(db: ReadableDB, datasetId: number, sourceId: string): number | undefined {
@@ -24,12 +25,18 @@ export function findBaseQuestionId(db: ReadableDB, datasetId: number, sourceId: 
 export function insertBaseQuestion(db: WritableDB, bq: NewBaseQuestion): number {
   const row = get<{ id: number }>(
     db,
-    sql`INSERT INTO base_questions (dataset_id, source_id, question, hops, answer, aliases, answerable, extra)
+    sql`INSERT INTO base_questions (dataset_id, source_id, question, hops, answer, aliases, answerable, extra, answerability, answerability_provenance_id)
         VALUES (${bq.datasetId}, ${bq.sourceId}, ${bq.question}, ${bq.hops}, ${bq.answer},
-                ${JSON.stringify(bq.aliases)}, ${bq.answerable}, ${JSON.stringify(bq.extra)})
+                ${JSON.stringify(bq.aliases)}, ${bq.answerable}, ${JSON.stringify(bq.extra)},
+                ${bq.answerability?.label ?? null}, ${bq.answerability?.provenanceId ?? null})
         RETURNING id`,
   );
   return row!.id;
+}
+
+/** A base question's answerability (null clears it), with where it came from. */
+export function setBaseQuestionAnswerability(db: WritableDB, id: number, label: Answerability | null, provenanceId: number | null): void {
+  run(db, sql`UPDATE base_questions SET answerability = ${label}, answerability_provenance_id = ${label === null ? null : provenanceId} WHERE id = ${id}`);
 }
 
 export function insertBaseQuestionPassage(
@@ -73,6 +80,7 @@ interface BaseQuestionDbRow {
   hops: number | null;
   answer: string | null;
   instance_count: number;
+  answerability: Answerability | null;
 }
 
 export function rowToBaseQuestion(row: BaseQuestionDbRow): BaseQuestionRow {
@@ -85,6 +93,7 @@ export function rowToBaseQuestion(row: BaseQuestionDbRow): BaseQuestionRow {
     hops: row.hops,
     answer: row.answer,
     instanceCount: row.instance_count,
+    answerability: row.answerability,
   };
 }
 
@@ -97,10 +106,11 @@ function hopsCondition(hops: readonly number[]): SqlFragment {
   return sql`(${sql.join(parts, sql` OR `)})`;
 }
 
-function whereClause(filter: BaseQuestionFilter, except?: 'datasets' | 'hops'): { where: SqlFragment; fts: string | null } {
+function whereClause(filter: BaseQuestionFilter, except?: 'datasets' | 'hops' | 'answerability'): { where: SqlFragment; fts: string | null } {
   const conditions: SqlFragment[] = [];
   if (filter.datasets.length && except !== 'datasets') conditions.push(sql`b.dataset_id IN ${sql.list(filter.datasets)}`);
   if (filter.hops.length && except !== 'hops') conditions.push(hopsCondition(filter.hops));
+  if (filter.answerability.length && except !== 'answerability') conditions.push(sql`coalesce(b.answerability, 'unlabelled') IN ${sql.list(filter.answerability)}`);
   const fts = toFtsQuery(filter.search, { prefixLast: true });
   if (fts) conditions.push(sql`b.id IN (SELECT rowid FROM base_questions_fts WHERE base_questions_fts MATCH ${fts})`);
   return { where: conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql.empty, fts };
@@ -118,7 +128,7 @@ const ORDER: Record<Exclude<BaseQuestionQuery['sort'], 'relevance'>, SqlFragment
 export function listBaseQuestions(db: ReadableDB, query: BaseQuestionQuery): BaseQuestionRow[] {
   const { where, fts } = whereClause(query);
   const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
-  const select = sql`SELECT b.id, b.dataset_id, d.name AS dataset, b.source_id, b.question, b.hops, b.answer,
+  const select = sql`SELECT b.id, b.dataset_id, d.name AS dataset, b.source_id, b.question, b.hops, b.answer, b.answerability,
                             (SELECT count(*) FROM instances i WHERE i.base_question_id = b.id) AS instance_count
                      FROM base_questions b JOIN datasets d ON d.id = b.dataset_id`;
   const rows =
@@ -151,14 +161,21 @@ export function baseQuestionFacets(db: ReadableDB, filter: BaseQuestionFilter): 
     sql`SELECT b.hops AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'hops').where}
         GROUP BY b.hops ORDER BY b.hops`,
   );
+  const answerability = all<{ value: Answerability | 'unlabelled'; count: number }>(
+    db,
+    sql`SELECT coalesce(b.answerability, 'unlabelled') AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'answerability').where}
+        GROUP BY 1 ORDER BY 1`,
+  );
   return {
     total,
     datasets,
     hops: hops.map((h) => ({ ...h, label: h.value === null ? 'none' : `${h.value} hops` })),
+    answerability: answerability.map((a) => ({ ...a, label: a.value })),
   };
 }
 
 export interface BaseQuestionFull extends BaseQuestionDbRow {
+  answerability_provenance_id: number | null;
   aliases: string;
   answerable: number | null;
   extra: string;
@@ -236,4 +253,58 @@ export function questionsToDetect(db: ReadableDB, datasetIds: readonly number[],
 export function detectedQuestionCount(db: ReadableDB, datasetIds: readonly number[]): number {
   const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM base_questions b WHERE ${detected} ${scope}`)!.n;
+}
+
+// ---- CondAmbigQA construction -----------------------------------------------------------------------
+
+/** The base questions of a dataset with their unspecified instance, if any (built in rounds or imported), in id order. */
+export function constructionCandidates(
+  db: ReadableDB,
+  datasetId: number,
+): { id: number; question: string; hops: number | null; fragments: number; instance_id: number | null; construction: string | null }[] {
+  return all(
+    db,
+    sql`SELECT b.id, b.question, b.hops, (SELECT count(*) FROM base_question_passages p WHERE p.base_question_id = b.id) AS fragments,
+               i.id AS instance_id, i.construction
+        FROM base_questions b LEFT JOIN instances i ON i.base_question_id = b.id AND i.ambiguity_type = 'unspecified'
+        WHERE b.dataset_id = ${datasetId} ORDER BY b.id`,
+  );
+}
+
+/**
+ * Base questions for the labelling stage: of the given datasets (all when none), without a label
+ * of that kind, or (`relabel`) also those a model labelled, never those a person or the dataset
+ * did. Topics are kept on instances, so only base questions with instances are taken for them.
+ */
+export function questionsToLabel(db: ReadableDB, kind: 'answerability' | 'domain', datasetIds: readonly number[], relabel: boolean): { id: number; dataset: string; source_id: string; question: string }[] {
+  const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
+  const open =
+    kind === 'answerability'
+      ? sql`(b.answerability IS NULL ${relabel ? sql`OR (SELECT source FROM provenance p WHERE p.id = b.answerability_provenance_id) = 'llm'` : sql.empty})`
+      : sql`EXISTS (SELECT 1 FROM instances i WHERE i.base_question_id = b.id AND (i.domain IS NULL ${relabel ? sql`OR (SELECT source FROM provenance p WHERE p.id = i.domain_provenance_id) = 'llm'` : sql.empty}))`;
+  return all(db, sql`SELECT b.id, d.name AS dataset, b.source_id, b.question FROM base_questions b JOIN datasets d ON d.id = b.dataset_id WHERE ${open} ${scope} ORDER BY b.id`);
+}
+
+/** A dataset's base questions with what an ask-first evaluation needs: labels, answers, and their first kept instance. */
+export function askFirstCandidates(
+  db: ReadableDB,
+  datasetId: number,
+): { id: number; source_id: string; question: string; answer: string | null; aliases: string; answerability: Answerability | null; instance_id: number | null; instance_answerability: Answerability | null; interpretations: number }[] {
+  return all(
+    db,
+    sql`SELECT b.id, b.source_id, b.question, b.answer, b.aliases, b.answerability, i.id AS instance_id, i.answerability AS instance_answerability,
+               coalesce(i.interpretation_count, 0) AS interpretations
+        FROM base_questions b
+        LEFT JOIN instances i ON i.id = (SELECT min(x.id) FROM instances x WHERE x.base_question_id = b.id AND x.status <> 'removed')
+        WHERE b.dataset_id = ${datasetId} ORDER BY b.source_id`,
+  );
+}
+
+/** A base question's own paragraphs (its frozen fragments), in order: the evidence when no corpus is searched. */
+export function baseQuestionPassageTexts(db: ReadableDB, baseQuestionId: number): { passage_id: number; title: string; text: string }[] {
+  return all(
+    db,
+    sql`SELECT p.id AS passage_id, p.title, p.text FROM base_question_passages bp JOIN passages p ON p.id = bp.passage_id
+        WHERE bp.base_question_id = ${baseQuestionId} ORDER BY bp.position`,
+  );
 }

@@ -229,18 +229,19 @@ export function vectorsAfter(db: ReadableDB, modelId: number, corpusId: number |
 }
 
 /** Exact cosine distances of the given passages to the query, nearest first. */
-export function rescore(db: ReadableDB, modelId: number, query: Float32Array, passageIds: readonly number[], k: number): { id: number; distance: number }[] {
+export function rescore(db: ReadableDB, modelId: number, query: Float32Array, passageIds: readonly number[], k: number, exclude: readonly number[] = []): { id: number; distance: number }[] {
   if (passageIds.length === 0) return [];
+  const left = exclude.length ? sql`AND corpus_id NOT IN ${sql.list([...exclude])}` : sql.empty;
   return all<{ id: number; distance: number }>(
     db,
     sql`SELECT passage_id AS id, vec_distance_cosine(vector, ${toBlob(query)}) AS distance FROM ${floatTable(modelId)}
-        WHERE passage_id IN ${sql.list([...new Set(passageIds)])} ORDER BY distance, passage_id LIMIT ${k}`,
+        WHERE passage_id IN ${sql.list([...new Set(passageIds)])} ${left} ORDER BY distance, passage_id LIMIT ${k}`,
   );
 }
 
 /** Exact search: every vector of the corpus scored (the reference for recall, and for small corpora). */
-export function exactNeighbours(db: ReadableDB, modelId: number, query: Float32Array, corpusId: number | null, k: number): { id: number; distance: number }[] {
-  const scope = corpusId === null ? sql.empty : sql`WHERE corpus_id = ${corpusId}`;
+export function exactNeighbours(db: ReadableDB, modelId: number, query: Float32Array, corpusId: number | null, k: number, exclude: readonly number[] = []): { id: number; distance: number }[] {
+  const scope = corpusId !== null ? sql`WHERE corpus_id = ${corpusId}` : exclude.length ? sql`WHERE corpus_id NOT IN ${sql.list([...exclude])}` : sql.empty;
   return all<{ id: number; distance: number }>(
     db,
     sql`SELECT passage_id AS id, vec_distance_cosine(vector, ${toBlob(query)}) AS distance FROM ${floatTable(modelId)} ${scope}

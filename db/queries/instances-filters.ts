@@ -5,12 +5,15 @@ import { sql, type SqlFragment } from '../sql';
 /**
  * The instance table's filters as SQL conditions, on the instances themselves (`i`) and on the
  * tables that count them per combination of the four filter columns (`instance_counts` and the
- * order tables of migration 0017, which store a missing hop count as 0).
+ * order tables of migration 0017, which store a missing hop count as 0). The topic (domain) is
+ * counted in `instance_counts` only: the order tables know the four columns, so a page filtered or
+ * sorted by topic is walked or sorted rather than placed from them (see `placeable` in
+ * instances-order.ts).
  */
 
-export type FacetName = 'datasets' | 'types' | 'statuses' | 'hops';
+export type FacetName = 'datasets' | 'types' | 'statuses' | 'hops' | 'domains';
 
-export const EVERYTHING: InstanceFilter = { datasets: [], types: [], statuses: [], hops: [], search: '' };
+export const EVERYTHING: InstanceFilter = { datasets: [], types: [], statuses: [], hops: [], domains: [], search: '' };
 
 export const hasSearch = (filter: InstanceFilter) => toFtsQuery(filter.search) !== null;
 
@@ -35,18 +38,23 @@ export function conditions(filter: InstanceFilter, except?: FacetName, tested = 
   if (filter.types.length && except !== 'types') list.push(sql`${plus}i.ambiguity_type IN ${sql.list(filter.types)}`);
   if (filter.statuses.length && except !== 'statuses') list.push(sql`${plus}i.status IN ${sql.list(filter.statuses)}`);
   if (filter.hops.length && except !== 'hops') list.push(hopsCondition(filter.hops, sql`${plus}i.hops`));
+  if (filter.domains.length && except !== 'domains') list.push(sql`coalesce(${plus}i.domain, 'none') IN ${sql.list(filter.domains)}`);
   const fts = toFtsQuery(filter.search, { prefixLast: true });
   if (fts) list.push(sql`i.id IN (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts})`);
   return list;
 }
 
-/** The same filters on a counts table `c` (the search part never applies there). */
+/**
+ * The same filters on a counts table `c` (the search part never applies there). The topic filter
+ * applies to `instance_counts` only, which keeps "no topic" as ''.
+ */
 export function countConditions(filter: InstanceFilter, except?: FacetName): SqlFragment[] {
   const list: SqlFragment[] = [];
   if (filter.datasets.length && except !== 'datasets') list.push(sql`c.dataset_id IN ${sql.list(filter.datasets)}`);
   if (filter.types.length && except !== 'types') list.push(sql`c.ambiguity_type IN ${sql.list(filter.types)}`);
   if (filter.statuses.length && except !== 'statuses') list.push(sql`c.status IN ${sql.list(filter.statuses)}`);
   if (filter.hops.length && except !== 'hops') list.push(sql`c.hops IN ${sql.list(filter.hops)}`);
+  if (filter.domains.length && except !== 'domains') list.push(sql`c.domain IN ${sql.list(filter.domains.map((d) => (d === 'none' ? '' : d)))}`);
   return list;
 }
 

@@ -96,6 +96,12 @@ const FENCES: Record<FenceSort, FenceOrder> = {
 const and = (list: SqlFragment[]) => (list.length ? sql`AND ${sql.join(list, sql` AND `)}` : sql.empty);
 const idsOf = (rows: { id: number }[]) => rows.map((r) => r.id);
 
+/** The sorts the order tables keep (every sort but the topic's: they count the four filter columns, not the topic). */
+export const PLACED_SORTS: readonly string[] = [...Object.keys(BLOCK_SORTS), ...Object.keys(FENCES), 'relevance'];
+
+/** Whether the order tables can place a page of this query: a sort they keep, and no topic filter. */
+export const placeable = (query: InstanceFilter & { sort: InstanceQuery['sort'] }) => query.domains.length === 0 && PLACED_SORTS.includes(query.sort);
+
 /** Rows [start, start + count) of a filter in ascending order, or null when the counts disagree with `matching`. */
 export function ascendingIds(db: ReadableDB, sort: InstanceQuery['sort'], filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
   if (sort in FENCES) return fencePage(db, sort as FenceSort, filter, start, count, matching);

@@ -1,9 +1,9 @@
 import type { InstanceFilter, InstancePagePlan, InstanceQuery, InstanceRow } from '../../shared/api';
-import type { AmbiguityType, InstanceStage, InstanceStatus } from '../../shared/domain';
+import type { AmbiguityType, Answerability, ConstructionMode, Domain, InstanceStage, InstanceStatus } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
 import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 import { conditions, countConditions, EVERYTHING, type FacetName, hasSearch, where } from './instances-filters';
-import { ascendingIds, BLOCK_SORTS, instanceColumn } from './instances-order';
+import { ascendingIds, BLOCK_SORTS, instanceColumn, placeable } from './instances-order';
 
 export interface NewInstance {
   baseQuestionId: number;
@@ -16,6 +16,9 @@ export interface NewInstance {
   hops: number | null;
   interpretationCount: number;
   extra: Record<string, unknown>;
+  answerability?: { label: Answerability; provenanceId: number | null } | null;
+  domain?: { domain: Domain; provenanceId: number | null } | null;
+  construction?: ConstructionMode | null;
 }
 
 export function findInstanceId(db: ReadableDB, baseQuestionId: number, type: AmbiguityType): number | undefined {
@@ -29,10 +32,13 @@ export function insertInstance(db: WritableDB, instance: NewInstance): number {
   return get<{ id: number }>(
     db,
     sql`INSERT INTO instances (base_question_id, dataset_id, ambiguity_type, status, stage, removed_stage,
-                               removed_reason, hops, interpretation_count, extra)
+                               removed_reason, hops, interpretation_count, extra, answerability, answerability_provenance_id,
+                               domain, domain_provenance_id, construction)
         VALUES (${instance.baseQuestionId}, ${instance.datasetId}, ${instance.ambiguityType}, ${instance.status},
                 ${instance.stage}, ${instance.removedStage}, ${instance.removedReason}, ${instance.hops},
-                ${instance.interpretationCount}, ${JSON.stringify(instance.extra)})
+                ${instance.interpretationCount}, ${JSON.stringify(instance.extra)}, ${instance.answerability?.label ?? null},
+                ${instance.answerability?.provenanceId ?? null}, ${instance.domain?.domain ?? null}, ${instance.domain?.provenanceId ?? null},
+                ${instance.construction ?? null})
         RETURNING id`,
   )!.id;
 }
@@ -78,6 +84,8 @@ interface InstanceDbRow {
   interpretation_count: number;
   removed_reason: string | null;
   updated_at: string;
+  domain: Domain | null;
+  answerability: Answerability | null;
 }
 
 function rowToInstance(row: InstanceDbRow): InstanceRow {
@@ -95,6 +103,8 @@ function rowToInstance(row: InstanceDbRow): InstanceRow {
     interpretationCount: row.interpretation_count,
     removedReason: row.removed_reason,
     updatedAt: row.updated_at,
+    domain: row.domain,
+    answerability: row.answerability,
   };
 }
 
@@ -128,6 +138,7 @@ export function instanceFacetCounts(db: ReadableDB, filter: InstanceFilter) {
     types: facet<AmbiguityType>('ambiguity_type', 'types'),
     statuses: facet<InstanceStatus>('status', 'statuses'),
     hops,
+    domains: facet<string | null>('domain', 'domains').map((d) => ({ ...d, value: (d.value === '' || d.value === null ? 'none' : d.value) as Domain | 'none' })),
   };
 }
 
@@ -149,6 +160,7 @@ const SORT_INDEX: Partial<Record<InstanceQuery['sort'], { index: string; order: 
   ...Object.entries(BLOCK_SORTS)
     .filter(([, s]) => s.index)
     .map(([sort, s]) => [sort, { index: s.index!, order: s.run.map((c) => sql`i.${sql.id(instanceColumn(sort as keyof typeof BLOCK_SORTS, c))}`) }]),
+  ['domain', { index: 'instances_by_domain', order: [sql`i.domain`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] }],
   ['updated_at', { index: 'instances_by_updated', order: [sql`i.updated_at`, sql`i.ambiguity_type`, sql`i.status`, sql`i.dataset_id`, sql`i.hops`] }],
 ]);
 
@@ -168,7 +180,7 @@ export function choosePlan(query: InstanceQuery, matching: number, total: number
   const perRow = query.sort === 'question' || query.sort === 'source_id' ? 0.7 : 0.15;
   const walkCost = matching === total ? (query.offset + query.limit) * perRow : Infinity;
   const sortCost = matching * 0.6 + matching * Math.log2(matching + 1) * 0.02;
-  const best = Math.min(walkCost, sortCost, POSITION_COST);
+  const best = Math.min(walkCost, sortCost, placeable(query) ? POSITION_COST : Infinity);
   return best === walkCost ? 'walk-index' : best === sortCost ? 'filter-then-sort' : 'position';
 }
 
@@ -220,7 +232,7 @@ export function positionPageIds(db: ReadableDB, query: InstanceQuery, matching: 
 
 const SELECT_ROWS = sql`SELECT i.id, i.base_question_id, i.dataset_id, d.name AS dataset, b.source_id, b.question,
                                i.ambiguity_type, i.status, i.stage, i.hops, i.interpretation_count, i.removed_reason,
-                               i.updated_at
+                               i.updated_at, i.domain, i.answerability
                         FROM instances i
                         JOIN base_questions b ON b.id = i.base_question_id
                         JOIN datasets d ON d.id = i.dataset_id`;
@@ -325,6 +337,28 @@ export function readyInstance(db: WritableDB, id: number): void {
   run(db, sql`UPDATE instances SET status = 'ready', stage = 'filter', updated_at = ${now} WHERE id = ${id}`);
 }
 
+/** A construction instance still rejected after its last round: removed, with the last feedback. */
+export function removeConstructed(db: WritableDB, id: number, reason: string): void {
+  run(db, sql`UPDATE instances SET status = 'removed', removed_stage = 'round', removed_reason = ${reason}, updated_at = ${now} WHERE id = ${id}`);
+}
+
+/** A construction instance whose round was accepted: ready, at the stage it was made at. */
+export function acceptInstance(db: WritableDB, id: number): void {
+  run(db, sql`UPDATE instances SET status = 'ready', updated_at = ${now} WHERE id = ${id}`);
+}
+
+// ---- labels: answerability (URASys) and domain (MARCH Table 7) ----------------------------------
+
+export function setInstanceAnswerability(db: WritableDB, id: number, label: Answerability | null, provenanceId: number | null): void {
+  run(db, sql`UPDATE instances SET answerability = ${label}, answerability_provenance_id = ${label === null ? null : provenanceId}, updated_at = ${now} WHERE id = ${id}`);
+}
+
+/** One instance's domain, or (with `baseQuestionId`) every instance of a base question's. */
+export function setInstanceDomain(db: WritableDB, target: { id: number } | { baseQuestionId: number }, domain: Domain | null, provenanceId: number | null): number {
+  const scope = 'id' in target ? sql`id = ${target.id}` : sql`base_question_id = ${target.baseQuestionId}`;
+  return run(db, sql`UPDATE instances SET domain = ${domain}, domain_provenance_id = ${domain === null ? null : provenanceId}, updated_at = ${now} WHERE ${scope}`).changes;
+}
+
 /** Recounts the active interpretations of an instance and rewrites its search row. */
 export function refreshInstanceText(db: WritableDB, instanceId: number): void {
   run(
@@ -395,34 +429,12 @@ export function datasetInstanceIds(db: ReadableDB, datasetId: number): { id: num
   );
 }
 
-// ---- for sync with the shared store ----------------------------------------------------------
+// ---- for sync with the shared store: in instances-keys.ts (reads only) ---------------------------
 
-export function instanceExists(db: ReadableDB, id: number): boolean {
-  return get(db, sql`SELECT 1 AS x FROM instances WHERE id = ${id}`) !== undefined;
-}
+export { findInstanceByKeyParts, instanceExists, instanceKeyParts, type InstanceKeyParts } from './instances-keys';
 
-/** The parts of an instance's stable key (dataset / base question source id / ambiguity type). */
-export interface InstanceKeyParts {
-  id: number;
-  dataset: string;
-  source_id: string;
-  ambiguity_type: string;
-}
-
-export function instanceKeyParts(db: ReadableDB, ids: readonly number[]): InstanceKeyParts[] {
-  if (ids.length === 0) return [];
-  return all<InstanceKeyParts>(
-    db,
-    sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type
-        FROM instances i JOIN base_questions b ON b.id = i.base_question_id JOIN datasets d ON d.id = b.dataset_id
-        WHERE i.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
-  );
-}
-
-export function findInstanceByKeyParts(db: ReadableDB, dataset: string, sourceId: string, type: string): number | undefined {
-  return get<{ id: number }>(
-    db,
-    sql`SELECT i.id FROM datasets d JOIN base_questions b ON b.dataset_id = d.id JOIN instances i ON i.base_question_id = b.id
-        WHERE d.name = ${dataset} AND b.source_id = ${sourceId} AND i.ambiguity_type = ${type}`,
-  )?.id;
+/** Construction instances of a dataset, by status. */
+export function constructionStatusCounts(db: ReadableDB, datasetId: number): Record<InstanceStatus, number> {
+  const rows = all<{ status: InstanceStatus; n: number }>(db, sql`SELECT status, count(*) AS n FROM instances WHERE dataset_id = ${datasetId} AND construction = 'condambigqa' GROUP BY status`);
+  return { building: 0, ready: 0, removed: 0, ...Object.fromEntries(rows.map((r) => [r.status, r.n])) };
 }

@@ -33,6 +33,11 @@ export function insertInterpretation(db: WritableDB, i: NewInterpretation): numb
   )!.id;
 }
 
+/** Every interpretation of an instance goes (their sub-questions, evidence and citations with them): a new draft replaces them. */
+export function deleteInterpretations(db: WritableDB, instanceId: number): void {
+  run(db, sql`DELETE FROM interpretations WHERE instance_id = ${instanceId}`);
+}
+
 export interface InterpretationDbRow {
   id: number;
   instance_id: number;

@@ -19,7 +19,15 @@ export function countPassageMatches(db: ReadableDB, match: string, corpusId: num
  * The `k` best passages for an FTS5 query by BM25, best first (`bm25()` is lower-is-better: the
  * score is as SQLite gives it). With a corpus, the matches are joined to their passages.
  */
-export function bm25Passages(db: ReadableDB, match: string, corpusId: number | null, k: number): { id: number; score: number }[] {
+export function bm25Passages(db: ReadableDB, match: string, corpusId: number | null, k: number, exclude: readonly number[] = []): { id: number; score: number }[] {
+  if (corpusId === null && exclude.length) {
+    // Every corpus but some (the QA layers): the matches joined to their passages, as for one corpus.
+    return all<{ id: number; score: number }>(
+      db,
+      sql`SELECT f.rowid AS id, bm25(passages_fts) AS score FROM passages_fts f JOIN passages p ON p.id = f.rowid
+          WHERE passages_fts MATCH ${match} AND p.corpus_id NOT IN ${sql.list([...exclude])} ORDER BY score LIMIT ${k}`,
+    );
+  }
   return corpusId === null
     ? all<{ id: number; score: number }>(
         db,

@@ -40,6 +40,15 @@ export function failedItems(db: ReadableDB, stage: string | null, limit: number)
   );
 }
 
+/** Which of these items failed a stage, with the reason. */
+export function failedAmong(db: ReadableDB, stage: string, items: readonly string[]): { item: string; reason: string }[] {
+  return all(
+    db,
+    sql`SELECT item, coalesce(reason, '') AS reason FROM pipeline_items
+        WHERE stage = ${stage} AND status = 'failed' AND item IN (SELECT value FROM json_each(${JSON.stringify(items)})) ORDER BY item`,
+  );
+}
+
 /** Instances kept (ready), per ambiguity type: made ready by this run's filter, or in these datasets (all when none). */
 export function keptByType(db: ReadableDB, scope: { runId: number } | { datasetIds: readonly number[] }): Record<string, number> {
   const rows =

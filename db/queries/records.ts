@@ -1,4 +1,6 @@
-import type { DecompositionStyle, DetectionVerdict } from '../../shared/domain';
+import type { Answerability, ConstructionMode, DecompositionStyle, DetectionVerdict, Domain } from '../../shared/domain';
+import type { ClarificationTurnRow } from './clarification-turns';
+import type { LabelVoteRow } from './label-votes';
 import { all, allRaw, sql, type ReadableDB, type SqlFragment } from '../sql';
 import type { DatasetRow } from './datasets';
 import type { EvidenceDbRow } from './evidence';
@@ -251,4 +253,40 @@ export function passagesByIds(db: ReadableDB, passageIds: readonly number[]): Ma
         WHERE p.id IN ${ids(passageIds)}`,
   );
   return new Map(rows.map((row) => [row.id, row]));
+}
+
+// ---- labels (URASys answerability, MARCH domains), clarification turns ----------------------------
+
+export interface BaseQuestionLabelRow {
+  base_question_id: number;
+  answerability: Answerability | null;
+  answerability_provenance_id: number | null;
+}
+
+export function baseQuestionLabelsOf(db: ReadableDB, baseQuestionIds: readonly number[]): BaseQuestionLabelRow[] {
+  return all(db, sql`SELECT id AS base_question_id, answerability, answerability_provenance_id FROM base_questions WHERE id IN ${ids(baseQuestionIds)}`);
+}
+
+export function labelVotesOf(db: ReadableDB, baseQuestionIds: readonly number[]): LabelVoteRow[] {
+  return all(db, sql`SELECT * FROM label_votes WHERE base_question_id IN ${ids(baseQuestionIds)} ORDER BY base_question_id, kind, model`);
+}
+
+export interface InstanceLabelRow {
+  id: number;
+  answerability: Answerability | null;
+  answerability_provenance_id: number | null;
+  domain: Domain | null;
+  domain_provenance_id: number | null;
+  construction: ConstructionMode | null;
+}
+
+export function instanceLabelsOf(db: ReadableDB, instanceIds: readonly number[]): InstanceLabelRow[] {
+  return all(
+    db,
+    sql`SELECT id, answerability, answerability_provenance_id, domain, domain_provenance_id, construction FROM instances WHERE id IN ${ids(instanceIds)}`,
+  );
+}
+
+export function clarificationTurnsOf(db: ReadableDB, instanceIds: readonly number[]): ClarificationTurnRow[] {
+  return all(db, sql`SELECT * FROM clarification_turns WHERE instance_id IN ${ids(instanceIds)} ORDER BY instance_id, position`);
 }

@@ -1,6 +1,6 @@
 import type { Stats } from '../../shared/api';
-import { AMBIGUITY_TYPES, INSTANCE_STATUSES } from '../../shared/domain';
-import { get, sql, type ReadableDB } from '../sql';
+import { AMBIGUITY_TYPES, ANSWERABILITY_LABELS, INSTANCE_STATUSES } from '../../shared/domain';
+import { all, get, sql, type ReadableDB } from '../sql';
 import { countInstancesBy } from './instances';
 
 /**
@@ -8,7 +8,7 @@ import { countInstancesBy } from './instances';
  * table, kept in one place so the numbers come from one snapshot). It only reads.
  */
 export function getStats(db: ReadableDB): Stats {
-  const counts = get<Omit<Stats, 'instancesByType' | 'instancesByStatus'>>(
+  const counts = get<Omit<Stats, 'instancesByType' | 'instancesByStatus' | 'baseQuestionsByAnswerability'>>(
     db,
     sql`SELECT (SELECT count(*) FROM datasets) AS datasets,
                (SELECT count(*) FROM base_questions) AS baseQuestions,
@@ -20,9 +20,14 @@ export function getStats(db: ReadableDB): Stats {
   )!;
   const byType = countInstancesBy(db, 'ambiguity_type');
   const byStatus = countInstancesBy(db, 'status');
+  // Read from the index on (answerability, dataset_id), not the table.
+  const byLabel = new Map(
+    all<{ label: string | null; n: number }>(db, sql`SELECT answerability AS label, count(*) AS n FROM base_questions INDEXED BY base_questions_answerability GROUP BY answerability`).map((r) => [r.label ?? 'unlabelled', r.n]),
+  );
   return {
     ...counts,
     instancesByType: Object.fromEntries(AMBIGUITY_TYPES.map((t) => [t, byType[t] ?? 0])) as Stats['instancesByType'],
     instancesByStatus: Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, byStatus[s] ?? 0])) as Stats['instancesByStatus'],
+    baseQuestionsByAnswerability: Object.fromEntries([...ANSWERABILITY_LABELS, 'unlabelled'].map((l) => [l, byLabel.get(l) ?? 0])) as Stats['baseQuestionsByAnswerability'],
   };
 }

@@ -53,6 +53,7 @@ function addImportExportCommands(program: Command): void {
         [
           ['datasets', stats.datasets],
           ['base questions', stats.baseQuestions],
+          ...Object.entries(stats.baseQuestionsByAnswerability).map(([k, v]) => [`  ${k}`, v]),
           ['passages', stats.passages],
           ['corpora', stats.corpora],
           ['instances', stats.instances],

@@ -12,6 +12,8 @@ import { addDataCommands } from './data';
 import { addRetrievalCommands } from './retrieval';
 import { addCallCommand, addServeCommand } from './serve';
 import { addReleaseCommands } from './release';
+import { addConstructionCommands } from './construction';
+import { addAskFirstCommands } from './ask-first';
 
 /**
  * `awb`: every operation reachable without a window. The CLI is the third client of the
@@ -38,6 +40,8 @@ export function buildProgram(): Command {
   addPipelineCommands(program);
   addReleaseCommands(program);
   addEvalCommands(program);
+  addConstructionCommands(program);
+  addAskFirstCommands(program);
   addTeamCommands(program);
   addServeCommand(program);
   addCallCommand(program);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { SEARCH_MODES, type CollectedPassage } from '../../shared/api';
+import { SEARCH_LAYERS, SEARCH_MODES, type CollectedPassage } from '../../shared/api';
 import { withClient } from './client';
-import { choices, integer, number, printJson, withCommon, type CommonOptions } from './common';
+import { choices, integer, list, number, printJson, withCommon, type CommonOptions } from './common';
 
 /** `awb search`, `cues`, `evidence`, `retrieval-eval`: retrieval over the corpora. */
 export function addRetrievalCommands(program: Command): void {
@@ -15,8 +15,9 @@ export function addRetrievalCommands(program: Command): void {
       .option('--corpus <name>', 'search one corpus (default: all)')
       .option('--model <name>', 'embedding model (default: the one covering the corpus)')
       .option('--hyde <passage>', 'HyDE: a hypothetical answer passage to use as the dense query')
-      .option('--rrf-k <n>', 'reciprocal rank fusion constant (default 60)', number),
-  ).action((options: CommonOptions & { query?: string; mode?: string; k?: number; corpus?: string; model?: string; hyde?: string; rrfK?: number }) =>
+      .option('--rrf-k <n>', 'reciprocal rank fusion constant (default 60)', number)
+      .option('--layers <list>', `what to search, comma-separated ${choices(SEARCH_LAYERS)} (default passages; qa: the corpus's QA layer)`, list(String)),
+  ).action((options: CommonOptions & { query?: string; mode?: string; k?: number; corpus?: string; model?: string; hyde?: string; rrfK?: number; layers?: string[] }) =>
     withClient(options, async (client) => {
       const result = await client.call('retrieval:search', {
         query: options.query as string,
@@ -26,13 +27,15 @@ export function addRetrievalCommands(program: Command): void {
         model: options.model,
         hyde: options.hyde,
         rrfK: options.rrfK,
+        layers: options.layers as never,
       });
       if (options.json) return printJson(result);
       for (const hit of result.hits) {
         const parts = [hit.bm25 ? `bm25 #${hit.bm25.rank} ${hit.bm25.score.toFixed(2)}` : '', hit.dense ? `dense #${hit.dense.rank} ${hit.dense.score.toFixed(3)}` : '']
           .filter(Boolean)
           .join(', ');
-        process.stdout.write(`${String(hit.rank).padStart(3)}. ${hit.passage.title} [${parts}]\n     ${hit.passage.text.slice(0, 160).replace(/\s+/g, ' ')}…\n`);
+        if (hit.qa) process.stdout.write(`${String(hit.rank).padStart(3)}. Q: ${hit.qa.question} [QA layer, ${parts}]\n     A: ${hit.qa.answer} (from "${hit.qa.source.title}")\n`);
+        else process.stdout.write(`${String(hit.rank).padStart(3)}. ${hit.passage.title} [${parts}]\n     ${hit.passage.text.slice(0, 160).replace(/\s+/g, ' ')}…\n`);
       }
       for (const note of result.notes) process.stdout.write(`note: ${note}\n`);
     }),

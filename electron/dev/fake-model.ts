@@ -7,6 +7,8 @@ import { AppError } from '../../shared/api';
 import { locateAnswer } from '../../shared/checks';
 import { DETECTABLE_TYPES, type DetectableType, type SchemaName } from '../../shared/pipeline';
 import { contentTerms } from '../../shared/retrieval/terms';
+import { ANSWERABILITY_LABELS, DOMAIN_SLUGS } from '../../shared/domain';
+import { constructionReply, type FakeConstructionItem } from './fake-construction';
 import { fakeBatchApi, type FakeBatchApi, type FakeBatchOptions } from './fake-batch';
 import { fakeEvalReply, type FakeEvalAnswer } from './fake-eval-model';
 import { clarifiedType, FakeProfileSchema, profileAnswer, profileDetect, profileFilter, type FakeProfile } from './fake-profile';
@@ -27,7 +29,7 @@ export { promptPassages } from './fake-text';
 /** A verdict for every model, or per model name (models not named say no / not aligned). */
 export type FakeVerdict = boolean | Record<string, boolean>;
 
-export interface FakeItem {
+export interface FakeItem extends FakeConstructionItem {
   /** Matches base questions (and their clarified questions) that contain this text, any case. */
   question: string;
   detect?: Partial<Record<DetectableType, FakeVerdict>>;
@@ -187,8 +189,10 @@ export function fakeModel(script: FakeScript = {}): (body: Record<string, unknow
         const aligned = script.profile && !item ? profileFilter(script.profile, question, line(user, 'Kind of ambiguity'), model) : verdict(item?.filter ?? script.filter, model, true);
         return reply({ aligned, reason: aligned ? 'the interpretations differ, and each answer is supported by its passage' : 'the interpretations do not match the stated ambiguity' });
       }
-      default:
-        return { status: 400, content: null, promptTokens: 0, completionTokens: 0 };
+      default: {
+        const value = schema === null ? undefined : constructionReply(schema, user, model, item);
+        return value === undefined ? { status: 400, content: null, promptTokens: 0, completionTokens: 0 } : reply(value);
+      }
     }
   };
 }
@@ -318,6 +322,11 @@ export const FakeScriptSchema = z
             clarify: z.array(z.string().min(1)).min(1).optional(),
             answers: z.array(z.string()).optional(),
             filter: Verdict.optional(),
+            tuples: z.array(z.object({ condition: z.string().min(1), answer: z.string().min(1), fragment: z.number().int().min(1) }).strict()).optional(),
+            rounds: z.number().int().min(0).optional(),
+            badCitation: z.boolean().optional(),
+            answerability: z.union([z.enum(ANSWERABILITY_LABELS), z.record(z.string(), z.enum(ANSWERABILITY_LABELS))]).optional(),
+            domain: z.union([z.enum(DOMAIN_SLUGS), z.record(z.string(), z.enum(DOMAIN_SLUGS))]).optional(),
           })
           .strict(),
       )

@@ -33,12 +33,13 @@ import {
   type PassageView,
   type Provenance,
 } from '../../shared/api';
+import { domainLabel } from '../../shared/domain';
 
 function toPassageView(p: PassageWithCorpus): PassageView {
   return { id: p.id, corpus: p.corpus, sourceId: p.source_id, title: p.title, text: p.text };
 }
 
-function toProvenance(map: Map<number, ProvenanceRow>, id: number | null): Provenance | null {
+export function toProvenance(map: Map<number, ProvenanceRow>, id: number | null): Provenance | null {
   if (id === null) return null;
   const row = map.get(id);
   return row
@@ -73,6 +74,7 @@ export function instanceFacets(db: ReadableDB, filter: InstanceFilter): Instance
     types: counts.types.map((t) => ({ ...t, label: t.value })),
     statuses: counts.statuses.map((s) => ({ ...s, label: s.value })),
     hops: counts.hops.map((h) => ({ ...h, label: h.value === null ? 'none' : `${h.value} hops` })),
+    domains: counts.domains.map((d) => ({ ...d, label: d.value === 'none' ? 'no domain' : domainLabel(d.value) })),
   };
 }
 

@@ -1,6 +1,9 @@
 import type { Handlers } from '../../shared/api';
 import { annotationHandlers } from './annotation/handlers';
 import { appHandlers } from './app-handlers';
+import { constructionHandlers } from './construction/handlers';
+import { labelHandlers } from './labels/handlers';
+import { qaLayerHandlers } from './qa-layer/handlers';
 import { dataHandlers } from './data-handlers';
 import { evaluationHandlers } from './evaluation/handlers';
 import { scoringHandlers } from './evaluation/score-handlers';
@@ -32,6 +35,9 @@ export function createHandlers(workbench: Workbench): Handlers {
     ...scoringHandlers(workbench),
     ...releaseHandlers(workbench),
     ...failureHandlers(workbench),
+    ...constructionHandlers(workbench),
+    ...labelHandlers(workbench),
+    ...qaLayerHandlers(workbench),
   };
   return auditWrites(workbench.db, handlers, workbench.events);
 }

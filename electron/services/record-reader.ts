@@ -30,6 +30,18 @@ import {
   type InstanceRecordRow,
 } from '../../db/queries/records';
 import type { ReadableDB } from '../../db/sql';
+import {
+  assembleBaseQuestionLabels,
+  assembleInstanceLabels,
+  baseQuestionLabelProvenance,
+  baseQuestionLabels,
+  baseQuestionLabelsBatch,
+  instanceLabelProvenance,
+  instanceLabels,
+  instanceLabelsBatch,
+  type BaseQuestionLabels,
+  type InstanceLabels,
+} from './record-labels';
 import { AppError } from '../../shared/api';
 import { AWB_FORMAT, type AwbProvenance, type AwbRecord } from '../../shared/awb-format';
 
@@ -53,6 +65,7 @@ interface BaseQuestionRows {
   paragraphs: { passage_id: number; is_supporting: number }[];
   decomposition: DecompositionStepRow[];
   votes: Omit<DetectionVoteRecordRow, 'base_question_id'>[];
+  labels: BaseQuestionLabels;
 }
 
 /** The rows of a record's instance. */
@@ -65,6 +78,7 @@ interface InstanceRows {
   longAnswers: LongAnswerDbRow[];
   longCitations: LongAnswerCitationRow[];
   votes: FilterVoteRow[];
+  labels: InstanceLabels;
 }
 
 /** Assigns record-local passage ids (`p1`, `p2`, ...) in order of first use. */
@@ -100,8 +114,9 @@ function toAwbProvenance(map: Map<number, ProvenanceRow>, id: number | null): Aw
 
 /** Every provenance id the rows name (with repeats and nulls). */
 function provenanceIds(bq: BaseQuestionRows, instance: InstanceRows | null): (number | null)[] {
-  const ids = bq.votes.map((v) => v.provenance_id);
+  const ids = [...bq.votes.map((v) => v.provenance_id), ...baseQuestionLabelProvenance(bq.labels)];
   if (!instance) return ids;
+  ids.push(...instanceLabelProvenance(instance.labels));
   for (const i of instance.interpretations) ids.push(i.question_provenance_id, i.condition_provenance_id, i.answer_provenance_id);
   for (const e of instance.evidence) ids.push(e.provenance_id);
   for (const s of instance.subQuestions) ids.push(s.provenance_id);
@@ -150,6 +165,7 @@ function assembleBaseQuestion(rows: BaseQuestionRows, refs: PassageRefs, provena
             })),
           }
         : {}),
+      ...assembleBaseQuestionLabels(rows.labels, provenance, toAwbProvenance),
       extra: JSON.parse(row.extra) as Record<string, unknown>,
     },
   };
@@ -215,6 +231,7 @@ function assembleInstance(rows: InstanceRows, refs: PassageRefs, provenance: Map
       reason: v.reason,
       provenance: toAwbProvenance(provenance, v.provenance_id),
     })),
+    ...assembleInstanceLabels(rows.labels, position, provenance, toAwbProvenance),
     extra: JSON.parse(row.extra) as Record<string, unknown>,
   };
 }
@@ -250,6 +267,7 @@ function baseQuestionRows(db: ReadableDB, baseQuestionId: number): BaseQuestionR
     paragraphs: getBaseQuestionPassages(db, baseQuestionId),
     decomposition: getDecomposition(db, baseQuestionId),
     votes: detectionVotes(db, baseQuestionId),
+    labels: baseQuestionLabels(db, baseQuestionId),
   };
 }
 
@@ -275,6 +293,7 @@ export function readInstanceRecord(db: ReadableDB, instanceId: number): AwbRecor
     longAnswers: listLongAnswers(db, instanceId),
     longCitations: listLongAnswerCitations(db, instanceId),
     votes: listFilterVotes(db, instanceId),
+    labels: instanceLabels(db, instanceId),
   });
 }
 
@@ -300,6 +319,7 @@ function baseQuestionBatch(db: ReadableDB, baseQuestionIds: readonly number[]): 
   const paragraphs = groupBy(paragraphsOf(db, baseQuestionIds), (p) => p.base_question_id);
   const steps = groupBy(decompositionsOf(db, baseQuestionIds), (s) => s.base_question_id);
   const votes = groupBy(detectionVotesOf(db, baseQuestionIds), (v) => v.base_question_id);
+  const labels = baseQuestionLabelsBatch(db, baseQuestionIds);
   return new Map(
     rows.map((row) => [
       row.id,
@@ -309,6 +329,7 @@ function baseQuestionBatch(db: ReadableDB, baseQuestionIds: readonly number[]): 
         paragraphs: paragraphs.get(row.id) ?? none,
         decomposition: steps.get(row.id) ?? none,
         votes: votes.get(row.id) ?? none,
+        labels: labels.get(row.id)!,
       },
     ]),
   );
@@ -347,6 +368,7 @@ export function readInstanceRecords(db: ReadableDB, instanceIds: readonly number
   const longAnswers = groupBy(longAnswersOf(db, unique), (r) => r.instance_id);
   const longCitations = groupBy(longAnswerCitationsOf(db, unique), (r) => r.instance_id);
   const votes = groupBy(filterVotesOf(db, unique), (r) => r.instance_id);
+  const labels = instanceLabelsBatch(db, unique);
   return finishBatch(
     db,
     instanceIds.map((id) => {
@@ -362,6 +384,7 @@ export function readInstanceRecords(db: ReadableDB, instanceIds: readonly number
           longAnswers: longAnswers.get(id) ?? none,
           longCitations: longCitations.get(id) ?? none,
           votes: votes.get(id) ?? none,
+          labels: labels.get(id)!,
         },
       };
     }),

@@ -10,6 +10,9 @@ import { upsertPassage } from '../../db/queries/passages';
 import { callIdForHash } from '../../db/queries/llm-calls';
 import { saveDetectionVote } from '../../db/queries/detection-votes';
 import { getOrCreateProvenance } from '../../db/queries/provenance';
+import { replaceLabelVotes } from '../../db/queries/label-votes';
+import { replaceClarificationTurns } from '../../db/queries/clarification-turns';
+import { insertRoundRecord } from '../../db/queries/construction-rounds';
 import type { WritableDB } from '../../db/sql';
 import { AppError } from '../../shared/api';
 import type { AwbInstance, AwbInterpretation, AwbProvenance, AwbRecord } from '../../shared/awb-format';
@@ -141,6 +144,7 @@ function writeBaseQuestion(context: WriteContext, datasetId: number, bq: AwbReco
     aliases: bq.aliases,
     answerable: bq.answerable,
     extra: bq.extra,
+    answerability: bq.answerability ? { label: bq.answerability, provenanceId: context.provenanceId(bq.answerability_provenance ?? null) } : null,
   });
   bq.paragraphs.forEach((paragraph, position) =>
     insertBaseQuestionPassage(db, baseQuestionId, position, passageId(paragraph.passage), paragraph.is_supporting),
@@ -166,6 +170,12 @@ function writeBaseQuestion(context: WriteContext, datasetId: number, bq: AwbReco
       provenanceId: context.provenanceId(vote.provenance),
     });
   }
+  for (const kind of ['answerability', 'domain'] as const) {
+    const votes = (bq.label_votes ?? []).filter((v) => v.kind === kind);
+    if (votes.length) {
+      replaceLabelVotes(db, kind, baseQuestionId, votes.map((v) => ({ model: v.model, verdict: v.verdict, label: v.label, reason: v.reason, provenance_id: context.provenanceId(v.provenance) })));
+    }
+  }
   return baseQuestionId;
 }
 
@@ -182,6 +192,9 @@ function writeInstance(context: WriteContext, owner: { baseQuestionId: number; d
     hops: owner.hops,
     interpretationCount: instance.interpretations.length,
     extra: instance.extra,
+    answerability: instance.answerability ? { label: instance.answerability, provenanceId: context.provenanceId(instance.answerability_provenance ?? null) } : null,
+    domain: instance.domain ? { domain: instance.domain, provenanceId: context.provenanceId(instance.domain_provenance ?? null) } : null,
+    construction: instance.construction ?? null,
   });
   const write = (e: AwbEvidence, interpretationId: number | null) => writeEvidence(context, instanceId, interpretationId, e, passageId);
   // The instance's own (frozen) evidence, by rank: interpretations cite it by rank.
@@ -196,6 +209,7 @@ function writeInstance(context: WriteContext, owner: { baseQuestionId: number; d
   for (const vote of instance.filter_votes) {
     insertFilterVote(context.db, instanceId, { model: vote.model, verdict: vote.verdict, reason: vote.reason, provenance_id: context.provenanceId(vote.provenance) });
   }
+  writeTurnsAndRounds(context, instanceId, instance, interpretationIds);
   writeInstanceSearchRow(context.db, instanceId);
 }
 
@@ -258,4 +272,40 @@ function writeLongAnswers(context: WriteContext, instanceId: number, longAnswers
       }),
     );
   });
+}
+
+/** URASys clarification turns (an interpretation named by its position) and CondAmbigQA rounds. */
+function writeTurnsAndRounds(context: WriteContext, instanceId: number, instance: AwbInstance, interpretationIds: readonly number[]): void {
+  if (instance.clarification_turns?.length) {
+    replaceClarificationTurns(
+      context.db,
+      instanceId,
+      instance.clarification_turns.map((t) => ({
+        system_question: t.system_question,
+        user_reply: t.user_reply,
+        clarified_question: t.clarified_question,
+        interpretation_id: t.interpretation === null ? null : (interpretationIds[t.interpretation] ?? null),
+        provenance_id: context.provenanceId(t.provenance),
+      })),
+    );
+  }
+  for (const r of instance.rounds ?? []) {
+    insertRoundRecord(context.db, instanceId, {
+      round: r.round,
+      status: r.status,
+      draft: JSON.stringify(r.draft),
+      check_result: JSON.stringify(r.check),
+      feedback: r.feedback,
+      decided_by: r.decided_by,
+      prompt_versions: JSON.stringify(r.prompt_versions),
+      calls: r.calls,
+      prompt_tokens: r.prompt_tokens,
+      completion_tokens: r.completion_tokens,
+      cost_usd: r.cost_usd,
+      llm_ms: r.llm_ms,
+      review_ms: r.review_ms,
+      created_at: r.created_at ?? '',
+      decided_at: r.decided_at,
+    });
+  }
 }

@@ -11,6 +11,8 @@ import { ExportView, ImportView } from '../views/ImportView';
 import { InstanceView } from '../views/instance/InstanceView';
 import { JudgingView } from '../views/judging/JudgingView';
 import { PipelineView } from '../views/pipeline/PipelineView';
+import { AskFirstView } from '../views/construction/AskFirstView';
+import { RoundsView } from '../views/construction/RoundsView';
 import { ProtocolsView } from '../views/ProtocolsView';
 import { ReleasesView } from '../views/releases/ReleasesView';
 import { SearchView } from '../views/SearchView';
@@ -48,6 +50,14 @@ export function Routes() {
         <PipelineView tab="run" />
       </Route>
       <Route path="/pipeline/:tab">{(params) => <PipelineView tab={params.tab} />}</Route>
+      <Route path="/rounds">
+        <RoundsView dataset={null} />
+      </Route>
+      <Route path="/rounds/:dataset">{(params) => <RoundsView dataset={decodeURIComponent(params.dataset)} />}</Route>
+      <Route path="/ask-first">
+        <AskFirstView run={null} />
+      </Route>
+      <Route path="/ask-first/:run">{(params) => <AskFirstView run={Number(params.run)} />}</Route>
       <Route path="/judge">
         <JudgingView />
       </Route>

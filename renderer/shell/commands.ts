@@ -18,6 +18,8 @@ export function useCommands(setTheme: (theme: Theme) => void, openSheet: () => v
       { id: 'base-questions', title: 'Go to base questions', hint: 'g b', run: () => navigate('/base-questions') },
       { id: 'search', title: 'Search passages (BM25, dense, hybrid)', hint: 'g s', run: () => navigate('/search') },
       { id: 'pipeline', title: 'Pipeline: run, funnel, failures, prompts, prices', hint: 'g l', run: () => navigate('/pipeline') },
+      { id: 'ask-first', title: 'Ask-first runs (URASys): accuracy per answerability label', run: () => navigate('/ask-first') },
+      { id: 'rounds', title: 'Construction rounds (CondAmbigQA): acceptance, cost and time per round', run: () => navigate('/rounds') },
       { id: 'campaigns', title: 'Go to annotation campaigns', hint: 'g c', run: () => navigate('/campaigns') },
       { id: 'new-campaign', title: 'New annotation campaign…', run: () => navigate('/campaigns/new'), needs: 'campaign:create' },
       { id: 'protocols', title: 'Annotation protocols', hint: 'g p', run: () => navigate('/protocols') },

@@ -12,6 +12,7 @@ const FORMAT_LABELS: Record<ImportFormat, string> = {
   asqa: 'ASQA (official splits file or flattened array)',
   ambignq: 'AmbigNQ (light or full)',
   condambigqa: 'CondAmbigQA',
+  squad2: 'SQuAD 2.0 (train-v2.0.json / dev-v2.0.json)',
   awb: 'Workbench JSONL (awb-instance/1)',
 };
 

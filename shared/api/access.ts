@@ -66,6 +66,13 @@ const READS_FOR_ALL_ROLES: readonly string[] = [
   'instance-flag:list',
   'judge-validation:get',
   'release:zip',
+  'round:list',
+  'round:funnel',
+  'label:get',
+  'domain:list',
+  'qa-index:get',
+  'ask-first:get',
+  'ask-first:list',
 ];
 
 /** Reads that name a file on the server: never over the network (checkPaths), and not audited. */

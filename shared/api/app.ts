@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AmbiguityType, InstanceStatus } from '../domain';
+import type { AmbiguityType, Answerability, InstanceStatus } from '../domain';
 import { none, op } from './core';
 import type { Job } from './jobs';
 
@@ -15,6 +15,8 @@ export interface Stats {
   instancesByStatus: Record<InstanceStatus, number>;
   interpretations: number;
   longAnswers: number;
+  /** URASys labels of the base questions; `unlabelled` for those without one. */
+  baseQuestionsByAnswerability: Record<Answerability | 'unlabelled', number>;
 }
 
 export interface AppInfo {

@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { annotationOperations } from './annotation';
 import { appOperations } from './app';
 import type { Job } from './jobs';
+import { askFirstOperations } from './ask-first';
+import { constructionOperations } from './construction';
 import { corpusOperations } from './corpus';
 import { AppError, type ApiError, type JobTicket, type Operation, type OperationMap, type Result } from './core';
 import { instanceOperations } from './instances';
@@ -24,6 +26,8 @@ import { retrievalOperations } from './retrieval';
 
 export * from './annotation';
 export * from './app';
+export * from './ask-first';
+export * from './construction';
 export * from './core';
 export * from './corpus';
 export * from './instances';
@@ -63,6 +67,8 @@ export const operations = composeOperations(
   failureOperations,
   scoringOperations,
   teamOperations,
+  constructionOperations,
+  askFirstOperations,
 );
 
 export type Operations = typeof operations;

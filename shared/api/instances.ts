@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import {
   AMBIGUITY_TYPES,
+  ANSWERABILITY_LABELS,
+  DOMAIN_SLUGS,
   IMPORT_FORMATS,
   INSTANCE_STATUSES,
   type AmbiguityType,
+  type Answerability,
+  type Domain,
   type DecompositionStyle,
   type InstanceStage,
   type InstanceStatus,
@@ -24,6 +28,7 @@ export const INSTANCE_SORT_COLUMNS = [
   'interpretation_count',
   'dataset',
   'updated_at',
+  'domain',
   'relevance',
 ] as const;
 export type InstanceSortColumn = (typeof INSTANCE_SORT_COLUMNS)[number];
@@ -34,6 +39,8 @@ export const InstanceFilter = z
     types: z.array(z.enum(AMBIGUITY_TYPES)).default([]),
     statuses: z.array(z.enum(INSTANCE_STATUSES)).default([]),
     hops: z.array(z.number().int().min(0).max(64)).max(64).default([]),
+    /** Topics (MARCH Table 7); 'none' for instances without one. */
+    domains: z.array(z.enum([...DOMAIN_SLUGS, 'none'])).max(16).default([]),
     search: z.string().max(500).default(''),
   })
   .strict();
@@ -73,6 +80,9 @@ export interface InstanceRow {
   interpretationCount: number;
   removedReason: string | null;
   updatedAt: string;
+  domain: Domain | null;
+  /** The instance's own label (the base question's, when it has none, is on the base question). */
+  answerability: Answerability | null;
 }
 
 export const BASE_QUESTION_SORT_COLUMNS = ['id', 'question', 'source_id', 'answer', 'hops', 'dataset', 'relevance'] as const;
@@ -82,6 +92,8 @@ export const BaseQuestionFilter = z
   .object({
     datasets: z.array(id).max(100).default([]),
     hops: z.array(z.number().int().min(0).max(64)).max(64).default([]),
+    /** URASys labels; 'unlabelled' for base questions without one. */
+    answerability: z.array(z.enum([...ANSWERABILITY_LABELS, 'unlabelled'])).default([]),
     search: z.string().max(500).default(''),
   })
   .strict();
@@ -103,6 +115,7 @@ export interface BaseQuestionRow {
   hops: number | null;
   answer: string | null;
   instanceCount: number;
+  answerability: Answerability | null;
 }
 
 export interface FacetCount<V> {
@@ -117,12 +130,14 @@ export interface InstanceFacets {
   types: FacetCount<AmbiguityType>[];
   statuses: FacetCount<InstanceStatus>[];
   hops: FacetCount<number | null>[];
+  domains: FacetCount<Domain | 'none'>[];
 }
 
 export interface BaseQuestionFacets {
   total: number;
   datasets: FacetCount<number>[];
   hops: FacetCount<number | null>[];
+  answerability: FacetCount<Answerability | 'unlabelled'>[];
 }
 
 export interface EvidenceView {

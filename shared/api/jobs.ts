@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { annotationOperations } from './annotation';
+import type { askFirstOperations } from './ask-first';
+import type { constructionOperations } from './construction';
 import type { ApiError, JobTicket, Operation } from './core';
 import type { corpusOperations } from './corpus';
 import type { evaluationOperations } from './evaluation';
@@ -27,7 +29,9 @@ type DomainOperations = typeof instanceOperations &
   typeof evaluationOperations &
   typeof failureOperations &
   typeof scoringOperations &
-  typeof teamOperations;
+  typeof teamOperations &
+  typeof constructionOperations &
+  typeof askFirstOperations;
 
 type TicketOf<O> = O extends Operation<z.ZodType, JobTicket<infer Kind, infer Result>> ? { kind: Kind; result: Result } : never;
 type Tickets = { [K in keyof DomainOperations]: TicketOf<DomainOperations[K]> }[keyof DomainOperations];

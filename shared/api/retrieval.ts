@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { op, type PassageView, serverPath, startsJob } from './core';
+import { op, type PassageView, type Provenance, serverPath, startsJob } from './core';
 
 /** Passage search (BM25, dense, hybrid) and the ambiguity cues. */
 
@@ -13,8 +13,13 @@ export interface SearchHit {
   passage: PassageView;
   bm25: { rank: number; score: number } | null;
   dense: { rank: number; score: number } | null;
+  /** Set on a hit from a QA layer (absent on passages). */
+  layer?: 'qa';
+  /** A QA-layer hit: the generated pair, the question it paraphrases, and the passage it came from. */
+  qa?: { question: string; answer: string; canonicalQuestion: string; grounded: boolean; source: PassageView; provenance: Provenance | null };
 }
 
+export const SEARCH_LAYERS = ['passages', 'qa'] as const;
 export type DenseMethod = 'exact' | 'codes';
 
 export interface SearchResult {
@@ -46,6 +51,8 @@ export const SearchRequestSchema = z
     model: z.string().optional(),
     hyde: z.string().max(8000).optional(),
     rrfK: z.number().positive().max(10_000).default(60),
+    /** The corpus's passages, its QA layer, or both fused (the QA layer needs a corpus). */
+    layers: z.array(z.enum(SEARCH_LAYERS)).min(1).max(2).default(['passages']),
   })
   .strict();
 

@@ -4,6 +4,8 @@ import type { GateResult, GateThresholds, SplitSpec } from '../api/release';
 import { coverageWords, gateTable } from './gate';
 import { hubLicenceId, type LicenceCheck, type SourceLicence } from './licence';
 import { hfFeatures, schemaRows } from './schema';
+import type { LabelTables, RoundFunnel } from '../construction';
+import { labelsSection, roundsSection } from './card-labels';
 
 /**
  * The dataset card (the release's README.md), generated from data: YAML front matter for the
@@ -93,6 +95,10 @@ export interface CardInput {
   gate: GateResult;
   /** Reason given to publish over a licence conflict (the same --force reason). */
   licenceForced: string | null;
+  /** Topics and answerability of the released instances (absent: not computed). */
+  labels?: LabelTables | null;
+  /** CondAmbigQA rounds of the datasets that have construction instances. */
+  rounds?: RoundFunnel[];
 }
 
 const TYPE_ORDER = ['semantic', 'syntactic', 'constraint', 'unspecified'];
@@ -349,6 +355,8 @@ export function renderCard(input: CardInput): string {
     '',
     statisticsSection(input),
     ...(input.funnel ? ['', funnelSection(input.funnel)] : []),
+    ...(input.rounds?.length ? ['', roundsSection(input.rounds)] : []),
+    ...(input.labels ? ['', labelsSection(input.labels)] : []),
     ...(input.agreement ? ['', agreementSection(input.agreement)] : []),
     '',
     gateSection(input),

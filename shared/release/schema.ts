@@ -1,4 +1,5 @@
 import type { AwbRecord } from '../awb-format';
+import { effectiveAnswerability } from '../domain';
 
 /**
  * The Parquet layout of a release: one row per instance, with the nested parts (interpretations,
@@ -36,6 +37,19 @@ export const RELEASE_COLUMNS: Field[] = [
   { name: 'status', type: 'string', doc: 'building, ready or removed' },
   { name: 'hops', type: 'int32', optional: true, doc: 'reasoning hops of the base question' },
   { name: 'answer', type: 'string', optional: true, doc: "the base question's own answer" },
+  { name: 'answerability', type: 'string', optional: true, doc: "answerable, ambiguous or unanswerable (URASys): the instance's label, else ambiguous with two or more interpretations, else its base question's" },
+  { name: 'domain', type: 'string', optional: true, doc: 'topic, one of the 15 labels of MARCH Table 7 (slug)' },
+  {
+    name: 'clarification',
+    doc: 'clarification turns (URASys): what to ask before answering, and the clarified question that is the gold',
+    list: [
+      { name: 'question', type: 'string', doc: 'the question the system should ask' },
+      { name: 'user_reply', type: 'string', optional: true, doc: "the user's reply, when known" },
+      { name: 'clarified_question', type: 'string', doc: 'the clarified question (gold)' },
+      { name: 'interpretation', type: 'int32', optional: true, doc: 'index into `interpretations`: the reading it selects' },
+    ],
+  },
+  { name: 'accepted_round', type: 'int32', optional: true, doc: 'CondAmbigQA construction: the round in which people accepted the item' },
   {
     name: 'interpretations',
     doc: 'one per interpretation, in order',
@@ -198,6 +212,10 @@ export function parquetRowOf(record: AwbRecord): ReleaseRow {
     status: instance?.status ?? 'ready',
     hops: bq.hops,
     answer: bq.answer,
+    answerability: effectiveAnswerability(instance?.answerability, instance?.interpretations.filter((i) => i.status === 'active').length ?? 0, bq.answerability),
+    domain: instance?.domain ?? null,
+    clarification: (instance?.clarification_turns ?? []).map((t) => ({ question: t.system_question, user_reply: t.user_reply, clarified_question: t.clarified_question, interpretation: t.interpretation })),
+    accepted_round: instance?.rounds?.find((r) => r.status === 'accepted')?.round ?? null,
     interpretations: instance?.interpretations ?? [],
     evidence: instance?.evidence ?? [],
     long_answers: instance?.long_answers ?? [],

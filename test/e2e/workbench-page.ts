@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator, Page, Request } from 'playwright-core';
+import { startServer } from '../helpers/cli';
 import { ROOT } from '../helpers/db';
 import { launchBrowser } from './browser';
 
@@ -103,4 +104,19 @@ export class WorkbenchPage {
     await this.page.screenshot({ path: file });
     return file;
   }
+}
+
+/** `awb serve` on a database built beforehand, and Chromium on it; `close` stops both. */
+export async function serveAndOpen(db: string, home: string): Promise<{ page: Page; ui: WorkbenchPage; pageErrors: string[]; close: () => Promise<void> }> {
+  const server = await startServer(['--db', db], { AWB_HOME: home });
+  const { browser, page, ui, pageErrors } = await openWorkbench(server.url);
+  return {
+    page,
+    ui,
+    pageErrors,
+    close: async () => {
+      await browser.close();
+      await server.stop();
+    },
+  };
 }

@@ -9,7 +9,14 @@ import { rng } from './synthetic';
 export function randomInstanceQueries(
   seed: number,
   count: number,
-  options: { filters: Partial<InstanceFilter>[]; offset: (random: () => number) => number; maxLimit: number; search?: (random: () => number) => string },
+  options: {
+    filters: Partial<InstanceFilter>[];
+    offset: (random: () => number) => number;
+    maxLimit: number;
+    search?: (random: () => number) => string;
+    /** The sorts to draw from (all by default). */
+    sorts?: readonly InstanceQuery['sort'][];
+  },
 ): InstanceQuery[] {
   const random = rng(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
@@ -17,7 +24,7 @@ export function randomInstanceQueries(
     InstanceQuery.parse({
       ...pick(options.filters),
       ...(options.search ? { search: options.search(random) } : {}),
-      sort: pick(INSTANCE_SORT_COLUMNS),
+      sort: pick(options.sorts ?? INSTANCE_SORT_COLUMNS),
       direction: random() < 0.5 ? 'asc' : 'desc',
       offset: options.offset(random),
       limit: 1 + Math.floor(random() * options.maxLimit),

@@ -16,7 +16,7 @@ describe('awb CLI', () => {
     expect(help.status).toBe(0);
     for (const command of ['import', 'stats', 'export', 'serve']) expect(help.stdout).toContain(command);
     const importHelp = awb(['import', '--help']);
-    expect(importHelp.stdout.replace(/\s+/g, ' ')).toMatch(/--format <format> the file format \(musique \| asqa \| ambignq \| condambigqa \| awb\)/);
+    expect(importHelp.stdout.replace(/\s+/g, ' ')).toMatch(/--format <format> the file format \(musique \| asqa \| ambignq \| condambigqa \| squad2 \| awb\)/);
     expect(importHelp.stdout).toContain('--db <path>');
     expect(importHelp.stdout).toContain('--json');
     const bad = awb(['import', MUSIQUE, '--format', 'nope']);

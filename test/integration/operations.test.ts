@@ -8,6 +8,7 @@ import { isRead } from '../../shared/api/access';
 import { checkPaths, checkReach } from '../../electron/services/team/reach';
 import { awb } from '../helpers/cli';
 import { failureOperationCases } from '../helpers/failure-operation-cases';
+import { constructionOperationCases } from '../helpers/construction-operation-cases';
 import { ASQA, MUSIQUE, tempDir } from '../helpers/db';
 import { brain, type Body } from '../helpers/fake-eval';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
@@ -264,6 +265,7 @@ const CASES: Cases = {
     expect(!result.ok && result.error.code).toBe('forbidden');
   },
   ...failureOperationCases(() => workbench.db, call, () => ids.instance, (name) => tmp.file(name)),
+  ...constructionOperationCases(call, (id) => workbench.jobs.wait(id), () => fake, () => ids.instance, (name) => tmp.file(name)),
 };
 
 function pipelineConfig() {
@@ -473,6 +475,10 @@ describe('the CLI as a client of the map', () => {
     { args: ['agreement', '--campaign', 'x'], name: 'agreement:get', input: { campaignId: Number.NaN } },
     { args: ['instance', 'list', '--limit', '9999'], name: 'instance:list', input: { limit: 9999 } },
     { args: ['pipeline', 'run', '--config', 'x.json', '--stages', 'detect,guess'], name: 'pipeline:start', input: { configPath: 'x.json', stages: ['detect', 'guess'], noCache: false } },
+    { args: ['round', 'list', '--round', '0'], name: 'round:list', input: { round: 0 } },
+    { args: ['label', 'start', '--kind', 'mood', '--config', 'x.json'], name: 'label:start', input: { kind: 'mood', configPath: 'x.json', noCache: false } },
+    { args: ['search', '--query', 'film', '--layers', 'faq'], name: 'retrieval:search', input: { query: 'film', layers: ['faq'] } },
+    { args: ['ask-first', 'run', '--dataset', 'd', '--config', 'x.json', '--k', '0'], name: 'ask-first:start', input: { dataset: 'd', configPath: 'x.json', k: 0, noCache: false } },
     { args: ['pipeline', 'resume', '3', '--max-usd', '0'], name: 'pipeline:resume', input: { run: 3, maxUsd: 0 } },
   ];
 

@@ -107,6 +107,7 @@ const OPEN_INPUTS: Partial<Record<OperationName, () => unknown>> = {
   'release:zip': () => ({ id: releaseId }),
   'release:preview': () => ({ name: 'Peek', version: '0.0.1', selection: { campaignId: blind.id } }),
   'pipeline:trace': () => ({ item: `inst:${instance()}` }),
+  'pipeline:show': () => ({}),
   'pipeline:prompt-history': () => ({ stage: 'detect_semantic' }),
   'evaluation:get': () => ({ id: 1 }),
   'evaluation:items': () => ({ run: 1 }),

@@ -8,10 +8,15 @@ const tmp = tempDir('awb-reader-');
 afterAll(() => tmp.cleanup());
 
 let n = 0;
-async function read(content: string | Buffer, options: { chunkBytes?: number; maxRecordBytes?: number; splits?: string[] } = {}) {
+async function read(content: string | Buffer, options: { chunkBytes?: number; maxRecordBytes?: number; splits?: string[]; wrapper?: string } = {}) {
   const file = writeFile(tmp.file(`f${n++}.json`), content);
   const records: RawRecord[] = [];
-  const iterator = readRecords(file, { maxRecordBytes: options.maxRecordBytes ?? 1 << 20, chunkBytes: options.chunkBytes ?? 3, ...(options.splits ? { splits: options.splits } : {}) });
+  const iterator = readRecords(file, {
+    maxRecordBytes: options.maxRecordBytes ?? 1 << 20,
+    chunkBytes: options.chunkBytes ?? 3,
+    ...(options.splits ? { splits: options.splits } : {}),
+    ...(options.wrapper ? { wrapper: options.wrapper } : {}),
+  });
   for await (const record of iterator) records.push(record);
   return records;
 }
@@ -42,6 +47,20 @@ describe('readRecords', () => {
   it('reads a byte-order mark before a JSON array', async () => {
     const records = await read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[{"id":"a"}]')]));
     expect(values(records)).toEqual([{ id: 'a' }]);
+  });
+
+  it('reads the wrapped layout (SQuAD): the records under one key, scalar and nested siblings passed over', async () => {
+    const content = JSON.stringify({ version: 'v2.0', meta: { note: 'x', list: [1, { k: 'v' }] }, data: [{ title: 'A]', n: 1 }, { title: '{B', n: 2 }], after: true }, null, 1);
+    for (const chunkBytes of [1, 3, 1024]) {
+      const records = await read(content, { wrapper: 'data', chunkBytes });
+      expect(values(records)).toEqual([{ title: 'A]', n: 1 }, { title: '{B', n: 2 }]);
+      expect(records.map((r) => r.location.replace(/^line \d+, /, ''))).toEqual(['data[0]', 'data[1]']);
+    }
+  });
+
+  it('refuses a wrapped file without its record array, saying which key it wanted', async () => {
+    await expect(read('{"version": "v2.0", "articles": [{"a": 1}]}', { wrapper: 'data' })).rejects.toThrow(/no records under "data"/);
+    await expect(read('[{"a": 1}]', { wrapper: 'data' })).resolves.toHaveLength(1);
   });
 
   it('reads the splits layout with split and key', async () => {

@@ -6,7 +6,8 @@ import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError
 import { migrations } from '../../db/migrations';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { createModel, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
-import { countInstances, listInstances } from '../../db/queries/instances';
+import { countInstances, instanceFacetCounts, listInstances } from '../../db/queries/instances';
+import { orderCountErrors } from '../../db/queries/instances-order';
 import { upsertPassage } from '../../db/queries/passages';
 import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-blocks';
 import { all, sql, transaction, type ReadableDB } from '../../db/sql';
@@ -146,7 +147,12 @@ describe('migrations', () => {
 
   it('0018 gives the instance search prefix indexes: every search finds the same rows with the same ranks, to the bit', async () => {
     const db = openDatabase(':memory:', { migrate: false });
-    migrate(db, migrations.slice(0, migrations.findIndex((m) => m.name === 'instance-search-prefixes')));
+    // The schema before 0018, with the later migrations' own steps (today's importer writes their columns).
+    const at = migrations.findIndex((m) => m.name === 'instance-search-prefixes');
+    migrate(db, migrations.slice(0, at));
+    db.transaction(() => {
+      for (const later of migrations.slice(at + 1)) later.up(db);
+    })();
     await importFile(db, { file: AMBIGNQ, format: 'ambignq', dataset: 'a' });
     // Whole words and their prefixes of 1 to 6 characters, alone and after another word.
     const words = [...new Set(all<{ question: string }>(db, sql`SELECT question FROM base_questions ORDER BY id LIMIT 40`).flatMap((r) => r.question.toLowerCase().match(/[a-z]{4,}/g) ?? []))];
@@ -156,7 +162,7 @@ describe('migrations', () => {
       searches.map((text) => all<{ rowid: number; rank: number }>(db, sql`SELECT rowid, rank FROM instances_fts WHERE instances_fts MATCH ${toFtsQuery(text, { prefixLast: true })} ORDER BY rank, rowid`));
     const before = ranked();
     expect(before.filter((rows) => rows.length > 1).length).toBeGreaterThan(200);
-    migrate(db);
+    db.transaction(() => migrations[at]!.up(db))();
     expect(String(all<{ sql: string }>(db, sql`SELECT sql FROM sqlite_schema WHERE name = 'instances_fts'`)[0]!.sql)).toMatch(/prefix = '2 3 4'/);
     expect(ranked()).toEqual(before);
     // The delete trigger came back with the table.
@@ -205,6 +211,47 @@ describe('migrations', () => {
     const stored = db.prepare('SELECT sum(length(content)) FROM release_chunks').pluck().get() as number;
     expect(stored).toBeLessThan(2500 * 28 / 3);
   });
+
+  it('0019 labels MuSiQue\'s unanswerable questions, keys the instance counts by domain with the same totals, and keeps the triggers', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 18));
+    db.exec(`
+      INSERT INTO datasets (id, name, source_format) VALUES (1, 'd', 'musique'), (2, 'e', 'asqa');
+      INSERT INTO base_questions (id, dataset_id, source_id, question, answerable) VALUES
+        (1, 1, 'q1', 'Which river?', 1), (2, 1, 'q2', 'Which lake?', 0), (3, 2, 'q3', 'Who sang it?', NULL);
+      INSERT INTO instances (id, base_question_id, dataset_id, ambiguity_type, status, stage, hops) VALUES
+        (1, 1, 1, 'semantic', 'ready', 'filter', 2), (2, 2, 1, 'semantic', 'building', 'detect', 2), (3, 3, 2, 'unspecified', 'ready', 'imported', NULL);
+    `);
+    const before = db.prepare('SELECT dataset_id, ambiguity_type, status, hops, n FROM instance_counts ORDER BY 1, 2, 3, 4').all();
+    migrate(db);
+    expect(schemaVersion(db)).toBe(19);
+    // Migration 17's order counts, kept by their own triggers, still agree with the table.
+    expect(orderCountErrors(db as unknown as ReadableDB)).toEqual([]);
+    expect(db.prepare('SELECT id, answerability FROM base_questions ORDER BY id').all()).toEqual([
+      { id: 1, answerability: null },
+      { id: 2, answerability: 'unanswerable' },
+      { id: 3, answerability: null },
+    ]);
+    expect(db.prepare('SELECT p.source, p.detail FROM base_questions b JOIN provenance p ON p.id = b.answerability_provenance_id').all()).toEqual([
+      { source: 'rule', detail: 'answerable = false in the source' },
+    ]);
+    expect(db.prepare('SELECT dataset_id, ambiguity_type, status, hops, n FROM instance_counts WHERE n > 0 ORDER BY 1, 2, 3, 4').all()).toEqual(before);
+    expect(db.prepare("SELECT DISTINCT domain FROM instance_counts").pluck().all()).toEqual(['']);
+    // The triggers follow a domain being set, and facets count by it from the counts table.
+    db.exec("UPDATE instances SET domain = 'geography-places' WHERE id IN (1, 2)");
+    const facets = instanceFacetCounts(db as unknown as ReadableDB, InstanceQuery.parse({}));
+    expect(facets.domains).toEqual([
+      { value: 'none', count: 1 },
+      { value: 'geography-places', count: 2 },
+    ]);
+    expect(countInstances(db as unknown as ReadableDB, InstanceQuery.parse({ domains: ['geography-places'] }))).toBe(2);
+    expect(listInstances(db as unknown as ReadableDB, InstanceQuery.parse({ domains: ['none'], sort: 'domain' })).map((r) => r.id)).toEqual([3]);
+    db.exec('DELETE FROM instances WHERE id = 2');
+    expect(countInstances(db as unknown as ReadableDB, InstanceQuery.parse({ domains: ['geography-places'] }))).toBe(1);
+    expect(() => db.exec("UPDATE instances SET domain = 'gardening' WHERE id = 1")).toThrow(/CHECK/);
+    expect(() => db.exec("INSERT INTO construction_rounds (instance_id, round, status) VALUES (1, 1, 'rejected')")).toThrow(/CHECK/);
+  });
+
   it('0014 keeps every vote, allows not_needed only without a call, and adds batches and call modes', () => {
     const db = openDatabase(':memory:', { migrate: false });
     migrate(db, migrations.slice(0, 13));

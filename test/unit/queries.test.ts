@@ -341,7 +341,7 @@ describe('writes', () => {
     expect(getInstance(db, 1)?.id).toBe(1);
     expect(listInterpretations(db, 1)).toEqual([]);
     expect(listEvidence(db, 1)).toEqual([]);
-    expect(listBaseQuestions(db, { datasets: [2], hops: [], search: '', sort: 'id', direction: 'asc', offset: 0, limit: 5 }).every((r) => r.datasetId === 2)).toBe(true);
+    expect(listBaseQuestions(db, { datasets: [2], hops: [], answerability: [], search: '', sort: 'id', direction: 'asc', offset: 0, limit: 5 }).every((r) => r.datasetId === 2)).toBe(true);
   });
 });
 

@@ -93,12 +93,13 @@ describe('checks', () => {
 
 describe('list URL state', () => {
   it('round-trips instance list state through the query string', () => {
-    const state = parseInstanceParams('?type=semantic,constraint&status=ready&hops=2,3&dataset=4&q=ford&sort=hops&dir=desc');
+    const state = parseInstanceParams('?type=semantic,constraint&status=ready&hops=2,3&dataset=4&domain=history,none,gardening&q=ford&sort=hops&dir=desc');
     expect(state).toEqual({
       datasets: [4],
       types: ['semantic', 'constraint'],
       statuses: ['ready'],
       hops: [2, 3],
+      domains: ['history', 'none'],
       search: 'ford',
       sort: 'hops',
       direction: 'desc',

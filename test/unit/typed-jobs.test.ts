@@ -10,7 +10,24 @@ describe('typed job results', () => {
 
   it('knows which operations start a job, and of what kind', () => {
     const starters = (Object.keys(operations) as (keyof typeof operations)[]).filter(startsAJob).sort();
-    expect(starters).toEqual(['corpus:embed', 'corpus:import', 'dataset:export', 'dataset:import', 'evaluation:resume', 'evaluation:start', 'pipeline:resume', 'pipeline:start', 'release:create', 'retrieval:evaluate']);
+    expect(starters).toEqual([
+      'ask-first:start',
+      'corpus:embed',
+      'corpus:import',
+      'dataset:export',
+      'dataset:import',
+      'evaluation:resume',
+      'evaluation:start',
+      'label:start',
+      'pipeline:resume',
+      'pipeline:start',
+      'qa-index:build',
+      'release:create',
+      'retrieval:evaluate',
+      'round:next',
+      'round:start',
+    ]);
+    expect(operations['ask-first:start'].job).toBe('ask-first');
     expect(operations['release:create'].job).toBe('release');
     expect(operations['evaluation:resume'].job).toBe(operations['evaluation:start'].job);
     expect(operations['pipeline:resume'].job).toBe(operations['pipeline:start'].job);

@@ -46,7 +46,7 @@ export function sampleInstances(db: ReadableDB, selection: CampaignSelection, se
       if (!row) throw new AppError('not_found', `No dataset named "${name}"`);
       return row.id;
     });
-    const filter: InstanceFilter = { datasets, types: selection.types ?? [], statuses: selection.statuses ?? [], hops: selection.hops ?? [], search: '' };
+    const filter: InstanceFilter = { datasets, types: selection.types ?? [], statuses: selection.statuses ?? [], hops: selection.hops ?? [], domains: [], search: '' };
     candidates = instanceIdsMatching(db, filter);
   }
   if (selection.flagged) {

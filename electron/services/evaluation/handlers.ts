@@ -3,6 +3,7 @@ import { getEvalRun } from '../../../db/queries/eval-runs';
 import { AppError, type Handlers } from '../../../shared/api';
 import { EVAL_METHODS, METHOD_INFO } from '../../../shared/eval/methods';
 import type { Workbench } from '../workbench';
+import { askFirstHandlers } from './ask-first-handlers';
 import { evalItemDetail } from './items';
 import { evalPromptHistory, listEvalPrompts, saveEvalPrompt } from './prompts';
 import { compareEvalRuns, createEvalRun, evalRunSummaries, evalRunSummary, evalTables, executeEvalRun, readEndpoints } from './run';
@@ -21,7 +22,7 @@ type EvaluationOperation =
   | 'evaluation:prompt-history'
   | 'evaluation:prompt-save';
 
-export function evaluationHandlers(workbench: Workbench): Pick<Handlers, EvaluationOperation> {
+export function evaluationHandlers(workbench: Workbench): Pick<Handlers, EvaluationOperation | 'ask-first:start' | 'ask-first:get' | 'ask-first:list'> {
   const db = workbench.db;
   const start = (runId: number, label: string, endpoints?: ReturnType<typeof readEndpoints>) =>
     workbench.writerJob('evaluation', label, 'items', (writer, control) =>
@@ -38,6 +39,7 @@ export function evaluationHandlers(workbench: Workbench): Pick<Handlers, Evaluat
       }),
     );
   return {
+    ...askFirstHandlers(workbench),
     'evaluation:start': (request) => {
       const runId = createEvalRun(db, request);
       const run = evalRunSummary(db, runId);

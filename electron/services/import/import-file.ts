@@ -53,6 +53,10 @@ function zodIssues(error: z.ZodError, location: string): ImportIssue[] {
  */
 function formatHint(value: unknown, current: ImportFormat): string | null {
   if (typeof value !== 'object' || value === null) return null;
+  // A whole SQuAD file read as one record: its articles sit under "data".
+  if (current !== 'squad2' && Array.isArray((value as { data?: unknown }).data) && FORMATS.squad2.schema.safeParse((value as { data: unknown[] }).data[0]).success) {
+    return 'this looks like a SQuAD 2.0 file ({"version", "data": [articles]}); try the format "squad2"';
+  }
   for (const name of IMPORT_FORMATS) {
     if (name === current) continue;
     if (FORMATS[name].schema.safeParse(value).success) {
@@ -165,9 +169,25 @@ class FileImport {
       this.reject(raw, [{ location, field: 'id', message: `duplicate id ${JSON.stringify(sourceId.replaceAll('\u0000', ' / ').replace(/ \/ $/, ''))} in this file (first on line ${firstLine})` }]);
       return null;
     }
+    if (!this.checkSubIds(checked.data, raw, location)) return null;
     this.seen.set(sourceId, raw.line);
     this.valid++;
     return checked.data;
+  }
+
+  /** A record holding many questions (a SQuAD article): each question's id is new in the file, and each counts as read. */
+  private checkSubIds(data: unknown, raw: RawRecord, location: string): boolean {
+    if (!this.format.subIds) return true;
+    const ids = this.format.subIds(data);
+    const repeated = ids.map((id) => `\u0001${id}`).find((key, i, all) => this.seen.has(key) || all.indexOf(key) !== i);
+    if (repeated !== undefined) {
+      const first = this.seen.get(repeated);
+      this.reject(raw, [{ location, field: 'id', message: `duplicate question id ${JSON.stringify(repeated.slice(1))} in this file${first !== undefined ? ` (first on line ${first})` : ''}` }]);
+      return false;
+    }
+    for (const key of ids) this.seen.set(`\u0001${key}`, raw.line);
+    this.report.read += ids.length - 1;
+    return true;
   }
 
   /**
@@ -176,23 +196,25 @@ class FileImport {
    * validation and still fails to store is a fault, and the whole file is rolled back.
    */
   store(data: unknown, raw: RawRecord, dataset: AwbDataset | null): void {
-    const record = this.format.toAwb(data, {
+    const converted = this.format.toAwb(data, {
       dataset: dataset ?? (data as AwbRecord).dataset,
       corpus: this.datasetName ?? (data as AwbRecord).dataset.name,
       raw,
       citationLinks: this.citationLinks,
     });
-    let outcome: 'imported' | 'duplicate';
-    try {
-      outcome = writeRecord(this.context, record);
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      throw Object.assign(new Error(`${this.shortName}: ${raw.location}: could not be stored: ${(error as Error).message}`), {
-        code: (error as { code?: string }).code,
-      });
+    for (const record of Array.isArray(converted) ? converted : [converted]) {
+      let outcome: 'imported' | 'duplicate';
+      try {
+        outcome = writeRecord(this.context, record);
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        throw Object.assign(new Error(`${this.shortName}: ${raw.location}: could not be stored: ${(error as Error).message}`), {
+          code: (error as { code?: string }).code,
+        });
+      }
+      if (outcome === 'imported') this.report.imported++;
+      else this.report.duplicates++;
     }
-    if (outcome === 'imported') this.report.imported++;
-    else this.report.duplicates++;
   }
 
   /** Nothing was kept: the counts of what was written go back to zero. */
@@ -240,6 +262,7 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
     const records = readRecords(file, {
       maxRecordBytes,
       ...(format.splits ? { splits: format.splits } : {}),
+      ...(format.wrapper ? { wrapper: format.wrapper } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       onBytes: (bytes) => options.onProgress?.({ bytes, totalBytes: stat.size, records: report.read }),
     });

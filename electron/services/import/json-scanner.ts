@@ -139,7 +139,19 @@ export class StructureSplitter implements Sink {
   constructor(
     private readonly targetDepth: number,
     private readonly maxBytes: number,
+    /** `wrapped` layout: records are the elements of the array under this top-level key; the other keys are passed over. */
+    private readonly wrapper?: string,
   ) {}
+
+  private wrapperSeen = false;
+
+  /** Whether a value starting at the target depth is a record (always, except beside the wrapper's array). */
+  private recordsHere(): boolean {
+    if (this.wrapper === undefined) return true;
+    const inside = this.keys[0] === this.wrapper && this.stack[1] === LBRACKET;
+    if (inside) this.wrapperSeen = true;
+    return inside;
+  }
 
   /** Where the open element and the open key started in the current chunk (-1: not in it). */
   private elementStart = -1;
@@ -224,8 +236,8 @@ export class StructureSplitter implements Sink {
       this.keyParts = [];
       this.keyStart = i;
     } else if (depth === target && !this.element) {
-      this.startElement('string', i);
-    } else if (depth < target) {
+      if (this.recordsHere()) this.startElement('string', i);
+    } else if (depth < target && this.wrapper === undefined) {
       this.unexpected('a string');
     }
   }
@@ -240,6 +252,7 @@ export class StructureSplitter implements Sink {
       }
     } else if (depth === 0) {
       if (this.closed) this.trailing();
+      if (this.wrapper !== undefined && b !== LBRACE) throw new FileStructureError(`expected the file to start with { (an object with the records under "${this.wrapper}")`, this.line);
       if (b !== (target === 1 ? LBRACKET : LBRACE)) {
         throw new FileStructureError(
           target === 1 ? 'expected the file to start with [ (a JSON array of records)' : 'expected the file to start with { (an object of splits)',
@@ -247,8 +260,8 @@ export class StructureSplitter implements Sink {
         );
       }
     } else if (depth === target && !this.element) {
-      this.startElement('container', i);
-    } else if (depth < target && b !== LBRACE) {
+      if (this.recordsHere()) this.startElement('container', i);
+    } else if (depth < target && b !== LBRACE && this.wrapper === undefined) {
       this.unexpected('an array');
     }
     this.stack.push(b);
@@ -279,8 +292,9 @@ export class StructureSplitter implements Sink {
       if (this.closed) this.trailing();
       throw new FileStructureError(`unexpected ${JSON.stringify(String.fromCharCode(b))} where the file should start with ${target === 1 ? '[' : '{'}`, this.line);
     }
-    if (depth === target && !this.element) this.startElement('scalar', i);
-    else if (depth < target) this.unexpected('a plain value');
+    if (depth === target && !this.element) {
+      if (this.recordsHere()) this.startElement('scalar', i);
+    } else if (depth < target && this.wrapper === undefined) this.unexpected('a plain value');
   }
 
   end(): void {
@@ -290,6 +304,9 @@ export class StructureSplitter implements Sink {
       throw new FileStructureError(`the file ends ${where || 'before its closing bracket'}: it looks truncated`, this.line);
     }
     if (!this.closed && this.index === 0) throw new FileStructureError('the file holds no JSON value', this.line);
+    if (this.wrapper !== undefined && !this.wrapperSeen && this.index === 0) {
+      throw new FileStructureError(`the file has no records under "${this.wrapper}": expected {"${this.wrapper}": [record, ...]} (other top-level keys are passed over)`, this.line);
+    }
   }
 
   private describe(element: OpenElement): string {
@@ -322,7 +339,7 @@ export class StructureSplitter implements Sink {
   private startElement(kind: OpenElement['kind'], start: number): void {
     this.elementStart = start;
     this.element = { kind, line: this.line, parts: [], size: 0, oversized: false };
-    if (this.targetDepth === 2) {
+    if (this.targetDepth === 2 && this.wrapper === undefined) {
       this.element.split = this.keys[0] ?? '';
       this.element.key = this.keys[1] ?? '';
     }
@@ -347,7 +364,13 @@ export class StructureSplitter implements Sink {
     this.element = null;
     const index = this.index++;
     const where =
-      element.split !== undefined ? `${element.split}[${JSON.stringify(element.key)}]` : this.targetDepth === 0 ? `record [${index}]` : `element [${index}]`;
+      element.split !== undefined
+        ? `${element.split}[${JSON.stringify(element.key)}]`
+        : this.wrapper !== undefined
+          ? `${this.wrapper}[${index}]`
+          : this.targetDepth === 0
+            ? `record [${index}]`
+            : `element [${index}]`;
     this.records.push({
       index,
       line: element.line,

@@ -9,7 +9,9 @@ import { FileStructureError, LineSplitter, StructureSplitter, type RawRecord, ty
  *   serialiser prints them (told from JSON Lines by a first line that is `{` alone);
  * - `array`: one top-level JSON array whose elements are the records;
  * - `splits`: one top-level object of objects, `{"train": {"id": record, ...}, "dev": {...}}`
- *   (the official ASQA file).
+ *   (the official ASQA file);
+ * - `wrapped`: one top-level object whose records are the array under one key, other keys
+ *   passed over: `{"version": "v2.0", "data": [record, ...]}` (the official SQuAD files).
  *
  * Records are cut out of the byte stream by a small structural scanner (brackets and strings
  * only) and parsed one at a time with JSON.parse, so memory stays at one record plus one read
@@ -17,12 +19,14 @@ import { FileStructureError, LineSplitter, StructureSplitter, type RawRecord, ty
  * `maxRecordBytes` is not kept: it is reported as too large and the scan goes on.
  */
 
-export type Layout = 'jsonl' | 'stream' | 'array' | 'splits';
+export type Layout = 'jsonl' | 'stream' | 'array' | 'splits' | 'wrapped';
 
 export interface ReadOptions {
   maxRecordBytes: number;
   /** Split names that mark a `splits` file (e.g. `train`, `dev`); omit to disallow the layout. */
   splits?: readonly string[];
+  /** The key of the record array in a `wrapped` file; omit to disallow the layout. */
+  wrapper?: string;
   signal?: AbortSignal;
   onBytes?: (bytesRead: number) => void;
   chunkBytes?: number;
@@ -34,11 +38,14 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const HEAD_BYTES = 4096;
 
 /** Decides the layout from the first bytes of the file. */
-export function detectLayout(head: Buffer, splits: readonly string[] | undefined): Layout | null {
+export function detectLayout(head: Buffer, splits: readonly string[] | undefined, wrapper?: string): Layout | null {
   const text = head.subarray(0, HEAD_BYTES).toString('utf8');
   const first = /\S/.exec(text);
   if (!first) return null;
   if (first[0] === '[') return 'array';
+  // A format that comes wrapped reads every file that opens with an object that way: the
+  // scanner then says so plainly if the record array is missing.
+  if (first[0] === '{' && wrapper) return 'wrapped';
   if (first[0] === '{' && splits && splits.length > 0) {
     const names = splits.map((s) => s.replace(/[^A-Za-z0-9_-]/g, '')).join('|');
     if (new RegExp(`^\\s*\\{\\s*"(?:${names})"\\s*:\\s*\\{`).test(text)) return 'splits';
@@ -56,10 +63,12 @@ export async function* readRecords(file: string, options: ReadOptions): AsyncGen
   let bytesRead = 0;
   let first = true;
   const start = (): Sink | null => {
-    const detected = detectLayout(head, options.splits);
+    const detected = detectLayout(head, options.splits, options.wrapper);
     if (!detected) return null;
     layout = detected;
-    return layout === 'jsonl' ? new LineSplitter(options.maxRecordBytes) : new StructureSplitter({ stream: 0, array: 1, splits: 2 }[layout], options.maxRecordBytes);
+    if (layout === 'jsonl') return new LineSplitter(options.maxRecordBytes);
+    if (layout === 'wrapped') return new StructureSplitter(2, options.maxRecordBytes, options.wrapper);
+    return new StructureSplitter({ stream: 0, array: 1, splits: 2 }[layout], options.maxRecordBytes);
   };
   try {
     for await (const data of stream) {

@@ -9,6 +9,7 @@ import { AppError } from '../../../shared/api';
 import { PIPELINE_STAGES } from '../../../shared/domain';
 import type { Funnel, ItemTrace, RunSummary } from '../../../shared/pipeline';
 import { costPerKept } from './cost';
+import { keptLabelTables } from './label-tables';
 
 /** What the pipeline has made so far: runs, stage counts, the funnel (MARCH Table 2, top) and item traces. */
 
@@ -66,6 +67,7 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
     averageHops: Object.fromEntries([...types.map((t) => [t, weightedAverage('hops', t)]), ['all', weightedAverage('hops', null)]]),
     averageQuestionWords: Object.fromEntries([...types.map((t) => [t, weightedAverage('words', t)]), ['all', weightedAverage('words', null)]]),
     cost: costPerKept(db, { datasetIds }),
+    labels: keptLabelTables(db, datasetIds),
   };
 }
 

@@ -2,6 +2,7 @@ import { insertPrompt, latestPrompts, promptVersions } from '../../../db/queries
 import { transaction, type WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { PROMPT_NAMES, SYNTACTIC_PHENOMENA, type PromptName, type PromptTemplate } from '../../../shared/pipeline';
+import { CONSTRUCTION_PROMPTS } from './construction-prompts';
 
 /**
  * The pipeline's prompts: one template per call kind (clarification: one per ambiguity type),
@@ -113,6 +114,7 @@ Long answer: {{long_answer}}
 
 Keys: "aligned" (true or false) and "reason" (one or two sentences; name the problem when misaligned).`,
   },
+  ...CONSTRUCTION_PROMPTS,
 };
 
 /**

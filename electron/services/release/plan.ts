@@ -2,6 +2,11 @@ import { findDatasetByName } from '../../../db/queries/datasets';
 import { callsPerStage } from '../../../db/queries/llm-calls';
 import { campaignDatasetNames } from '../../../db/queries/campaigns';
 import { releaseCandidates, releaseSources, type ReleaseFilter } from '../../../db/queries/instances-selection';
+import { labelCountsOf } from '../../../db/queries/instances-labels';
+import { constructionStatusCounts } from '../../../db/queries/instances';
+import { roundTotals } from '../../../db/queries/construction-rounds';
+import { labelTables, roundFunnel, type LabelTables, type RoundFunnel } from '../../../shared/construction';
+import { DOMAINS } from '../../../shared/domain';
 import { promptVersionsPerStage } from '../../../db/queries/provenance';
 import { findRelease } from '../../../db/queries/releases';
 import type { ReadableDB, WritableDB } from '../../../db/sql';
@@ -168,6 +173,17 @@ function funnelFacts(db: WritableDB, datasets: readonly string[], datasetIds: re
   };
 }
 
+/** Topics and answerability of the released instances, and the rounds of the datasets built in rounds. */
+function releaseLabels(db: WritableDB, ids: ArrayLike<number>, datasets: readonly string[]): { labels: LabelTables; rounds: RoundFunnel[] } {
+  const rounds = datasets.flatMap((name) => {
+    const id = findDatasetByName(db, name)!.id;
+    const counts = constructionStatusCounts(db, id);
+    const total = counts.building + counts.ready + counts.removed;
+    return total ? [roundFunnel(name, { total, accepted: counts.ready, removed: counts.removed, building: counts.building }, roundTotals(db, id))] : [];
+  });
+  return { labels: labelTables(labelCountsOf(db, ids), DOMAINS), rounds };
+}
+
 function selectionText(draft: ReleaseDraft): string {
   const s = draft.selection;
   const parts = [
@@ -290,6 +306,7 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
   });
   const datasetNames = draft.selection.datasets.length ? draft.selection.datasets : sources.map((s) => s.dataset);
   const funnel = count && !options.deferFunnel ? funnelFacts(db, datasetNames, datasetIds) : null;
+  const extra = count ? releaseLabels(db, ids.data.subarray(0, count), sources.map((s) => s.dataset)) : { labels: null, rounds: [] };
   return {
     draft,
     filter,
@@ -324,6 +341,8 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
       funnel,
       agreement: campaign?.summary ?? null,
       thresholds: draft.gate,
+      labels: extra.labels,
+      rounds: extra.rounds,
     },
   };
 }

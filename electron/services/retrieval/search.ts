@@ -1,14 +1,14 @@
-import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
+import { corpusKind, countCorpusPassages, findCorpusByName, qaLayerIds } from '../../../db/queries/corpora';
 import { countEmbeddings, exactNeighbours, getVectors, rescore, type EmbeddingModelRow } from '../../../db/queries/embeddings';
-import { getPassages } from '../../../db/queries/passages';
 import { bm25Passages } from '../../../db/queries/passages-fts';
 import { readSnapshot, type WritableDB } from '../../../db/sql';
-import { AppError, type DenseMethod, type ErrorHint, type SearchHit, type SearchMode, type SearchResult } from '../../../shared/api';
+import { AppError, type DenseMethod, type ErrorHint, type SearchMode, type SearchResult } from '../../../shared/api';
 import { reciprocalRankFusion } from '../../../shared/retrieval/fusion';
 import { contentTerms } from '../../../shared/retrieval/terms';
 import { denseCandidates } from './code-index';
 import { defaultModelFor, embedderFor } from './models';
 import { termStatistics } from './term-stats';
+import { canonicalOnly, hitsOf, layersOf, qaLayerCorpus, type LayerRankings, type Ranking } from './layers';
 
 /**
  * Passage search over the embedded corpus: BM25 on FTS5, dense on sqlite-vec, and their
@@ -31,6 +31,8 @@ export interface SearchRequest {
   /** Hybrid: how many top BM25 passages feed back into the dense query (0: none), and how much. */
   feedbackDepth?: number | undefined;
   feedbackWeight?: number | undefined;
+  /** What to search: the corpus's passages, its QA layer (qa-index:build), or both, fused (default: passages). */
+  layers?: readonly ('passages' | 'qa')[] | undefined;
 }
 
 /** Rocchio-style defaults: the top 5 BM25 passages, with weight 1 (classic Rocchio uses β ≈ 0.75-1). */
@@ -88,12 +90,12 @@ function isOnlyCorpus(db: WritableDB, corpusId: number): boolean {
   return countCorpusPassages(db, corpusId) === countCorpusPassages(db, null);
 }
 
-export function bm25Search(db: WritableDB, query: string, corpusId: number | null, k: number): { ids: number[]; scores: number[]; query: Bm25Query } {
+export function bm25Search(db: WritableDB, query: string, corpusId: number | null, k: number, exclude: readonly number[] = []): { ids: number[]; scores: number[]; query: Bm25Query } {
   const q = bm25Query(db, query);
   if (!q.match) return { ids: [], scores: [], query: q };
   // bm25() is lower-is-better. Confining to one corpus joins the matches to their passages:
   // cheap, since the query's words were chosen to match few passages.
-  const rows = bm25Passages(db, q.match, corpusId === null || isOnlyCorpus(db, corpusId) ? null : corpusId, k);
+  const rows = bm25Passages(db, q.match, corpusId === null || isOnlyCorpus(db, corpusId) ? null : corpusId, k, corpusId === null ? exclude : []);
   return { ids: rows.map((r) => r.id), scores: rows.map((r) => -r.score), query: q };
 }
 
@@ -110,6 +112,7 @@ async function denseSearch(
   k: number,
   model: EmbeddingModelRow,
   feedback: { passageIds: readonly number[]; weight: number } | null = null,
+  exclude: readonly number[] = [],
 ): Promise<{ ids: number[]; scores: number[]; method: DenseMethod; note: string | null }> {
   let [vector] = await embedderFor(db, model).embedQueries([text]);
   // A zero vector has no direction: every passage would tie (and score as a perfect match).
@@ -126,7 +129,7 @@ async function denseSearch(
   return readSnapshot(db, () => {
     const size = countEmbeddings(db, model.id, corpusId);
     const candidates = size <= EXACT_LIMIT ? null : denseCandidates(db, model, vector!, corpusId, k, size);
-    const rows = candidates ? rescore(db, model.id, vector!, candidates, k) : exactNeighbours(db, model.id, vector!, corpusId, k);
+    const rows = candidates ? rescore(db, model.id, vector!, candidates, k, exclude) : exactNeighbours(db, model.id, vector!, corpusId, k, exclude);
     const method: DenseMethod = candidates ? 'codes' : 'exact';
     const note =
       !candidates && size > EXACT_LIMIT
@@ -157,12 +160,40 @@ export class EmbeddedRetriever implements Retriever {
     const corpusId = resolveCorpus(db, request.corpus);
     const k = request.k;
     // Hybrid fuses the top 30 of each ranking (or k, if more): deeper ranks add almost nothing to RRF.
-    const depth = request.mode === 'hybrid' ? Math.max(k, 30) : k;
+    const depth = request.mode === 'hybrid' || layersOf(request).length > 1 ? Math.max(k, 30) : k;
     const notes: string[] = [];
+    const layers = layersOf(request);
+    const qaCorpus = layers.includes('qa') ? qaLayerCorpus(db, corpusId, request.corpus) : null;
+    const passages = layers.includes('passages') ? await this.rankings(request, corpusId, depth, notes, corpusId === null ? qaLayerIds(db) : []) : null;
+    const qa = qaCorpus === null ? null : canonicalOnly(db, await this.rankings(request, qaCorpus.id, depth, notes, []));
+    const lists: Ranking[] = [passages, qa].flatMap((r) => (r ? [r.bm25, r.dense].flatMap((l) => (l ? [l] : [])) : []));
+    let ranked: { id: number; score: number }[];
+    if (lists.length === 1) ranked = lists[0]!.ids.map((id, i) => ({ id, score: lists[0]!.scores[i]! }));
+    else ranked = reciprocalRankFusion(lists.map((l) => l.ids), request.rrfK ?? 60);
+    ranked = ranked.slice(0, k);
+    const hits = hitsOf(db, ranked, [passages, qa]);
+    const main = passages ?? qa!;
+    return {
+      query: request.query,
+      mode: request.mode,
+      k,
+      corpus: request.corpus ?? null,
+      model: main.model?.name ?? null,
+      lexicalModel: main.model ? main.model.lexical === 1 : null,
+      terms: main.bm25?.query.terms ?? [],
+      denseMethod: main.dense?.method ?? null,
+      hits,
+      notes,
+      milliseconds: Number((performance.now() - started).toFixed(2)),
+    };
+  }
 
+  /** One corpus's BM25 and dense rankings (as the mode asks), to `depth`. */
+  private async rankings(request: SearchRequest, corpusId: number | null, depth: number, notes: string[], exclude: readonly number[]): Promise<LayerRankings> {
+    const db = this.db;
     let bm25: ReturnType<typeof bm25Search> | null = null;
     if (request.mode !== 'dense') {
-      bm25 = bm25Search(db, request.query, corpusId, depth);
+      bm25 = bm25Search(db, request.query, corpusId, depth, exclude);
       if (bm25.query.dropped.length) notes.push(`left out of the BM25 query (too frequent, or in no passage): ${bm25.query.dropped.join(', ')}`);
     }
     let dense: Awaited<ReturnType<typeof denseSearch>> | null = null;
@@ -170,9 +201,10 @@ export class EmbeddedRetriever implements Retriever {
     if (request.mode !== 'bm25') {
       model = defaultModelFor(db, corpusId, request.model);
       if (!model) {
+        const name = corpusId === null ? null : (request.corpus && findCorpusByName(db, request.corpus)?.id === corpusId ? request.corpus : `#${corpusId}`);
         throw new AppError(
           'conflict',
-          `${request.corpus ? `The corpus "${request.corpus}" has no vectors yet` : 'No corpus has vectors yet'}: embed it first (the offline embedder needs no network).`,
+          `${name ? `The corpus "${name}" has no vectors yet` : 'No corpus has vectors yet'}: embed it first (the offline embedder needs no network).`,
           undefined,
           { kind: 'operation', operation: 'corpus:embed', input: request.corpus ? { corpus: request.corpus, provider: 'offline' } : { provider: 'offline' } },
         );
@@ -184,45 +216,10 @@ export class EmbeddedRetriever implements Retriever {
         request.mode === 'hybrid' && bm25
           ? { passageIds: bm25.ids.slice(0, request.feedbackDepth ?? FEEDBACK_DEPTH), weight: request.feedbackWeight ?? FEEDBACK_WEIGHT }
           : null;
-      dense = await denseSearch(db, request.hyde?.trim() || request.query, corpusId, depth, model, feedback);
+      dense = await denseSearch(db, request.hyde?.trim() || request.query, corpusId, depth, model, feedback, exclude);
       if (dense.note) notes.push(dense.note);
     }
-
-    let ranked: { id: number; score: number }[];
-    if (request.mode === 'bm25') ranked = bm25!.ids.map((id, i) => ({ id, score: bm25!.scores[i]! }));
-    else if (request.mode === 'dense') ranked = dense!.ids.map((id, i) => ({ id, score: dense!.scores[i]! }));
-    else ranked = reciprocalRankFusion([bm25!.ids, dense!.ids], request.rrfK ?? 60);
-    ranked = ranked.slice(0, k);
-
-    const passages = getPassages(db, ranked.map((r) => r.id));
-    const rankIn = (list: { ids: number[]; scores: number[] } | null, id: number) => {
-      if (!list) return null;
-      const index = list.ids.indexOf(id);
-      return index === -1 ? null : { rank: index + 1, score: list.scores[index]! };
-    };
-    const hits: SearchHit[] = ranked.map((r, i) => {
-      const p = passages.get(r.id)!;
-      return {
-        rank: i + 1,
-        score: r.score,
-        passage: { id: p.id, corpus: p.corpus, sourceId: p.source_id, title: p.title, text: p.text },
-        bm25: rankIn(bm25, r.id),
-        dense: rankIn(dense, r.id),
-      };
-    });
-    return {
-      query: request.query,
-      mode: request.mode,
-      k,
-      corpus: request.corpus ?? null,
-      model: model?.name ?? null,
-      lexicalModel: model ? model.lexical === 1 : null,
-      terms: bm25?.query.terms ?? [],
-      denseMethod: dense?.method ?? null,
-      hits,
-      notes,
-      milliseconds: Number((performance.now() - started).toFixed(2)),
-    };
+    return { bm25, dense, model, layer: corpusId !== null && corpusKind(db, corpusId) === 'qa' ? 'qa' : 'passages' };
   }
 
   async similarity(text: string, passageIds: readonly number[], options: { model?: string | undefined; corpus?: string | undefined } = {}): Promise<Map<number, number>> {

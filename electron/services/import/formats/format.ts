@@ -24,10 +24,15 @@ export interface SourceFormat<Record = unknown> {
   readonly schema: z.ZodType<Record>;
   /** Split names of a `{"train": {id: record}}` file, if the format comes that way. */
   readonly splits?: readonly string[];
+  /** The key of the record array in a `{"version": ..., "<wrapper>": [record, ...]}` file (SQuAD's `data`). */
+  readonly wrapper?: string;
+  /** For a source record that holds many questions (a SQuAD article): their ids, each unique in the file. */
+  subIds?(record: Record): string[];
   readonly defaults: Pick<AwbDataset, 'description' | 'licence' | 'attribution' | 'url'>;
   /** The id used to spot the same record twice in one file. */
   sourceId(record: Record, raw: RawRecord): string;
-  toAwb(record: Record, context: ConvertContext): AwbRecord;
+  /** The record in awb-instance/1; a record holding several questions gives one record each. */
+  toAwb(record: Record, context: ConvertContext): AwbRecord | AwbRecord[];
 }
 
 export function datasetProvenance(context: ConvertContext): AwbProvenance {

@@ -1,0 +1,26 @@
+import path from 'node:path';
+import type { Handlers } from '../../../shared/api';
+import { readConstructionConfig } from '../pipeline/construction-config';
+import type { Workbench } from '../workbench';
+import { runLabelling } from './label-stage';
+import { domainList, labelView, setAnswerability, setClarification, setDomain } from './labels';
+
+type LabelOperation = 'label:start' | 'label:get' | 'answerability:set' | 'domain:set' | 'domain:list' | 'clarification:set';
+
+/** Answerability (URASys) and topics (MARCH Table 7): the labelling stage, labels by hand, clarification turns. */
+export function labelHandlers(workbench: Workbench): Pick<Handlers, LabelOperation> {
+  const db = workbench.db;
+  return {
+    'label:start': (request) => {
+      const config = readConstructionConfig(request.config, request.configPath === undefined ? undefined : path.resolve(request.configPath));
+      return workbench.writerJob('label', `Labelling: ${request.kind}`, 'questions', (writer, control) =>
+        runLabelling(writer, { ...request, config }, { signal: control.signal, keys: workbench.apiKeys, onProgress: (done, total, detail) => control.progress(done, total, detail) }),
+      );
+    },
+    'label:get': (request) => labelView(db, request),
+    'answerability:set': (request) => setAnswerability(db, request),
+    'domain:set': (request) => setDomain(db, request),
+    'domain:list': () => domainList(),
+    'clarification:set': (request) => setClarification(db, request),
+  };
+}

@@ -1,0 +1,98 @@
+import type { WritableDB } from '../../../db/sql';
+import type { ConstructionConfig } from '../../../shared/construction';
+import { BatchMode, Budget, DETECTABLE_TYPES, EarlyExit, schemaOfPrompt, withBaseUrlOverride, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
+import { getOrCreateProvenance } from '../../../db/queries/provenance';
+import { finishRun } from '../../../db/queries/runs';
+import { LlmClient, type LlmResult, type Message } from './llm';
+import { currentPrompts, promptVersion, render } from './prompts';
+
+/**
+ * Calls with the pipeline's stored prompts outside a MARCH run: the CondAmbigQA rounds, the
+ * labelling stage and the QA layer ask through here, with the same client (cache, limits,
+ * validation and one repair), the same versioned templates and the same provenance.
+ */
+
+export interface PromptContext {
+  db: WritableDB;
+  llm: LlmClient;
+  prompts: Map<PromptName, PromptTemplate>;
+  runId: number | null;
+}
+
+/** A construction config as the LLM client takes a pipeline config (only endpoints, sampling and prices are read). */
+function clientConfig(config: ConstructionConfig): PipelineConfig {
+  return withBaseUrlOverride(
+    {
+      endpoints: config.endpoints,
+      detectors: [config.generator],
+      generator: config.generator,
+      filters: [config.generator],
+      temperature: config.temperature,
+      maxTokens: config.maxTokens,
+      detection: { types: [...DETECTABLE_TYPES], rule: 'all' },
+      clarify: { minInterpretations: config.construction.minInterpretations },
+      retrieval: { corpus: null, mode: 'hybrid', k: 10 },
+      rerank: { provider: 'offline' },
+      shortenOver: 10,
+      filter: { rule: 'all' },
+      concurrency: config.concurrency,
+      prices: config.prices,
+      // Rounds, labels and the QA layer call one by one, with no ceiling of the pipeline's own.
+      earlyExit: EarlyExit.parse({}),
+      batch: BatchMode.parse({}),
+      budget: Budget.parse({}),
+    },
+    process.env.AWB_BASE_URL,
+  );
+}
+
+export function promptContext(
+  db: WritableDB,
+  config: ConstructionConfig,
+  options: { runId: number | null; signal?: AbortSignal | undefined; noCache?: ReadonlySet<string>; keys?: Readonly<Record<string, string>> | undefined },
+): PromptContext {
+  const llm = new LlmClient(db, clientConfig(config), {
+    runId: options.runId,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.noCache ? { noCache: options.noCache } : {}),
+    ...(options.keys ? { keys: options.keys } : {}),
+  });
+  return { db, llm, prompts: currentPrompts(db), runId: options.runId };
+}
+
+export type PromptResult<P extends PromptName> = LlmResult<SchemaOutput<P & SchemaName>> & { prompt: string; messages: Message[] };
+
+/** One call with a stored prompt, its placeholders filled; `followUp` adds turns (a retry naming a problem). */
+export async function askPrompt<P extends PromptName>(
+  ctx: PromptContext,
+  name: P,
+  stage: string,
+  item: string,
+  ref: ModelRef,
+  values: Record<string, string | number>,
+  followUp: Message[] = [],
+): Promise<PromptResult<P>> {
+  const prompt = ctx.prompts.get(name)!;
+  const messages: Message[] = [
+    { role: 'system', content: render(prompt.system, values) },
+    { role: 'user', content: render(prompt.user, values) },
+    ...followUp,
+  ];
+  const result = await ctx.llm.ask({ schema: schemaOfPrompt(name) as P & SchemaName, stage, item, ref, messages });
+  return { ...(result as LlmResult<SchemaOutput<P & SchemaName>>), prompt: promptVersion(prompt), messages };
+}
+
+export const modelName = (ref: ModelRef) => `${ref.endpoint}/${ref.model}`;
+
+export function llmProvenance(ctx: PromptContext, detail: string, ref: ModelRef, prompt: string, callId: number): number {
+  return getOrCreateProvenance(ctx.db, { source: 'llm', detail, model: modelName(ref), promptVersion: prompt, callId });
+}
+
+/** Ends the run of a job that asked through a prompt context: its calls, tokens and cost, and a line for the log. */
+export function finishPromptRun(ctx: PromptContext, status: 'done' | 'failed' | 'cancelled', line: string): void {
+  const s = ctx.llm.stats;
+  finishRun(ctx.db, ctx.runId!, status, {
+    stages: [], calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
+    error: null, retrieval: null, rerank: null, log: [line],
+  });
+}

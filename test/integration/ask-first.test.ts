@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeItem } from '../../electron/dev/fake-model';
+import { createHandlers, Workbench } from '../../electron/services';
+import type { AskFirstItemView, AskFirstRun, Handlers } from '../../shared/api';
+import { answerMatches } from '../../shared/eval/methods/ask-first';
+import { answerAsFakeModel, api } from '../helpers/construction';
+import { ROOT, tempDir } from '../helpers/db';
+import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
+
+/**
+ * The ask-before-answer setting (URASys Table 2) over the hand-made SQuAD 2.0 fixture, with the
+ * fake model scripted per question: each item is scored by its gold label, and the table per
+ * label is checked against counts worked out by hand from the script below.
+ */
+
+const FIXTURE = `${ROOT}/test/fixtures/squad2_sample.json`;
+const tmp = tempDir('awb-ask-first-');
+let fake: FakeOpenAI;
+let workbench: Workbench;
+let handlers: Handlers;
+
+// Gold labels come from the file (is_impossible), except "begun", labelled ambiguous by hand below.
+const items: FakeItem[] = [
+  { question: 'Where does the Vltava join the Elbe?', askFirst: { action: 'answer', answer: 'at Melnik' } }, // answerable, right
+  { question: 'How long is the Vltava?', askFirst: { action: 'answer', answer: 'twelve metres' } }, // answerable, wrong answer
+  { question: 'Where does the Vltava join the Danube?', askFirst: { action: 'no_answer' } }, // unanswerable, right
+  { question: 'When was the Charles Bridge begun?', askFirst: { action: 'clarify' } }, // ambiguous (by hand), asked: right
+  { question: 'Who finished the Charles Bridge?', askFirst: { action: 'answer', answer: 'Peter Parler' } }, // unanswerable, answered: wrong
+  { question: 'How long is the bore of the bassoon?', askFirst: { action: 'answer', answer: '2.5 metres' } }, // answerable, right
+  { question: 'How many bassoons did a romantic orchestra have?', askFirst: { action: 'no_answer' } }, // unanswerable, right
+];
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  answerAsFakeModel(fake, items);
+  workbench = new Workbench({ databasePath: tmp.file('a.db'), mode: 'browser', version: 'test' });
+  handlers = createHandlers(workbench);
+  await api(handlers, workbench).job('dataset:import', { path: FIXTURE, format: 'squad2', dataset: 'squad' });
+});
+
+afterAll(async () => {
+  workbench.close();
+  await fake.close();
+  tmp.cleanup();
+});
+
+const config = () => ({ endpoints: { fake: { baseURL: fake.url, apiKeyEnv: 'AWB_TEST_KEY' } }, generator: { endpoint: 'fake', model: 'fake-generator' } });
+
+describe('ask-first', () => {
+  it('matches answers by SQuAD token F1 of at least 0.5 or by containing the gold answer', () => {
+    expect(answerMatches('at Melnik', ['Melnik'])).toBe(true);
+    // about/kilometres shared: F1 = 2/3.
+    expect(answerMatches('about 300 kilometres', ['about 430 kilometres'])).toBe(true);
+    expect(answerMatches('twelve metres', ['about 430 kilometres'])).toBe(false);
+    expect(answerMatches('', ['Melnik'])).toBe(false);
+  });
+
+  it('scores each item by its gold label and reports accuracy per label as URASys Table 2 does', async () => {
+    const { value, job } = api(handlers, workbench);
+    await value('answerability:set', { baseQuestionId: 4, label: 'ambiguous' });
+    const run = (await job('ask-first:start', { dataset: 'squad', config: config() })).result as AskFirstRun;
+    expect(run).toMatchObject({ status: 'done', total: 7, done: 7, failed: 0 });
+    expect(run.table.byLabel).toEqual({
+      answerable: { n: 3, correct: 2, accuracy: 2 / 3 },
+      unanswerable: { n: 3, correct: 2, accuracy: 2 / 3 },
+      ambiguous: { n: 1, correct: 1, accuracy: 1 },
+    });
+    expect(run.table.overall).toEqual({ n: 7, correct: 5, accuracy: 5 / 7 });
+    // No clarification turn is stored for the ambiguous question: the strict score cannot be told.
+    expect(run.table.ambiguousStrict).toEqual({ n: 0, correct: 0, accuracy: null });
+    expect(run.table.confusion).toEqual({
+      answerable: { answer: 3, clarify: 0, no_answer: 0 },
+      unanswerable: { answer: 1, clarify: 0, no_answer: 2 },
+      ambiguous: { answer: 0, clarify: 1, no_answer: 0 },
+    });
+    const detail = (await value('ask-first:get', { id: run.id })) as AskFirstRun & { items: AskFirstItemView[] };
+    const finished = detail.items.find((i) => i.question === 'Who finished the Charles Bridge?')!;
+    expect(finished).toMatchObject({ label: 'unanswerable', action: 'answer', answer: 'Peter Parler', correct: false });
+    expect(detail.items.find((i) => i.question.includes('begun'))).toMatchObject({ label: 'ambiguous', action: 'clarify', clarifyingQuestion: expect.stringMatching(/\?$/), correct: true });
+    expect(((await value('ask-first:list', {})) as AskFirstRun[]).map((r) => r.id)).toContain(run.id);
+  });
+
+  it('refuses a dataset with no labelled question, and writes no run', async () => {
+    const { value, job } = api(handlers, workbench);
+    for (let id = 1; id <= 7; id++) await value('answerability:set', { baseQuestionId: id, label: null });
+    const before = ((await value('ask-first:list', {})) as AskFirstRun[]).length;
+    await expect(job('ask-first:start', { dataset: 'squad', config: config() })).rejects.toThrow(/no base question with an answerability label/);
+    expect((await value('ask-first:list', {})) as AskFirstRun[]).toHaveLength(before);
+  });
+});
