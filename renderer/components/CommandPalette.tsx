@@ -68,6 +68,7 @@ const SHORTCUTS: [string, string][] = [
   ['Esc', 'back to the list, clear the search'],
   ['PgUp PgDn Home End', 'move by a screen, to the ends'],
   ['b', 'from an instance: open its base question'],
+  ['a  t', 'on an instance or base question: choose its answerability, its topic'],
   ['g i  g b  g s', 'go to instances, base questions, passage search'],
   ['g c  g p  g l', 'go to campaigns, protocols, the pipeline'],
   ['Ctrl I  Ctrl E', 'import, export'],

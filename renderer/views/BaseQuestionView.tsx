@@ -7,6 +7,7 @@ import { ErrorNotice, plural, StatusWord, TypeTag } from '../components/bits';
 import { type Mark } from '../components/Highlight';
 import { useKeys } from '../hooks';
 import { useOp } from '../query';
+import { LabelsCard } from './instance/Labels';
 import { PassageText } from './instance/Passages';
 
 /** A base question: its gold decomposition, answer and aliases, and its paragraphs. */
@@ -60,7 +61,7 @@ export function BaseQuestionView({ id }: { id: number }) {
                 <span>
                   {d.dataset} · <span className="mono">{d.sourceId}</span>
                 </span>
-                {d.answerable !== null ? <span>{d.answerable ? 'answerable' : 'unanswerable'}</span> : null}
+                {d.answerable !== null ? <span title="The source dataset's own flag; the label in force is under Labels">{d.answerable ? 'answerable' : 'unanswerable'} in the source</span> : null}
                 <span className="muted">{d.licence}</span>
               </div>
             </header>
@@ -71,6 +72,7 @@ export function BaseQuestionView({ id }: { id: number }) {
                   {d.answer ? <div className="answer-text" style={{ alignSelf: 'flex-start' }}>{d.answer}</div> : <span className="muted">none</span>}
                   {d.aliases.length ? <div className="aliases">aliases: {d.aliases.join(' · ')}</div> : null}
                 </section>
+                <LabelsCard target={{ baseQuestionId: d.id }} />
                 {d.decomposition.length ? (
                   <section className="card" data-testid="decomposition">
                     <h3>Gold decomposition</h3>

@@ -1,9 +1,8 @@
-import { useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import type { Job } from '../../shared/api';
 import { metricLabel } from '../../shared/eval/labels';
 import { NotAllowed, useAccess } from '../access';
-import { useJobs, useOp } from '../query';
+import { useJobCards } from '../components/JobCard';
+import { useOp } from '../query';
 import { CompareTables } from './evaluation/CompareTables';
 import { PromptsPanel } from './evaluation/PromptsPanel';
 import { RunDetail } from './evaluation/RunDetail';
@@ -17,24 +16,6 @@ import { StartEvalForm } from './evaluation/StartEvalForm';
  * the method × model and method × type tables with a chart, and predictions made elsewhere scored.
  * The runs chosen to compare live in the URL (`/evaluation?select=3,5`).
  */
-
-const DISMISSED = 'awb.evaluation.dismissed-job';
-
-/** Running jobs, and the newest finished one until dismissed: finished cards do not pile up. */
-function useJobCards(): { cards: Job[]; dismiss: (id: string) => void } {
-  const jobs = useJobs().filter((j) => j.kind === 'evaluation');
-  const [dismissed, setDismissed] = useState(() => sessionStorage.getItem(DISMISSED));
-  const running = jobs.filter((j) => j.state === 'running');
-  const finished = jobs.filter((j) => j.state !== 'running').at(-1);
-  const cards = finished && finished.id !== dismissed ? [...running, finished] : running;
-  return {
-    cards,
-    dismiss: (id) => {
-      sessionStorage.setItem(DISMISSED, id);
-      setDismissed(id);
-    },
-  };
-}
 
 function useSelection(): [number[], (id: number) => void] {
   const search = new URLSearchParams(useSearch());
@@ -74,7 +55,7 @@ function Runs() {
 }
 
 export function EvaluationView({ run }: { run?: number | undefined }) {
-  const { cards, dismiss } = useJobCards();
+  const { cards, dismiss } = useJobCards('evaluation', 'awb.evaluation.dismissed-job');
   const mayStart = useAccess().may('evaluation:start');
   return (
     <div className="page">

@@ -174,6 +174,17 @@ describe('what each role sees', () => {
       await vic.getByRole('heading', { name: 'Evaluation' }).waitFor();
       expect(await vic.getByTestId('eval-start').count()).toBe(0);
       expect(await vic.getByTestId('not-allowed').first().innerText()).toBe('Only maintainers start evaluation runs; you are signed in as vic (viewer).');
+      // Ask-first runs likewise; and labels are shown, their choices disabled with the reason.
+      await vic.goto(`${server.url}/ask-first`);
+      await vic.getByRole('heading', { name: 'Ask first' }).waitFor();
+      expect(await vic.getByTestId('ask-first-start').count()).toBe(0);
+      expect(await vic.getByTestId('not-allowed').first().innerText()).toBe('Only maintainers start ask-first runs; you are signed in as vic (viewer).');
+      await vic.goto(`${server.url}/instances/1`);
+      const labels = vic.getByTestId('labels');
+      await labels.getByTestId('answerability-source').waitFor();
+      expect(await labels.locator('#label-answerability').isDisabled()).toBe(true);
+      expect(await labels.locator('#label-topic').isDisabled()).toBe(true);
+      expect(await labels.getByTestId('not-allowed').innerText()).toBe('Only maintainers may do this; you are signed in as vic (viewer).');
     } finally {
       await close();
     }

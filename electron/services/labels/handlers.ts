@@ -10,6 +10,11 @@ type LabelOperation = 'label:start' | 'label:get' | 'answerability:set' | 'domai
 /** Answerability (URASys) and topics (MARCH Table 7): the labelling stage, labels by hand, clarification turns. */
 export function labelHandlers(workbench: Workbench): Pick<Handlers, LabelOperation> {
   const db = workbench.db;
+  /** A label set by hand shows on every screen that shows it (instance, base question, lists). */
+  const changed = <T>(view: T): T => {
+    workbench.events.emit('data:changed', { reason: 'label' });
+    return view;
+  };
   return {
     'label:start': (request) => {
       const config = readConstructionConfig(request.config, request.configPath === undefined ? undefined : path.resolve(request.configPath));
@@ -18,8 +23,8 @@ export function labelHandlers(workbench: Workbench): Pick<Handlers, LabelOperati
       );
     },
     'label:get': (request) => labelView(db, request),
-    'answerability:set': (request) => setAnswerability(db, request),
-    'domain:set': (request) => setDomain(db, request),
+    'answerability:set': (request) => changed(setAnswerability(db, request)),
+    'domain:set': (request) => changed(setDomain(db, request)),
     'domain:list': () => domainList(),
     'clarification:set': (request) => setClarification(db, request),
   };

@@ -1,55 +1,60 @@
 import { Link } from 'wouter';
 import type { AskFirstRun } from '../../../shared/api';
 import { ASK_ACTIONS } from '../../../shared/eval/methods/ask-first';
+import { NotAllowed, useAccess } from '../../access';
 import { ErrorNotice } from '../../components/bits';
+import { JobCard, useJobCards } from '../../components/JobCard';
 import { useOp } from '../../query';
+import { StartAskFirstForm } from './StartAskFirstForm';
 
 /**
  * Ask-first runs (URASys's ask-before-answer setting, Table 2): the runs with their accuracy per
  * answerability label (`/ask-first`), and one run's table, label × action counts and items
- * (`/ask-first/:run`). Runs start from the CLI (`awb ask-first run`) or the API.
+ * (`/ask-first/:run`). Runs start from the form here, the CLI (`awb ask-first run`) or the API.
  */
 
 const LABELS = ['answerable', 'unanswerable', 'ambiguous'] as const;
 const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
 
 function RunList({ runs }: { runs: AskFirstRun[] }) {
-  if (!runs.length) return <p className="muted">No ask-first runs yet: start one with awb ask-first run --dataset NAME --config FILE.</p>;
+  if (!runs.length) return <p className="muted">No ask-first runs yet: start one here, or with awb ask-first run --dataset NAME --config FILE.</p>;
   return (
-    <table className="plain numbers" data-testid="ask-first-runs">
-      <thead>
-        <tr>
-          <th>Run</th>
-          <th>Dataset</th>
-          <th>Model</th>
-          <th className="num">items</th>
-          <th className="num">overall</th>
-          {LABELS.map((l) => (
-            <th key={l} className="num">
-              {l}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {runs.map((r) => (
-          <tr key={r.id}>
-            <td>
-              <Link href={`/ask-first/${r.id}`}>#{r.id}</Link>
-            </td>
-            <td>{r.dataset}</td>
-            <td>{r.model}</td>
-            <td className="num">{r.total}</td>
-            <td className="num">{pct(r.table.overall.accuracy)}</td>
+    <div style={{ overflowX: 'auto' }}>
+      <table className="plain numbers" data-testid="ask-first-runs">
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Dataset</th>
+            <th>Model</th>
+            <th className="num">items</th>
+            <th className="num">overall</th>
             {LABELS.map((l) => (
-              <td key={l} className="num">
-                {pct(r.table.byLabel[l].accuracy)}
-              </td>
+              <th key={l} className="num">
+                {l}
+              </th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <Link href={`/ask-first/${r.id}`}>#{r.id}</Link>
+              </td>
+              <td>{r.dataset}</td>
+              <td>{r.model}</td>
+              <td className="num">{r.total}</td>
+              <td className="num">{pct(r.table.overall.accuracy)}</td>
+              {LABELS.map((l) => (
+                <td key={l} className="num">
+                  {pct(r.table.byLabel[l].accuracy)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -140,6 +145,44 @@ function RunDetail({ id }: { id: number }) {
   );
 }
 
+/** The form (or why this role may not start a run) beside the running job and the newest finished one, then the runs. */
+function RunsPage({ runs }: { runs: AskFirstRun[] }) {
+  const { cards, dismiss } = useJobCards('ask-first', 'awb.ask-first.dismissed-job');
+  const mayStart = useAccess().may('ask-first:start');
+  return (
+    <>
+      <div className="grid-2">
+        {mayStart.allowed ? (
+          <StartAskFirstForm running={cards.some((j) => j.state === 'running')} />
+        ) : (
+          <section className="card">
+            <h2>Start a run</h2>
+            <NotAllowed permission={mayStart} what="start ask-first runs" />
+          </section>
+        )}
+        <div className="stack">
+          {cards.map((j) => (
+            <JobCard key={j.id} job={j} testId="ask-first-job" onDismiss={j.state === 'running' ? undefined : () => dismiss(j.id)}>
+              {j.kind === 'ask-first' && j.result ? <Link href={`/ask-first/${j.result.id}`}>Open run #{j.result.id}</Link> : null}
+            </JobCard>
+          ))}
+          <section className="card small">
+            <h2>How a run is scored</h2>
+            <p>
+              The model reads each labelled question with its evidence and answers, asks a clarifying question, or says there is no answer. It is right on an <strong>answerable</strong> question when
+              its answer matches the gold (token F1 ≥ 0.5), on an <strong>unanswerable</strong> one when it says there is no answer, and on an <strong>ambiguous</strong> one when it asks.
+            </p>
+          </section>
+        </div>
+      </div>
+      <section className="card">
+        <h2>Runs</h2>
+        <RunList runs={runs} />
+      </section>
+    </>
+  );
+}
+
 export function AskFirstView({ run }: { run: number | null }) {
   const runs = useOp('ask-first:list', {});
   return (
@@ -147,7 +190,7 @@ export function AskFirstView({ run }: { run: number | null }) {
       <div className="page-inner stack">
         <h1>Ask first</h1>
         <ErrorNotice error={runs.error} />
-        {run === null ? <RunList runs={runs.data ?? []} /> : <RunDetail id={run} />}
+        {run === null ? <RunsPage runs={runs.data ?? []} /> : <RunDetail id={run} />}
       </div>
     </div>
   );

@@ -1,42 +1,14 @@
 import { Link } from 'wouter';
 import type { EvalRunSummary, Job } from '../../../shared/api';
 import { metricLabel, runStatusLabel } from '../../../shared/eval/labels';
-import { call } from '../../api';
-import { DoneOfTotal, formatEta } from '../../components/bits';
+import { JobCard } from '../../components/JobCard';
 
 /** Evaluation jobs (progress, ETA, cancel; a finished one until dismissed) and every run, newest first, with two chosen to compare. */
 
 const value = (m: { value: number | null } | undefined) => (m?.value == null ? '–' : m.value.toFixed(1));
 
-export function EvalJobLine({ job, onDismiss }: { job: Job; onDismiss?: () => void }) {
-  return (
-    <div className="card" data-testid="eval-job">
-      <div className="row-gap">
-        <strong>{job.title}</strong>
-        <span className="spacer" />
-        {job.state === 'running' ? (
-          <button type="button" className="button small" onClick={() => void call('job:cancel', { id: job.id })}>
-            Cancel
-          </button>
-        ) : (
-          <>
-            <span className={job.state === 'done' ? 'flag-ok' : 'flag-bad'}>{job.kind === 'evaluation' && job.result ? runStatusLabel(job.result) : job.state}</span>
-            {onDismiss ? (
-              <button type="button" className="button small ghost" aria-label={`Dismiss ${job.title}`} onClick={onDismiss}>
-                ✕
-              </button>
-            ) : null}
-          </>
-        )}
-      </div>
-      <div className="row-gap small muted">
-        <DoneOfTotal done={job.done} total={job.total ?? 0} />
-        <span>{job.state === 'running' ? `ETA ${formatEta(job.etaSeconds)}` : null}</span>
-        <span>{job.detail}</span>
-      </div>
-      {job.error ? <div className="small flag-bad">{job.error.message}</div> : null}
-    </div>
-  );
+export function EvalJobLine({ job, onDismiss }: { job: Job; onDismiss?: (() => void) | undefined }) {
+  return <JobCard job={job} onDismiss={onDismiss} testId="eval-job" {...(job.kind === 'evaluation' && job.result ? { outcome: runStatusLabel(job.result) } : {})} />;
 }
 
 const statusClass = (r: EvalRunSummary) => (r.status === 'done' && r.failed < r.total ? (r.failed ? 'flag-warn' : 'flag-ok') : r.status === 'running' ? '' : 'flag-bad');

@@ -7,7 +7,7 @@ import { ItemSource } from './ItemSource';
 /** Starting an evaluation run: method, model endpoint, release split or dataset, corpus, retrieval mode, limit. */
 
 /** The endpoints the server offers (its last pipeline run's, or the example's): over the network, endpoints are chosen by name among these. */
-function defaultConfig(defaults: { example: unknown; last: unknown } | undefined): string {
+export function defaultConfig(defaults: { example: unknown; last: unknown } | undefined): string {
   const endpoints = ((defaults?.last ?? defaults?.example) as { endpoints?: unknown } | null)?.endpoints ?? {};
   return JSON.stringify({ endpoints, prices: {} }, null, 2);
 }
@@ -42,7 +42,7 @@ function recall(): Partial<Remembered> {
 }
 
 /** The config without anything that looks like a secret (keys are named by environment variable, but a pasted config may hold one). */
-function withoutSecrets(config: string): string | null {
+export function withoutSecrets(config: string): string | null {
   try {
     return JSON.stringify(JSON.parse(config, (key, value: unknown) => (/^(api_?key|apikey|token|password|secret)$/i.test(key) ? undefined : value)), null, 2);
   } catch {
@@ -54,7 +54,7 @@ function remember(choices: Remembered): void {
   localStorage.setItem(MEMORY, JSON.stringify({ ...choices, config: choices.config === null ? null : withoutSecrets(choices.config) }));
 }
 
-function parseRef(text: string): { endpoint: string; model: string } {
+export function parseRef(text: string): { endpoint: string; model: string } {
   const slash = text.indexOf('/');
   return slash === -1 ? { endpoint: '', model: text } : { endpoint: text.slice(0, slash), model: text.slice(slash + 1) };
 }

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import type { InstanceDetail } from '../../../shared/api';
 import { AMBIGUITY_TYPE_DEFINITIONS } from '../../../shared/domain';
@@ -107,7 +108,8 @@ function FilterVotes({ detail: d }: { detail: InstanceDetail }) {
 
 const NO_INTERPRETATIONS = <div className="notice">This instance has no interpretations yet.</div>;
 
-export function InstanceBody({ detail: d, linkBaseQuestion = true, layout = 'read' }: { detail: InstanceDetail; linkBaseQuestion?: boolean; layout?: 'read' | 'judge' }) {
+/** `labels` goes under the head on the instance page (the judging screen has none). */
+export function InstanceBody({ detail: d, linkBaseQuestion = true, layout = 'read', labels }: { detail: InstanceDetail; linkBaseQuestion?: boolean; layout?: 'read' | 'judge'; labels?: ReactNode }) {
   const common = sharedProvenance(d);
   const shared = common ? describeProvenance(common) : null;
   const blind = d.blind === true;
@@ -122,6 +124,7 @@ export function InstanceBody({ detail: d, linkBaseQuestion = true, layout = 'rea
     return (
       <>
         <InstanceHead detail={d} linkBaseQuestion={linkBaseQuestion} common={common} />
+        {labels}
         {d.interpretations.length ? columns(InterpretationColumn) : NO_INTERPRETATIONS}
         <LongAnswers detail={d} shared={shared} />
         <FrozenEvidence detail={d} />

@@ -6,6 +6,7 @@ import { useKeys } from '../../hooks';
 import { listStateToSearch, parseInstanceParams } from '../../list-params';
 import { useOp } from '../../query';
 import { InstanceBody } from './InstanceBody';
+import { LabelsCard } from './Labels';
 
 /** One instance at its URL, with the instance table's order to step through (j/k) and go back to (Esc). */
 
@@ -58,7 +59,7 @@ export function InstanceView({ id }: { id: number }) {
           ) : null}
         </div>
         <ErrorNotice error={detail.error} />
-        {d ? <InstanceBody detail={d} /> : null}
+        {d ? <InstanceBody detail={d} labels={<LabelsCard target={{ instanceId: d.id }} />} /> : null}
       </div>
     </div>
   );
