@@ -1,8 +1,19 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './db';
 
 export const AWB = path.join(ROOT, 'bin', 'awb.mjs');
+
+/**
+ * The user data directory the commands see unless a test names its own: a fresh folder per test
+ * process, so no test reads or changes the machine's own workbench.db (which a developer's other
+ * checkouts may have migrated differently).
+ */
+const TEST_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-cli-home-'));
+process.on('exit', () => fs.rmSync(TEST_HOME, { recursive: true, force: true }));
+const commandEnv = (env: Record<string, string>) => ({ ...process.env, AWB_HOME: TEST_HOME, ...env });
 
 export interface CliResult {
   status: number | null;
@@ -15,7 +26,7 @@ export function awb(args: string[], env: Record<string, string> = {}): CliResult
   const result = spawnSync(process.execPath, [AWB, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, ...env },
+    env: commandEnv(env),
     maxBuffer: 64 * 1024 * 1024,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -39,7 +50,7 @@ export function awbJson<T>(args: string[], env: Record<string, string> = {}): { 
  */
 export function awbAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [AWB, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [AWB, ...args], { cwd: ROOT, env: commandEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -63,7 +74,7 @@ export async function awbJsonAsync<T>(args: string[], env: Record<string, string
 export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ url: string; process: ChildProcess; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [AWB, 'serve', '--port', '0', '--json', ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: commandEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

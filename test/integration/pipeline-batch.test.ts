@@ -25,7 +25,7 @@ const PRICES = { gen: { input: 2, output: 8 }, ...Object.fromEntries(['det-a', '
 
 function config(batch: Record<string, unknown> = {}, more: Record<string, unknown> = {}) {
   return {
-    endpoints: { fake: { baseURL: fake.url, apiKeyEnv: 'AWB_TEST_KEY', maxInFlight: 8, retries: 1, timeoutMs: 5000 } },
+    endpoints: { fake: { baseURL: fake.url, apiKeyEnv: 'AWB_TEST_KEY', maxInFlight: 8, retries: 1, timeoutMs: 60_000 } },
     detectors: ['det-a', 'det-b', 'det-c', 'det-d'].map((model) => ({ endpoint: 'fake', model })),
     generator: { endpoint: 'fake', model: 'gen' },
     filters: ['fil-a', 'fil-b', 'fil-c'].map((model) => ({ endpoint: 'fake', model })),
