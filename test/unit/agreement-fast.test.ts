@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { Rating } from '../../shared/agreement';
+import { agreementReport, type AgreementInput } from '../../shared/agreement-report';
+import { AMBIGUITY_TYPES } from '../../shared/domain';
+import type { Scale } from '../../shared/protocols';
+import { seededRandom } from '../../shared/statistics';
+import { referenceAgreementReport } from '../helpers/agreement-report-reference';
+
+/**
+ * The agreement report's fast path (typed arrays, patterns grouped once per criterion, the
+ * bootstrap on reused buffers) against the straightforward implementation it replaced, kept in
+ * test/helpers as the oracle: the same seed must give the same report, every figure identical.
+ */
+
+const CRITERIA: { id: string; label: string; scale: Scale }[] = [
+  { id: 'valid', label: 'Valid', scale: { kind: 'yesno' } },
+  { id: 'quality', label: 'Quality', scale: { kind: 'ordinal', min: 0, max: 5, anchors: {} } },
+  { id: 'verdict', label: 'Verdict', scale: { kind: 'categorical', options: ['accept', 'revise', 'reject'].map((value) => ({ value, label: value })) } },
+  { id: 'notes', label: 'Notes', scale: { kind: 'text' } },
+];
+const VALUES: Record<string, string[]> = { valid: ['yes', 'no'], quality: ['0', '1', '2', '3', '4', '5'], verdict: ['accept', 'revise', 'reject'] };
+
+interface Shape {
+  items: number;
+  raters: number;
+  /** Share of ratings left out. */
+  missing: number;
+  /** How often a rater follows the item's true value (the rest are uniform). */
+  agreement: number;
+  statuses: string[];
+  /** Share of items with an adjudicated value. */
+  adjudicated?: number;
+}
+
+function randomInput(seed: number, shape: Shape): AgreementInput {
+  const random = seededRandom(seed);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+  const raters = Array.from({ length: shape.raters }, (_, i) => `r${i}`);
+  const items = Array.from({ length: shape.items }, (_, i) => ({ id: 100 + i, type: pick(AMBIGUITY_TYPES), status: pick(shape.statuses) }));
+  const ratings = new Map<string, Rating[][]>();
+  const adjudications = new Map<string, Map<number, string>>();
+  for (const criterion of CRITERIA) {
+    const values = VALUES[criterion.id] ?? ['free text'];
+    const matrix = items.map(() => {
+      const truth = pick(values);
+      return raters.map((): Rating => (random() < shape.missing ? null : random() < shape.agreement ? truth : pick(values)));
+    });
+    ratings.set(criterion.id, matrix);
+    const adjudicated = new Map<number, string>();
+    for (const item of items) if (random() < (shape.adjudicated ?? 0)) adjudicated.set(item.id, pick(values));
+    if (adjudicated.size) adjudications.set(criterion.id, adjudicated);
+  }
+  return { criteria: CRITERIA, items, raters, ratings, adjudications };
+}
+
+const OPTIONS = { resamples: 200, seed: 11 };
+const CAMPAIGN = { id: 1, name: 'equivalence', protocol: 'p' };
+
+function expectSameReport(input: AgreementInput, options = OPTIONS) {
+  const expected = referenceAgreementReport(input, options, CAMPAIGN);
+  expect(agreementReport(input, options, CAMPAIGN)).toEqual(expected);
+  return expected;
+}
+
+describe('the agreement report fast path', () => {
+  it.each([1, 2, 3, 4, 5])('gives the reference report on random ratings (seed %i)', (seed) => {
+    const report = expectSameReport(randomInput(seed, { items: 300, raters: 5, missing: 0.1, agreement: 0.7, statuses: ['ready', 'removed'], adjudicated: 0.1 }));
+    // The comparison covered real figures, not a report of nulls.
+    expect(report.rows.filter((r) => r.kappaCiLow !== null).length).toBeGreaterThan(6);
+    expect(report.rows.some((r) => r.weightedKappa !== null)).toBe(true);
+    expect(report.statusRows.length).toBeGreaterThan(0);
+  });
+
+  it('gives the reference report with many missing ratings, uneven raters per item and one status', () => {
+    for (const seed of [6, 7]) {
+      const report = expectSameReport(randomInput(seed, { items: 120, raters: 3, missing: 0.55, agreement: 0.5, statuses: ['ready'] }));
+      expect(report.rows.some((r) => r.items < 120)).toBe(true);
+    }
+  });
+
+  it('gives the reference report for one item, for no items and with no ratings at all', () => {
+    const one = expectSameReport(randomInput(8, { items: 1, raters: 4, missing: 0, agreement: 0.5, statuses: ['ready'] }));
+    expect(one.rows[0]!.kappaCiLow).toBeNull();
+    const none = expectSameReport(randomInput(9, { items: 0, raters: 4, missing: 0, agreement: 0.5, statuses: ['ready'] }));
+    expect(none.rows.every((r) => r.items === 0)).toBe(true);
+    const blank = expectSameReport(randomInput(10, { items: 20, raters: 3, missing: 1, agreement: 0.5, statuses: ['ready', 'removed'] }));
+    expect(blank.rows.every((r) => r.fleissKappa === null)).toBe(true);
+  });
+
+  it('gives the reference report when every rating is the same (kappa undefined)', () => {
+    const input = randomInput(12, { items: 60, raters: 5, missing: 0.1, agreement: 1, statuses: ['ready'] });
+    const same = new Map([...input.ratings].map(([id, matrix]) => [id, matrix.map((row) => row.map((r) => (r === null ? null : VALUES[id]?.[0] ?? r)))]));
+    const report = expectSameReport({ ...input, ratings: same });
+    expect(report.rows[0]!.fleissKappa).toBeNull();
+    expect(report.rows[0]!.undefinedReasons.fleissKappa).toMatch(/same category/);
+  });
+
+  it('gives the reference report for rows shorter than the list of raters', () => {
+    const input = randomInput(13, { items: 80, raters: 4, missing: 0.1, agreement: 0.6, statuses: ['ready', 'removed'] });
+    const ragged = new Map([...input.ratings].map(([id, matrix]) => [id, matrix.map((row, i) => row.slice(0, 2 + (i % 3)))]));
+    expectSameReport({ ...input, ratings: ragged });
+  });
+
+  it('gives the reference report with the bootstrap off, and at another seed', () => {
+    const input = randomInput(14, { items: 150, raters: 5, missing: 0.05, agreement: 0.8, statuses: ['ready', 'removed'] });
+    expect(expectSameReport(input, { resamples: 0, seed: 1 }).rows[0]!.undefinedReasons.kappa_ci).toMatch(/0 resamples/);
+    expectSameReport(input, { resamples: 300, seed: 0 });
+  });
+
+  it('refuses a rating outside the scale as the reference does', () => {
+    const input = randomInput(15, { items: 10, raters: 3, missing: 0, agreement: 0.5, statuses: ['ready'] });
+    input.ratings.get('valid')![4]![1] = 'maybe';
+    expect(() => referenceAgreementReport(input, OPTIONS, CAMPAIGN)).toThrow(/Rating "maybe" is not one of the categories yes, no/);
+    expect(() => agreementReport(input, OPTIONS, CAMPAIGN)).toThrow(/Rating "maybe" is not one of the categories yes, no/);
+  });
+});
