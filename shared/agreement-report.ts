@@ -5,10 +5,10 @@ import {
   gwetFromPatterns,
   krippendorffFromPatterns,
   majorityLabel,
-  patternBootstrapInterval,
   toPatterns,
   type Rating,
 } from './agreement';
+import { fleissKappaInterval } from './agreement-bootstrap';
 import type { AgreementReport, AgreementRow } from './api';
 import type { TextTable } from './tables';
 import type { AmbiguityType } from './domain';
@@ -61,7 +61,7 @@ function row(
   const interval =
     fleiss.kappa.value === null
       ? { low: null, high: null, reason: fleiss.kappa.reason }
-      : patternBootstrapInterval(patterns, (w) => fleissFromPatterns(patterns, w).kappa.value, { resamples: options.resamples, seed: options.seed });
+      : fleissKappaInterval(patterns, { resamples: options.resamples, seed: options.seed });
   const rates = agreementRates(patterns);
   const ordinal = criterion.scale.kind === 'ordinal';
   const alpha = krippendorffFromPatterns(patterns, ordinal ? 'ordinal' : 'nominal');

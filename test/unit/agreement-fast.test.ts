@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Rating } from '../../shared/agreement';
+import { fleissFromPatterns, patternBootstrapInterval, toPatterns, type Rating } from '../../shared/agreement';
+import { fleissKappaInterval } from '../../shared/agreement-bootstrap';
 import { agreementReport, type AgreementInput } from '../../shared/agreement-report';
 import { AMBIGUITY_TYPES } from '../../shared/domain';
 import type { Scale } from '../../shared/protocols';
@@ -112,5 +113,33 @@ describe('the agreement report fast path', () => {
     input.ratings.get('valid')![4]![1] = 'maybe';
     expect(() => referenceAgreementReport(input, OPTIONS, CAMPAIGN)).toThrow(/Rating "maybe" is not one of the categories yes, no/);
     expect(() => agreementReport(input, OPTIONS, CAMPAIGN)).toThrow(/Rating "maybe" is not one of the categories yes, no/);
+  });
+});
+describe("the bootstrap interval of Fleiss' kappa", () => {
+  const general = (patterns: ReturnType<typeof toPatterns>, options: { resamples: number; seed: number }) =>
+    patternBootstrapInterval(patterns, (w) => fleissFromPatterns(patterns, w).kappa.value, options);
+
+  it.each([
+    [16, 'quality', 0.1],
+    [17, 'verdict', 0.6],
+    [18, 'valid', 0.3],
+  ])('equals the general pattern bootstrap, bound for bound (seed %i, %s, %f missing)', (seed, criterion, missing) => {
+    const input = randomInput(seed, { items: 500, raters: 5, missing, agreement: 0.7, statuses: ['ready'] });
+    const patterns = toPatterns(input.ratings.get(criterion)!, VALUES[criterion]!);
+    // Some items carry a single rating, so some patterns take no part in kappa.
+    expect(patterns.counts.some((v) => v.reduce((a, b) => a + b, 0) === 1)).toBe(missing > 0.2);
+    for (const options of [{ resamples: 500, seed }, { resamples: 37, seed: 0 }]) {
+      const expected = general(patterns, options);
+      expect(expected.low).not.toBeNull();
+      expect(fleissKappaInterval(patterns, options)).toEqual(expected);
+    }
+  });
+
+  it('refuses the interval as the general bootstrap does when kappa is mostly undefined', () => {
+    // Kappa is defined only when a resample draws both pairable items (43% of resamples).
+    const patterns = toPatterns([['yes'], ['yes'], ['yes', 'yes'], ['no', 'no']], ['yes', 'no']);
+    const expected = general(patterns, { resamples: 400, seed: 2 });
+    expect(expected.reason).toMatch(/undefined in most resamples/);
+    expect(fleissKappaInterval(patterns, { resamples: 400, seed: 2 })).toEqual(expected);
   });
 });
