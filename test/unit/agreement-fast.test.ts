@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fleissFromPatterns, patternBootstrapInterval, toPatterns, type Rating } from '../../shared/agreement';
+import { cohenKappa, fleissFromPatterns, patternBootstrapInterval, toPatterns, type Rating } from '../../shared/agreement';
+import { allItems, encodeRatings, mostRatings, pairKappas, subsetPatterns } from '../../shared/agreement-matrix';
 import { fleissKappaInterval } from '../../shared/agreement-bootstrap';
 import { agreementReport, type AgreementInput } from '../../shared/agreement-report';
 import { AMBIGUITY_TYPES } from '../../shared/domain';
@@ -141,5 +142,33 @@ describe("the bootstrap interval of Fleiss' kappa", () => {
     const expected = general(patterns, { resamples: 400, seed: 2 });
     expect(expected.reason).toMatch(/undefined in most resamples/);
     expect(fleissKappaInterval(patterns, { resamples: 400, seed: 2 })).toEqual(expected);
+  });
+});
+
+describe('ratings read into typed arrays', () => {
+  // Long scales and many raters key patterns by a table, by an exact number and by spelled-out counts.
+  it.each([
+    [2, 5],
+    [6, 12],
+    [25, 5],
+    [40, 9],
+  ])('group items into the same patterns as toPatterns (%i categories, %i raters)', (q, raters) => {
+    const random = seededRandom(q * 100 + raters);
+    const categories = Array.from({ length: q }, (_, i) => `c${i}`);
+    const matrix = Array.from({ length: 400 }, () => {
+      const truth = Math.floor(random() * q);
+      return Array.from({ length: raters }, (): Rating => (random() < 0.2 ? null : categories[random() < 0.6 ? truth : Math.floor(random() * q)]!));
+    });
+    const encoded = encodeRatings(matrix, categories);
+    const all = allItems(matrix.length);
+    const expected = toPatterns(matrix, categories);
+    expect(expected.counts.length).toBeGreaterThan(q === 2 ? 10 : 100);
+    expect(subsetPatterns(encoded, all)).toEqual(expected);
+    const odd = all.filter((i) => i % 2 === 1);
+    expect(subsetPatterns(encoded, odd)).toEqual(toPatterns(matrix.filter((_, i) => i % 2 === 1), categories));
+    expect(mostRatings(encoded, all)).toBe(Math.max(...matrix.map((row) => row.filter((r) => r !== null).length)));
+    for (const [a, b] of [[0, 1], [3, 2], [1, raters + 2]] as const) {
+      expect(pairKappas(encoded, all, raters + 3, 'none')[a]![b]).toEqual(cohenKappa(matrix.map((r) => r[a] ?? null), matrix.map((r) => r[b] ?? null), categories));
+    }
   });
 });
