@@ -116,6 +116,19 @@ describe('the agreement report fast path', () => {
     expect(() => agreementReport(input, OPTIONS, CAMPAIGN)).toThrow(/Rating "maybe" is not one of the categories yes, no/);
   });
 });
+describe('a ratings matrix that does not match the items', () => {
+  it('is refused, naming the criterion, whether rows are missing or extra', () => {
+    const input = randomInput(19, { items: 10, raters: 3, missing: 0, agreement: 0.5, statuses: ['ready'] });
+    const short = new Map(input.ratings).set('quality', input.ratings.get('quality')!.slice(0, 9));
+    expect(() => agreementReport({ ...input, ratings: short }, OPTIONS, CAMPAIGN)).toThrow('The ratings of criterion quality have 9 rows for 10 items');
+    const long = new Map(input.ratings).set('valid', [...input.ratings.get('valid')!, ['yes', 'no', 'yes']]);
+    expect(() => agreementReport({ ...input, ratings: long }, OPTIONS, CAMPAIGN)).toThrow('The ratings of criterion valid have 11 rows for 10 items');
+    const none = new Map(input.ratings);
+    none.delete('verdict');
+    expect(() => agreementReport({ ...input, ratings: none }, OPTIONS, CAMPAIGN)).toThrow('The ratings of criterion verdict have 0 rows for 10 items');
+  });
+});
+
 describe("the bootstrap interval of Fleiss' kappa", () => {
   const general = (patterns: ReturnType<typeof toPatterns>, options: { resamples: number; seed: number }) =>
     patternBootstrapInterval(patterns, (w) => fleissFromPatterns(patterns, w).kappa.value, options);
