@@ -27,6 +27,17 @@ export interface EncodedRatings {
   majority: Int32Array;
 }
 
+/** The q lowest digits of an exact integer in base `radix`, lowest first (exact: each step divides a multiple of the radix). */
+function digits(key: number, radix: number, q: number): number[] {
+  const out = new Array<number>(q);
+  for (let j = 0; j < q; j++) {
+    const digit = key % radix;
+    out[j] = digit;
+    key = (key - digit) / radix;
+  }
+  return out;
+}
+
 /**
  * Numbers count vectors in order of first appearance. A vector is keyed by its counts read as a
  * number in base `radix` (the key grows by radix^c with each rating of category c); while those
@@ -55,7 +66,7 @@ function patternNumberer(q: number, radix: number) {
       }
       let at = slots ? -1 : (byKey.get(mapKey) ?? -1);
       if (at < 0) {
-        at = vectors.push(counts ?? place.map((p) => Math.floor(key / p) % radix)) - 1;
+        at = vectors.push(counts ?? digits(key, radix, q)) - 1;
         if (slots) slots[key] = at;
         else byKey.set(mapKey, at);
       }

@@ -163,6 +163,7 @@ describe('ratings read into typed arrays', () => {
   it.each([
     [2, 5],
     [6, 12],
+    [14, 12],
     [25, 5],
     [40, 9],
   ])('group items into the same patterns as toPatterns (%i categories, %i raters)', (q, raters) => {
