@@ -1,14 +1,6 @@
-import {
-  agreementRates,
-  cohenKappa,
-  fleissFromPatterns,
-  gwetFromPatterns,
-  krippendorffFromPatterns,
-  majorityLabel,
-  patternBootstrapInterval,
-  toPatterns,
-  type Rating,
-} from './agreement';
+import { agreementRates, fleissFromPatterns, gwetFromPatterns, krippendorffFromPatterns, type Rating } from './agreement';
+import { fleissKappaInterval } from './agreement-bootstrap';
+import { allItems, encodeRatings, mostRatings, pairKappas, subsetPatterns, type EncodedRatings } from './agreement-matrix';
 import type { AgreementReport, AgreementRow } from './api';
 import type { TextTable } from './tables';
 import type { AmbiguityType } from './domain';
@@ -19,6 +11,10 @@ import { scaleValues, type Scale } from './protocols';
  * the "all fields valid" rate) and Table 8 (κ, P̄, strict and majority agreement per criterion),
  * and MIRAGE Table 3 (the same split by instance status, e.g. kept vs removed by the filter).
  * Pure: the service gathers the ratings, this computes.
+ *
+ * Each criterion's ratings are read once into typed arrays (shared/agreement-matrix.ts) and every
+ * subset's row is taken from them; test/helpers/agreement-report-reference.ts keeps the
+ * straightforward computation this must equal.
  */
 
 export interface AgreementInput {
@@ -38,57 +34,83 @@ export interface AgreementOptions {
 
 const round = (v: number | null) => (v === null ? null : Number(v.toFixed(6)));
 
-function row(
-  criterion: AgreementInput['criteria'][number],
-  matrix: Rating[][],
-  itemIds: number[],
-  adjudicated: Map<number, string> | undefined,
-  type: AmbiguityType | 'all',
-  subset: string,
-  options: AgreementOptions,
-): AgreementRow {
+/** A subset of the items (all, one ambiguity type, one status): their positions in `items`, in order. */
+interface Subset {
+  name: string;
+  type: AmbiguityType | 'all';
+  indexes: Int32Array;
+}
+
+/** One judged criterion's ratings, read once. */
+interface CriterionRatings {
+  criterion: AgreementInput['criteria'][number];
+  matrix: Rating[][];
+  encoded: EncodedRatings;
+  /** Per item, on a yes/no scale: 1 when its label (the adjudicated value, else the majority) is "yes". */
+  yes: Uint8Array;
+}
+
+function readCriterion(input: AgreementInput, criterion: AgreementInput['criteria'][number]): CriterionRatings {
+  const matrix = input.ratings.get(criterion.id) ?? [];
+  if (matrix.length !== input.items.length) {
+    throw new Error(`The ratings of criterion ${criterion.id} have ${matrix.length} rows for ${input.items.length} items`);
+  }
+  const encoded = encodeRatings(matrix, scaleValues(criterion.scale));
+  const yes = new Uint8Array(matrix.length);
+  if (criterion.scale.kind === 'yesno') {
+    const adjudicated = input.adjudications.get(criterion.id);
+    const { categories, pattern, majority } = encoded;
+    for (let i = 0; i < yes.length; i++) {
+      const g = pattern[i]!;
+      const label = adjudicated?.get(input.items[i]!.id) ?? (g < 0 ? null : categories[majority[g]!]);
+      yes[i] = label === 'yes' ? 1 : 0;
+    }
+  }
+  return { criterion, matrix, encoded, yes };
+}
+
+/** How many of the items at `indexes` pass `test`. */
+function count(indexes: Int32Array, test: (i: number) => boolean): number {
+  let n = 0;
+  for (let k = 0; k < indexes.length; k++) if (test(indexes[k]!)) n++;
+  return n;
+}
+
+/** The mean quadratic-weighted kappa over the pairs of columns of an ordinal criterion (pairs with two or more shared items). */
+function meanWeightedKappa({ matrix, encoded }: CriterionRatings, indexes: Int32Array): number | null {
+  if (!indexes.length) return null;
+  const values: number[] = [];
+  const columns = matrix[indexes[0]!]!.length;
+  const kappas = pairKappas(encoded, indexes, columns, 'quadratic');
+  for (let a = 0; a < columns; a++) {
+    for (let b = a + 1; b < columns; b++) {
+      const k = kappas[a]![b]!;
+      if (k.value !== null && k.items >= 2) values.push(k.value);
+    }
+  }
+  return values.length ? values.reduce((x, y) => x + y, 0) / values.length : null;
+}
+
+function row(ratings: CriterionRatings, { name: subset, type, indexes }: Subset, options: AgreementOptions): AgreementRow {
+  const { criterion, encoded } = ratings;
   // Raters per item (Fleiss' n): the most ratings any item has, which is k when each instance
   // goes to k of a campaign's annotators.
-  let raters = 0;
-  for (const ratings of matrix) {
-    let n = 0;
-    for (const r of ratings) if (r !== null) n++;
-    if (n > raters) raters = n;
-  }
-  const categories = scaleValues(criterion.scale);
-  const patterns = toPatterns(matrix, categories);
+  const raters = mostRatings(encoded, indexes);
+  const patterns = subsetPatterns(encoded, indexes);
   const fleiss = fleissFromPatterns(patterns);
   const interval =
     fleiss.kappa.value === null
       ? { low: null, high: null, reason: fleiss.kappa.reason }
-      : patternBootstrapInterval(patterns, (w) => fleissFromPatterns(patterns, w).kappa.value, { resamples: options.resamples, seed: options.seed });
+      : fleissKappaInterval(patterns, { resamples: options.resamples, seed: options.seed });
   const rates = agreementRates(patterns);
   const ordinal = criterion.scale.kind === 'ordinal';
   const alpha = krippendorffFromPatterns(patterns, ordinal ? 'ordinal' : 'nominal');
   const ac1 = gwetFromPatterns(patterns);
-  let weighted: number | null = null;
-  if (ordinal && matrix.length) {
-    const values: number[] = [];
-    const columns = matrix[0]!.length;
-    for (let a = 0; a < columns; a++) {
-      for (let b = a + 1; b < columns; b++) {
-        const k = cohenKappa(matrix.map((r) => r[a] ?? null), matrix.map((r) => r[b] ?? null), categories, 'quadratic');
-        if (k.value !== null && k.items >= 2) values.push(k.value);
-      }
-    }
-    weighted = values.length ? values.reduce((x, y) => x + y, 0) / values.length : null;
-  }
+  const weighted = ordinal ? meanWeightedKappa(ratings, indexes) : null;
   let yesRate: number | null = null;
   if (criterion.scale.kind === 'yesno') {
-    let rated = 0;
-    let yes = 0;
-    matrix.forEach((ratings, i) => {
-      if (ratings.every((r) => r === null)) return;
-      rated++;
-      const label = adjudicated?.get(itemIds[i]!) ?? majorityLabel(ratings);
-      if (label === 'yes') yes++;
-    });
-    yesRate = rated ? yes / rated : null;
+    const rated = count(indexes, (i) => encoded.rated[i]! > 0);
+    yesRate = rated ? count(indexes, (i) => ratings.yes[i] === 1) / rated : null;
   }
   const reasons: Record<string, string> = {};
   const note = (field: string, value: { value: number | null; reason?: string }) => {
@@ -131,60 +153,40 @@ export function agreementReport(
   options: AgreementOptions,
   campaign: AgreementReport['campaign'],
 ): Omit<AgreementReport, 'adjudicated' | 'conflicts' | 'milliseconds'> {
-  const judged = input.criteria.filter((c) => c.scale.kind !== 'text');
+  const judged = input.criteria.filter((c) => c.scale.kind !== 'text').map((c) => readCriterion(input, c));
   const types = [...new Set(input.items.map((i) => i.type))].sort();
   const statuses = [...new Set(input.items.map((i) => i.status))].sort();
-  const subsets: { name: string; type: AmbiguityType | 'all'; keep: (i: AgreementInput['items'][number]) => boolean }[] = [
-    { name: 'all', type: 'all', keep: () => true },
-    ...types.map((type) => ({ name: 'all', type, keep: (i: AgreementInput['items'][number]) => i.type === type })),
-  ];
+  const where = (keep: (item: AgreementInput['items'][number]) => boolean) => {
+    const indexes: number[] = [];
+    input.items.forEach((item, i) => keep(item) && indexes.push(i));
+    return Int32Array.from(indexes);
+  };
+  const all = allItems(input.items.length);
+  const byType: Subset[] = [{ name: 'all', type: 'all', indexes: all }, ...types.map((type) => ({ name: 'all', type, indexes: where((i) => i.type === type) }))];
   // MIRAGE's before vs after filtering: the same rows per instance status, when they differ.
-  if (statuses.length > 1) for (const status of statuses) subsets.push({ name: `status: ${status}`, type: 'all', keep: (i) => i.status === status });
+  const byStatus: Subset[] = statuses.length > 1 ? statuses.map((status) => ({ name: `status: ${status}`, type: 'all', indexes: where((i) => i.status === status) })) : [];
 
   const rows: AgreementRow[] = [];
   const statusRows: AgreementRow[] = [];
-  for (const criterion of judged) {
-    const matrix = input.ratings.get(criterion.id) ?? [];
-    for (const subset of subsets) {
-      const indexes = input.items.map((item, i) => (subset.keep(item) ? i : -1)).filter((i) => i !== -1);
-      (subset.name === 'all' ? rows : statusRows).push(
-        row(
-          criterion,
-          indexes.map((i) => matrix[i]!),
-          indexes.map((i) => input.items[i]!.id),
-          input.adjudications.get(criterion.id),
-          subset.type,
-          subset.name,
-          options,
-        ),
-      );
-    }
+  for (const ratings of judged) {
+    for (const subset of byType) rows.push(row(ratings, subset, options));
+    for (const subset of byStatus) statusRows.push(row(ratings, subset, options));
   }
 
-  const yesno = judged.filter((c) => c.scale.kind === 'yesno');
-  const validity = [{ type: 'all' as const }, ...types.map((type) => ({ type }))].map(({ type }) => {
-    const indexes = input.items.map((item, i) => (type === 'all' || item.type === type ? i : -1)).filter((i) => i !== -1);
-    const labelOf = (criterion: string, i: number) =>
-      input.adjudications.get(criterion)?.get(input.items[i]!.id) ?? majorityLabel((input.ratings.get(criterion) ?? [])[i] ?? []);
-    const rated = indexes.filter((i) => yesno.some((c) => (input.ratings.get(c.id)?.[i] ?? []).some((r) => r !== null)));
-    const yesRates = Object.fromEntries(
-      yesno.map((c) => [c.id, rated.length ? round(rated.filter((i) => labelOf(c.id, i) === 'yes').length / rated.length) : null]),
-    );
-    const allValid = rated.length && yesno.length ? rated.filter((i) => yesno.every((c) => labelOf(c.id, i) === 'yes')).length / rated.length : null;
+  const yesno = judged.filter((c) => c.criterion.scale.kind === 'yesno');
+  const anyRated = new Uint8Array(input.items.length);
+  for (const c of yesno) for (let i = 0; i < anyRated.length; i++) if (c.encoded.rated[i]! > 0) anyRated[i] = 1;
+  const validity = byType.map(({ type, indexes }) => {
+    const rated = indexes.filter((i) => anyRated[i] === 1);
+    const yesRates = Object.fromEntries(yesno.map((c) => [c.criterion.id, rated.length ? round(count(rated, (i) => c.yes[i] === 1) / rated.length) : null]));
+    const allValid = rated.length && yesno.length ? count(rated, (i) => yesno.every((c) => c.yes[i] === 1)) / rated.length : null;
     return { ambiguityType: type, items: rated.length, allValidRate: round(allValid), yesRates: yesRates };
   });
 
-  const pairwise = judged.map((criterion) => {
-    const matrix = input.ratings.get(criterion.id) ?? [];
-    const categories = scaleValues(criterion.scale);
+  const pairwise = judged.map(({ criterion, encoded }) => {
     const weighted = criterion.scale.kind === 'ordinal';
-    const kappa = input.raters.map((_, a) =>
-      input.raters.map((__, b) => {
-        if (a === b) return 1;
-        const k = cohenKappa(matrix.map((r) => r[a] ?? null), matrix.map((r) => r[b] ?? null), categories, weighted ? 'quadratic' : 'none');
-        return round(k.value);
-      }),
-    );
+    const kappas = pairKappas(encoded, all, input.raters.length, weighted ? 'quadratic' : 'none');
+    const kappa = kappas.map((line, a) => line.map((k, b) => (a === b ? 1 : round(k!.value))));
     return { criterion: criterion.id, raters: input.raters, kappa, weighted };
   });
 

@@ -180,12 +180,17 @@ export function binomial(n: number, p: number, random: () => number): number {
 
 /** Resampling items with replacement: a Multinomial(N, weights/N) draw over the patterns. */
 export function resamplePatterns(weights: readonly number[], random: () => number): number[] {
-  const n = total(weights);
-  const out = new Array<number>(weights.length).fill(0);
-  let left = n;
-  let mass = n;
-  for (let i = 0; i < weights.length && left > 0; i++) {
-    if (i === weights.length - 1) {
+  return Array.from(resampleInto(weights, total(weights), random, new Float64Array(weights.length)));
+}
+
+/** The same draw into `out` (reused from one resample to the next), given N, the sum of the weights. */
+export function resampleInto(weights: readonly number[], items: number, random: () => number, out: Float64Array): Float64Array {
+  out.fill(0);
+  let left = items;
+  let mass = items;
+  const last = weights.length - 1;
+  for (let i = 0; i <= last && left > 0; i++) {
+    if (i === last) {
       out[i] = left;
       break;
     }
@@ -219,7 +224,12 @@ export function patternBootstrapInterval(
   const resamples = options.resamples ?? 1000;
   if (resamples === 0) return { low: null, high: null, resamples, reason: 'no interval asked for (0 resamples)' };
   const values = bootstrapValues((random) => statistic(resamplePatterns(p.weights, random)), options);
-  const interval = values.length < resamples * 0.5 ? null : percentileInterval(values, options.level);
+  return agreementInterval(values, resamples, options.level);
+}
+
+/** The percentile interval of bootstrap values, refused when the statistic was undefined on half the resamples or more. */
+export function agreementInterval(values: number[], resamples: number, level?: number): AgreementInterval {
+  const interval = values.length < resamples * 0.5 ? null : percentileInterval(values, level);
   if (!interval) return { low: null, high: null, resamples, reason: 'the statistic is undefined in most resamples (too few items, or too little variation)' };
   return { ...interval, resamples };
 }
