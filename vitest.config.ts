@@ -9,6 +9,9 @@ const QUICK_INTEGRATION = ['import', 'records', 'desktop-bundle', 'team-http', '
   (name) => `test/integration/${name}.test.ts`,
 );
 
+// Unit tests that build whole tables of synthetic rows (tens of seconds), kept out of the fast suite.
+const SLOW_UNIT = ['instances-order'].map((name) => `test/unit/${name}.test.ts`);
+
 export default defineConfig({
   test: {
     environment: 'node',
@@ -16,8 +19,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'fast', include: ['test/unit/**/*.test.ts', ...QUICK_INTEGRATION] } },
-      { extends: true, test: { name: 'slow', include: ['test/integration/**/*.test.ts'], exclude: [...configDefaults.exclude, ...QUICK_INTEGRATION] } },
+      { extends: true, test: { name: 'fast', include: ['test/unit/**/*.test.ts', ...QUICK_INTEGRATION], exclude: [...configDefaults.exclude, ...SLOW_UNIT] } },
+      { extends: true, test: { name: 'slow', include: ['test/integration/**/*.test.ts', ...SLOW_UNIT], exclude: [...configDefaults.exclude, ...QUICK_INTEGRATION] } },
     ],
   },
 });

@@ -45,6 +45,12 @@ export function useJudgingData(session: JudgingSession, position: number | null,
   });
   const queue = queueQuery.data;
   const item = itemQuery.data;
+  // The item asked for must come: if its fetch never started (a fetch ahead that a fast key
+  // overtook on a loaded machine), start it rather than show the last item for good.
+  const { isPlaceholderData, fetchStatus, refetch } = itemQuery;
+  useEffect(() => {
+    if (position !== null && isPlaceholderData && fetchStatus === 'idle') void refetch();
+  }, [position, isPlaceholderData, fetchStatus, refetch]);
   const positions = useMemo(() => queue?.items.map((i) => i.position) ?? [], [queue?.items]);
   const index = item ? positions.indexOf(item.position) : -1;
 

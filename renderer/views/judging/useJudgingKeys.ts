@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { valueForKey } from '../../../shared/protocols';
 import { JUDGING_SECTIONS, type JudgingSection } from '../instance/InstanceBody';
 import { useKeys } from '../../hooks';
@@ -8,13 +9,16 @@ import type { Judging } from './useJudging';
  * criteria, j/k between items, u or Ctrl Z to undo, s to skip, c to comment, a/l/e to the
  * short answers, the long answer or the evidence, g or h for the guidelines (a drawer beside
  * the criteria, so every other key keeps working while it is open), Esc to close them, ? for the
- * sheet. Quiet while a field has focus or the sheet is open.
+ * sheet. Quiet while a field has focus or the sheet is open. Keys that judge, typed while the
+ * next item is still on its way, wait for it and then act one by one, in order (each on the
+ * criterion the one before moved to), so a fast typist loses nothing.
  */
 export function useJudgingKeys(
   judging: Judging,
   panels: { enabled: boolean; toggleGuidelines: () => void; closeGuidelines: () => void; openSheet: () => void; jump: (section: JudgingSection) => void },
 ): void {
-  useKeys((event) => {
+  const waiting = useRef<KeyboardEvent[]>([]);
+  const handle = (event: KeyboardEvent) => {
     if (event.altKey) return;
     if (event.key === 'Escape') {
       // Esc in a comment field cancels the comment and leaves the guidelines open.
@@ -35,6 +39,11 @@ export function useJudgingKeys(
     }
     const { item, queue, active } = judging;
     if (!item || !queue) return;
+    if (judging.placeholder && !event.ctrlKey && !event.metaKey && judgesItem(judging, event.key)) {
+      event.preventDefault();
+      waiting.current.push(event);
+      return;
+    }
     if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'z') {
       event.preventDefault();
       judging.undo();
@@ -57,5 +66,18 @@ export function useJudgingKeys(
       judging.decide(criterion, value);
     } else return;
     event.preventDefault();
-  }, panels.enabled);
+  };
+  useKeys(handle, panels.enabled);
+  // One waiting key per render: each acts on the screen the one before left.
+  useEffect(() => {
+    if (judging.placeholder || waiting.current.length === 0) return;
+    handle(waiting.current.shift()!);
+  });
+}
+
+/** Whether a key decides, skips or comments on the item on screen (what must not act on the last one). */
+function judgesItem(judging: Judging, key: string): boolean {
+  const criterion = judging.queue?.protocol.criteria[judging.active];
+  if (key === 's' || key === 'c' || key === 'Tab') return true;
+  return criterion !== undefined && criterion.scale.kind !== 'text' && valueForKey(criterion.scale, key) !== null;
 }
