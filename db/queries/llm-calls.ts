@@ -15,11 +15,13 @@ export interface CachedCall {
   cost_usd: number | null;
   /** The token log-probabilities the endpoint returned (JSON), when they were asked for. */
   logprobs: string | null;
+  /** The item that used the call last (see `tagCall`). */
+  item: string | null;
 }
 
 /** A completed, valid call with this request hash. */
 export function cachedCall(db: ReadableDB, hash: string): CachedCall | undefined {
-  return get<CachedCall>(db, sql`SELECT id, response, prompt_tokens, completion_tokens, cost_usd, logprobs FROM llm_calls WHERE request_hash = ${hash} AND status = 'ok'`);
+  return get<CachedCall>(db, sql`SELECT id, response, prompt_tokens, completion_tokens, cost_usd, logprobs, item FROM llm_calls WHERE request_hash = ${hash} AND status = 'ok'`);
 }
 
 export interface NewCall {

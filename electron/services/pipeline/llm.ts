@@ -248,7 +248,8 @@ export class LlmClient {
       if (hit) {
         const parsed = validator.safeParse(extractJsonSafe(hit.response));
         if (parsed.success) {
-          tagCall(this.db, hit.id, request.item);
+          // A re-run's items mostly used the same call last already: no write for those.
+          if (hit.item !== request.item) tagCall(this.db, hit.id, request.item);
           this.count(request.stage, modelName, (s) => s.cachedCalls++);
           return { ok: true, value: parsed.data as SchemaOutput<K>, callId: hit.id, cached: true, logprobs: hit.logprobs ? (JSON.parse(hit.logprobs) as TokenLogprob[]) : null };
         }
