@@ -6,25 +6,33 @@ import { all, run, sql, type ReadableDB, type WritableDB } from '../sql';
  * question, or `not_needed` where the run did not ask it (the other votes had decided). Its only writer.
  */
 
-export function saveDetectionVote(
-  db: WritableDB,
-  v: {
-    baseQuestionId: number;
-    type: string;
-    model: string;
-    verdict: DetectionVerdict;
-    phenomena: number[];
-    reason: string;
-    provenanceId: number | null;
-    /** The run that asked (or chose not to), and the position the detector was asked in (null: not asked, or imported). */
-    runId?: number | null;
-    askedPosition?: number | null;
-  },
-): void {
+export interface NewDetectionVote {
+  baseQuestionId: number;
+  type: string;
+  model: string;
+  verdict: DetectionVerdict;
+  phenomena: number[];
+  reason: string;
+  provenanceId: number | null;
+  /** The run that asked (or chose not to), and the position the detector was asked in (null: not asked, or imported). */
+  runId?: number | null;
+  askedPosition?: number | null;
+}
+
+export function saveDetectionVote(db: WritableDB, v: NewDetectionVote): void {
+  saveDetectionVotes(db, [v]);
+}
+
+/** Several votes in one statement (a question's votes on every type): each row as `saveDetectionVote` would write it, in order. */
+export function saveDetectionVotes(db: WritableDB, votes: readonly NewDetectionVote[]): void {
+  if (votes.length === 0) return;
+  const rows = votes.map(
+    (v) => sql`(${v.baseQuestionId}, ${v.type}, ${v.model}, ${v.verdict}, ${JSON.stringify(v.phenomena)}, ${v.reason}, ${v.provenanceId}, ${v.runId ?? null}, ${v.askedPosition ?? null})`,
+  );
   run(
     db,
     sql`INSERT INTO detection_votes (base_question_id, ambiguity_type, model, verdict, phenomena, reason, provenance_id, run_id, asked_position)
-        VALUES (${v.baseQuestionId}, ${v.type}, ${v.model}, ${v.verdict}, ${JSON.stringify(v.phenomena)}, ${v.reason}, ${v.provenanceId}, ${v.runId ?? null}, ${v.askedPosition ?? null})
+        VALUES ${sql.join(rows)}
         ON CONFLICT DO UPDATE SET verdict = excluded.verdict, phenomena = excluded.phenomena, reason = excluded.reason, provenance_id = excluded.provenance_id,
           run_id = excluded.run_id, asked_position = excluded.asked_position`,
   );

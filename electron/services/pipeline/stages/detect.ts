@@ -1,7 +1,7 @@
 import { findInstanceId, insertInstance } from '../../../../db/queries/instances';
 import { markItem } from '../../../../db/queries/pipeline-items';
 import { refreshInstanceText } from '../../../../db/queries/instances';
-import { saveDetectionVote } from '../../../../db/queries/detection-votes';
+import { saveDetectionVotes, type NewDetectionVote } from '../../../../db/queries/detection-votes';
 import { transaction } from '../../../../db/sql';
 import type { DetectableType } from '../../../../shared/pipeline';
 import { decided } from '../../../../shared/pipeline-rules';
@@ -50,7 +50,7 @@ export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcom
   );
   if (tallies.some((t) => t.tally.outcome === null)) return failed(ctx, 'detect', item, tallies.flatMap((t) => t.tally.asked.map((b) => b.result)));
   transaction(ctx.db, () => {
-    for (const { type, tally } of tallies) saveVotes(ctx, q.id, type, tally);
+    saveDetectionVotes(ctx.db, tallies.flatMap(({ type, tally }) => votesOf(ctx, q.id, type, tally)));
     for (const { type, tally } of tallies) {
       if (tally.outcome !== 'pass' || findInstanceId(ctx.db, q.id, type) !== undefined) continue;
       const yes = tally.asked.filter((b) => b.result.ok && (b.result.value as Verdict).ambiguous).length;
@@ -76,11 +76,12 @@ export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcom
 type DetectBallot = Awaited<ReturnType<typeof ask<'detect_semantic'>>>;
 
 /** Every vote asked, in the order asked, and one `not_needed` row per detector the outcome made unnecessary, saying what decided it. */
-function saveVotes(ctx: StageContext, questionId: number, type: DetectableType, tally: Tally<DetectBallot>): void {
+function votesOf(ctx: StageContext, questionId: number, type: DetectableType, tally: Tally<DetectBallot>): NewDetectionVote[] {
+  const votes: NewDetectionVote[] = [];
   for (const { ref, position, result } of tally.asked) {
     if (!result.ok) continue;
     const value = result.value as Verdict;
-    saveDetectionVote(ctx.db, {
+    votes.push({
       baseQuestionId: questionId,
       type,
       model: modelName(ref),
@@ -92,10 +93,11 @@ function saveVotes(ctx: StageContext, questionId: number, type: DetectableType, 
       askedPosition: position,
     });
   }
-  if (!tally.notNeeded.length) return;
+  if (!tally.notNeeded.length) return votes;
   const deciding = tally.asked.filter((b) => b.result.ok && !(b.result.value as Verdict).ambiguous).map((b) => modelName(b.ref));
   const reason = `not asked: ${deciding.join(' and ')} said no, which decided ${type} ambiguity after ${tally.asked.length} of ${ctx.config.detectors.length} detectors`;
   for (const ref of tally.notNeeded) {
-    saveDetectionVote(ctx.db, { baseQuestionId: questionId, type, model: modelName(ref), verdict: 'not_needed', phenomena: [], reason, provenanceId: null, runId: ctx.runId, askedPosition: null });
+    votes.push({ baseQuestionId: questionId, type, model: modelName(ref), verdict: 'not_needed', phenomena: [], reason, provenanceId: null, runId: ctx.runId, askedPosition: null });
   }
+  return votes;
 }
