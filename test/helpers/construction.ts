@@ -1,13 +1,33 @@
 import { dispatch, type Handlers, type Input, type InstanceDetail, type Job, type OperationName } from '../../shared/api';
 import { fakeModel, type FakeItem } from '../../electron/dev/fake-model';
-import type { FakeOpenAI } from './fake-openai';
-import type { Workbench } from '../../electron/services';
+import { startFakeOpenAI, type FakeOpenAI } from './fake-openai';
+import { createHandlers, Workbench } from '../../electron/services';
 
 /**
  * Helpers for the construction tests: datasets of questions with frozen fragments (as
  * awb-instance/1 records), the scripted answers the fake model gives for them, and a scripted
  * reviewer that judges a CondAmbigQA draft the way the protocol asks, from what it can see.
  */
+
+/**
+ * A workbench on a fresh database file (`file`) with a fake OpenAI server answering as the fake
+ * model scripted with `items`; `close` ends both.
+ */
+export async function fakeModelWorkbench(file: string, items: FakeItem[]): Promise<{ fake: FakeOpenAI; workbench: Workbench; handlers: Handlers; close: () => Promise<void> }> {
+  const fake = await startFakeOpenAI();
+  answerAsFakeModel(fake, items);
+  const workbench = new Workbench({ databasePath: file, mode: 'browser', version: 'test' });
+  const handlers = createHandlers(workbench);
+  return {
+    fake,
+    workbench,
+    handlers,
+    close: async () => {
+      workbench.close();
+      await fake.close();
+    },
+  };
+}
 
 /** The fake OpenAI server answers as the product's fake model, scripted with these items (which a test may extend later). */
 export function answerAsFakeModel(fake: FakeOpenAI, items: FakeItem[]): void {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeItem } from '../../electron/dev/fake-model';
-import { createHandlers, Workbench } from '../../electron/services';
+import type { Workbench } from '../../electron/services';
 import type { AskFirstItemView, AskFirstRun, Handlers } from '../../shared/api';
 import { answerMatches } from '../../shared/eval/methods/ask-first';
-import { answerAsFakeModel, api } from '../helpers/construction';
+import { fakeModelWorkbench, api } from '../helpers/construction';
 import { ROOT, tempDir } from '../helpers/db';
-import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
+import type { FakeOpenAI } from '../helpers/fake-openai';
 
 /**
  * The ask-before-answer setting (URASys Table 2) over the hand-made SQuAD 2.0 fixture, with the
@@ -18,6 +18,7 @@ const tmp = tempDir('awb-ask-first-');
 let fake: FakeOpenAI;
 let workbench: Workbench;
 let handlers: Handlers;
+let close: () => Promise<void>;
 
 // Gold labels come from the file (is_impossible), except "begun", labelled ambiguous by hand below.
 const items: FakeItem[] = [
@@ -31,16 +32,12 @@ const items: FakeItem[] = [
 ];
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  answerAsFakeModel(fake, items);
-  workbench = new Workbench({ databasePath: tmp.file('a.db'), mode: 'browser', version: 'test' });
-  handlers = createHandlers(workbench);
+  ({ fake, workbench, handlers, close } = await fakeModelWorkbench(tmp.file('a.db'), items));
   await api(handlers, workbench).job('dataset:import', { path: FIXTURE, format: 'squad2', dataset: 'squad' });
 });
 
 afterAll(async () => {
-  workbench.close();
-  await fake.close();
+  await close();
   tmp.cleanup();
 });
 

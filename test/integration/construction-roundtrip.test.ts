@@ -9,9 +9,9 @@ import type { CampaignView, Handlers } from '../../shared/api';
 import { AwbRecord } from '../../shared/awb-format';
 import { recordToRow } from '../../shared/release/schema';
 import { readParquetIndependently } from '../helpers/arrow-ffi';
-import { answerAsFakeModel, api, prizeRecord, reviewCampaign } from '../helpers/construction';
+import { fakeModelWorkbench, api, prizeRecord, reviewCampaign } from '../helpers/construction';
 import { tempDir, writeFile } from '../helpers/db';
-import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
+import type { FakeOpenAI } from '../helpers/fake-openai';
 
 /**
  * Everything issue 25 adds travels: an instance built in two rounds (its round history and
@@ -24,18 +24,15 @@ const tmp = tempDir('awb-c-roundtrip-');
 let fake: FakeOpenAI;
 let workbench: Workbench;
 let handlers: Handlers;
+let close: () => Promise<void>;
 const items: FakeItem[] = [];
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  answerAsFakeModel(fake, items);
-  workbench = new Workbench({ databasePath: tmp.file('a.db'), mode: 'browser', version: 'test' });
-  handlers = createHandlers(workbench);
+  ({ fake, workbench, handlers, close } = await fakeModelWorkbench(tmp.file('a.db'), items));
 });
 
 afterAll(async () => {
-  workbench.close();
-  await fake.close();
+  await close();
   tmp.cleanup();
 });
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeItem } from '../../electron/dev/fake-model';
-import { createHandlers, Workbench } from '../../electron/services';
+import type { Workbench } from '../../electron/services';
 import type { Handlers, LabelReport, LabelView, QaIndexReport, QaIndexView, SearchResult, Stats } from '../../shared/api';
 import type { ItemTrace } from '../../shared/pipeline';
-import { answerAsFakeModel, api } from '../helpers/construction';
+import { fakeModelWorkbench, api } from '../helpers/construction';
 import { ROOT, tempDir } from '../helpers/db';
-import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
+import type { FakeOpenAI } from '../helpers/fake-openai';
 
 /**
  * URASys's data, offline: the labelling stage (answerability by the detection rule, with its early
@@ -18,19 +18,16 @@ const tmp = tempDir('awb-urasys-');
 let fake: FakeOpenAI;
 let workbench: Workbench;
 let handlers: Handlers;
+let close: () => Promise<void>;
 const items: FakeItem[] = [];
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  answerAsFakeModel(fake, items);
-  workbench = new Workbench({ databasePath: tmp.file('u.db'), mode: 'browser', version: 'test' });
-  handlers = createHandlers(workbench);
+  ({ fake, workbench, handlers, close } = await fakeModelWorkbench(tmp.file('u.db'), items));
   await api(handlers, workbench).job('dataset:import', { path: FIXTURE, format: 'squad2', dataset: 'squad' });
 });
 
 afterAll(async () => {
-  workbench.close();
-  await fake.close();
+  await close();
   tmp.cleanup();
 });
 
