@@ -60,9 +60,9 @@ function targetsTable(results: BenchResults): string {
   const rows = results.suites.flatMap((s) =>
     s.measurements
       .filter((m) => m.target)
-      .map((m) => [s.suite, m.name, value(m), bound(m), m.verdict, m.baseline ? `${m.baseline.name} (${value(m.baseline)})` : '']),
+      .map((m) => [s.suite, m.name, m.size ? `${sizeLabel(m.size.count)} ${m.size.of}` : '', value(m), bound(m), m.verdict, m.baseline ? `${m.baseline.name} (${value(m.baseline)})` : '']),
   );
-  return table(['Suite', 'Figure', 'Result', 'Target', 'Verdict', 'Ratio to'], rows);
+  return table(['Suite', 'Figure', 'Size', 'Result', 'Target', 'Verdict', 'Ratio to'], rows);
 }
 
 function memoryTable(results: BenchResults): string {

@@ -147,9 +147,12 @@ async function benchSize(ctx: BenchContext, size: number): Promise<Measurement[]
   const exactP50 = percentile(exact, 50);
   const big = size >= 1_000_000;
   const p50 = { bm25: percentile(bm25, 50), dense: percentile(dense, 50), hybrid: percentile(hybrid, 50) };
-  // Per-query rows: their cost should grow no faster than the logarithm of the corpus (flagged if it does).
+  // Per query (flagged if it grows faster than b = 0.5): BM25, whose target is a fixed time at any
+  // size. Dense and hybrid queries scan every passage's code, linear by design: their targets are
+  // shares of the exact scan, and their growth is reported unflagged.
   const sized = { count: size, of: 'passages' } as const;
   const perQuery = { size: sized, perQuery: true } as const;
+  const scan = { size: sized } as const;
   const exactId = sizedId('exact-scan', size);
   return [
     { series: 'ingest', size: sized, name: `ingest ${label} passages: text + FTS5 + 384-d vectors (offline embedder)`, value: (tText + tVectors) / 60, unit: 'min', target: big ? { max: 4 } : undefined },
@@ -161,17 +164,17 @@ async function benchSize(ctx: BenchContext, size: number): Promise<Measurement[]
     { id: sizedId('bm25-over-exact', size), baseline: exactId, name: `  BM25 p50 as a share of the exact scan at ${label}`, value: p50.bm25 / exactP50, unit: '×' },
     { series: 'first-dense-cold', size: sized, name: `first dense query at ${label}, fresh process (opens the database, reads the code blocks)`, value: cold.firstMs / 1000, unit: 's', target: big ? { max: 1 } : undefined },
     { series: 'open-database', size: sized, name: '  of which opening the database', value: cold.openMs / 1000, unit: 's' },
-    { id: sizedId('cold-same-hits', size), name: `  same hits as this process's: ${sameCold ? 'yes' : 'NO'}`, value: sameCold ? 1 : 0, unit: '', target: { min: 1 } },
+    { id: sizedId('cold-same-hits', size), name: `  same hits as this process's at ${label}: ${sameCold ? 'yes' : 'NO'}`, value: sameCold ? 1 : 0, unit: '', target: { min: 1 } },
     { series: 'cold-rss', size: sized, name: '  fresh process: resident memory after 200 dense and 200 hybrid queries', value: cold.rssMB, unit: 'MB', target: big ? { max: 400 } : undefined },
     { series: 'cold-peak-rss', size: sized, name: '  fresh process: peak resident memory', value: cold.peakMB, unit: 'MB' },
-    { ...perQuery, series: 'cold-dense-p50', name: '  fresh process: dense top-10 p50', value: cold.denseP50, unit: 'ms' },
+    { ...scan, series: 'cold-dense-p50', name: '  fresh process: dense top-10 p50', value: cold.denseP50, unit: 'ms' },
     { series: 'first-dense-warm', size: sized, name: `first dense query at ${label} in the ingesting process`, value: firstDense / 1000, unit: 's' },
-    { ...perQuery, series: 'dense-p50', name: `dense top-10 p50 at ${label} (sign bits → 2,000 → magnitude planes → 40 → float32)`, value: p50.dense, unit: 'ms' },
-    { ...perQuery, series: 'dense-p95', name: '  dense p95', value: percentile(dense, 95), unit: 'ms' },
+    { ...scan, series: 'dense-p50', name: `dense top-10 p50 at ${label} (sign bits → 2,000 → magnitude planes → 40 → float32)`, value: p50.dense, unit: 'ms' },
+    { ...scan, series: 'dense-p95', name: '  dense p95', value: percentile(dense, 95), unit: 'ms' },
     { id: sizedId('dense-over-exact', size), baseline: exactId, name: `  dense p50 as a share of the exact scan at ${label}`, value: p50.dense / exactP50, unit: '×', target: big ? { max: 0.02 } : undefined },
     { id: sizedId('dense-recall', size), size: sized, name: '  dense recall@10 against the exact scan', value: recall, unit: '', target: big ? { min: 0.97 } : undefined },
-    { ...perQuery, series: 'hybrid-p50', name: `hybrid top-10 p50 at ${label} (BM25 + dense + RRF)`, value: p50.hybrid, unit: 'ms' },
-    { ...perQuery, series: 'hybrid-p95', name: '  hybrid p95', value: percentile(hybrid, 95), unit: 'ms' },
+    { ...scan, series: 'hybrid-p50', name: `hybrid top-10 p50 at ${label} (BM25 + dense + RRF)`, value: p50.hybrid, unit: 'ms' },
+    { ...scan, series: 'hybrid-p95', name: '  hybrid p95', value: percentile(hybrid, 95), unit: 'ms' },
     { id: sizedId('hybrid-over-exact', size), baseline: exactId, name: `  hybrid p50 as a share of the exact scan at ${label}`, value: p50.hybrid / exactP50, unit: '×', target: big ? { max: 0.03 } : undefined },
   ];
 }

@@ -140,7 +140,7 @@ describe('npm run bench:docs', () => {
     expect(page.startsWith(`${before}${BEGIN_MARKER}\n`)).toBe(true);
     expect(page.endsWith(`${END_MARKER}${after}`)).toBe(true);
     expect(page).not.toContain('old generated text');
-    expect(page).toContain('| foundation | import 20k | 19.0 s | ≤ 30 s | meets target ≤ 30 s |');
+    expect(page).toContain('| foundation | import 20k | 20k records | 19.0 s | ≤ 30 s | meets target ≤ 30 s |');
     expect(page).toContain('page p50 at 1000000 (10.0 ms)');
     expect(page).toContain('| release | n/a | n/a | 1.0 s | no: the suite failed |');
     expect(page).toContain('| foundation | page-p50 | 100k → 1M instances | 1.00 ms → 10.0 ms | 1.00 | yes | GROWS');
