@@ -24,6 +24,8 @@ export interface Measurement {
   series?: string | undefined;
   /** A cost per query, which should stay constant or logarithmic as the data grows. */
   perQuery?: boolean | undefined;
+  /** The memory of a streaming job (an import, an export), which should stay flat as the data grows. */
+  streaming?: boolean | undefined;
   /** On a growth row: the pair of sizes it was computed from. */
   growth?: GrowthPair | undefined;
 }
@@ -41,7 +43,7 @@ export interface BenchContext {
   log: (message: string) => void;
 }
 
-/** A per-query cost that grows faster than this exponent is flagged. */
+/** A per-query cost or a streaming job's memory that grows faster than this exponent is flagged. */
 export const PER_QUERY_EXPONENT = 0.5;
 
 export function percentile(values: readonly number[], p: number): number {
@@ -93,7 +95,7 @@ export function withIds(measurements: readonly Measurement[]): (Measurement & { 
 
 /**
  * One growth row per series measured at two sizes or more: the exponent between its smallest and
- * its largest size. A per-query series carries the flag's bound as its target.
+ * its largest size. A per-query or streaming-memory series is flagged when it grows (see status).
  */
 export function growthRows(measurements: readonly Measurement[]): Measurement[] {
   const bySeries = new Map<string, Measurement[]>();
@@ -107,10 +109,11 @@ export function growthRows(measurements: readonly Measurement[]): Measurement[] 
     const pair: GrowthPair = { series, of: large.size!.of, from: { size: small.size!.count, value: small.value }, to: { size: large.size!.count, value: large.value } };
     rows.push({
       id: `growth-${series}`,
-      name: `growth ${sizeLabel(pair.from.size)} → ${sizeLabel(pair.to.size)} ${pair.of}: ${series}${large.perQuery ? ' (per query)' : ''}, b of cost ∝ size^b`,
+      name: `growth ${sizeLabel(pair.from.size)} → ${sizeLabel(pair.to.size)} ${pair.of}: ${series}${large.perQuery ? ' (per query)' : large.streaming ? ' (streaming memory)' : ''}, b of cost ∝ size^b`,
       value: growthExponent(pair.from, pair.to),
       unit: '',
       perQuery: large.perQuery,
+      streaming: large.streaming,
       growth: pair,
     });
   }
@@ -134,8 +137,14 @@ export function machine(): Record<string, string> {
 
 export type Status = 'meets' | 'misses' | 'none';
 
+/** A growth row whose series should stay flat (per query, or a streaming job's memory). */
+function shouldStayFlat(m: Measurement): boolean {
+  return !!m.growth && !!(m.perQuery || m.streaming);
+}
+
 export function status(m: Measurement): Status {
-  if (m.growth && m.perQuery) return m.value > PER_QUERY_EXPONENT ? 'misses' : 'meets';
+  // An exponent that could not be computed (a cost of 0 or below at one size) has no verdict.
+  if (shouldStayFlat(m)) return !Number.isFinite(m.value) ? 'none' : m.value > PER_QUERY_EXPONENT ? 'misses' : 'meets';
   if (!m.target) return 'none';
   const ok = (m.target.max === undefined || m.value <= m.target.max) && (m.target.min === undefined || m.value >= m.target.min);
   return ok ? 'meets' : 'misses';
@@ -143,7 +152,8 @@ export function status(m: Measurement): Status {
 
 export function verdict(m: Measurement): string {
   const s = status(m);
-  if (m.growth && m.perQuery) return s === 'meets' ? `per query: b ≤ ${PER_QUERY_EXPONENT}` : `GROWS: per-query cost with b > ${PER_QUERY_EXPONENT}`;
+  const what = m.perQuery ? 'per query' : 'streaming memory';
+  if (shouldStayFlat(m) && s !== 'none') return s === 'meets' ? `${what}: b ≤ ${PER_QUERY_EXPONENT}` : `GROWS: ${what} with b > ${PER_QUERY_EXPONENT}`;
   if (s === 'none') return '';
   const bound = m.target!.max !== undefined ? `≤ ${m.target!.max}` : `≥ ${m.target!.min}`;
   return `${s === 'meets' ? 'meets' : 'MISSES'} target ${bound} ${m.unit}`;

@@ -26,6 +26,7 @@ export const RowResult = z.object({
   size: z.object({ count: z.number().positive(), of: SizeUnit }).optional(),
   series: z.string().optional(),
   perQuery: z.boolean().optional(),
+  streaming: z.boolean().optional(),
   growth: z.object({ series: z.string(), of: SizeUnit, from: Point, to: Point }).optional(),
 });
 export type RowResult = z.infer<typeof RowResult>;
@@ -77,6 +78,7 @@ export function suiteRows(measurements: readonly Measurement[]): RowResult[] {
       size: m.size,
       series: m.series,
       perQuery: m.perQuery,
+      streaming: m.streaming,
       growth: m.growth,
     });
   });

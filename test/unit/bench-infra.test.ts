@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BEGIN_MARKER, END_MARKER, replaceGenerated } from '../bench/bench-docs';
 import { readHistory, writeBenchDocs } from '../bench/bench-docs-cli';
-import { growthExponent, growthRows, sizedId, verdict, withIds, type Measurement } from '../bench/harness';
+import { growthExponent, growthRows, sizedId, status, verdict, withIds, type Measurement } from '../bench/harness';
 import { BenchResults, RESULTS_FORMAT, suiteRows } from '../bench/results';
 import { runSuiteInChild } from '../bench/suite-runner';
 
@@ -40,6 +40,18 @@ describe('growth exponents', () => {
     expect(verdict(logarithmic)).toBe('per query: b ≤ 0.5');
     // A cost that is not per query carries no flag.
     expect(verdict({ ...linear[0]!, perQuery: false })).toBe('');
+  });
+
+  it("flags a streaming job's memory that grows with the data, and gives no verdict where b cannot be computed", () => {
+    const memory = (small: number, large: number): Measurement[] =>
+      [2_000, 20_000].map((count, i) => ({ series: 'import-memory', streaming: true, size: { count, of: 'records' as const }, name: `memory at ${count}`, value: i ? large : small, unit: 'MiB' }));
+    const grows = growthRows(memory(10, 80))[0]!;
+    expect(grows.value).toBeCloseTo(Math.log10(8), 12);
+    expect(verdict(grows)).toBe('GROWS: streaming memory with b > 0.5');
+    expect(verdict(growthRows(memory(10, 12))[0]!)).toBe('streaming memory: b ≤ 0.5');
+    const none = growthRows(memory(0, 12))[0]!;
+    expect(none.value).toBe(Infinity);
+    expect(status(none)).toBe('none');
   });
 });
 
@@ -143,7 +155,7 @@ describe('npm run bench:docs', () => {
     expect(page).toContain('| foundation | import 20k | 20k records | 19.0 s | ≤ 30 s | meets target ≤ 30 s |');
     expect(page).toContain('page p50 at 1000000 (10.0 ms)');
     expect(page).toContain('| release | n/a | n/a | 1.0 s | no: the suite failed |');
-    expect(page).toContain('| foundation | page-p50 | 100k → 1M instances | 1.00 ms → 10.0 ms | 1.00 | yes | GROWS');
+    expect(page).toContain('| foundation | page-p50 | 100k → 1M instances | 1.00 ms → 10.0 ms | 1.00 | per query | GROWS');
     expect(page).toContain('](benchmarks/growth.svg)');
     const svg = fs.readFileSync(paths.chart, 'utf8');
     expectWellFormedXml(svg.trim());
