@@ -22,7 +22,7 @@ export const HistoryEntry = z.object({
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 
-/** The rows the history keeps: those with a target, and the growth rows of per-query costs. */
+/** The rows the history keeps: those with a target or a growth flag (the table shows the targets). */
 function headline(m: RowResult): boolean {
   return m.status !== 'none';
 }
