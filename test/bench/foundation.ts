@@ -9,20 +9,20 @@ import { importFile } from '../../electron/services/import/import-file';
 import { InstanceQuery, INSTANCE_SORT_COLUMNS, type InstanceFilter } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
 import { fillInstances, musiqueRecord, rng, words } from '../helpers/synthetic';
-import { percentile, type BenchContext, type Measurement } from './harness';
+import { percentile, sizedId, sizeLabel, type BenchContext, type Measurement } from './harness';
 
 /** Foundation targets (issue 2): import throughput, the table's page query, the detail view. */
 export async function benchFoundation(ctx: BenchContext): Promise<Measurement[]> {
   const results: Measurement[] = [];
-  results.push(...(await benchImport(ctx)));
-  for (const size of ctx.quick ? [5_000] : [100_000, 1_000_000]) results.push(...benchPageQuery(ctx, size));
+  // Two sizes ten times apart each, for the growth exponents.
+  for (const records of ctx.quick ? [200, 2_000] : [2_000, 20_000]) results.push(...(await benchImport(ctx, records)));
+  for (const size of ctx.quick ? [500, 5_000] : [100_000, 1_000_000]) results.push(...benchPageQuery(ctx, size));
   results.push(...(await benchDetail(ctx)));
   return results;
 }
 
-async function benchImport(ctx: BenchContext): Promise<Measurement[]> {
-  const records = ctx.quick ? 200 : 20_000;
-  const file = path.join(ctx.dir, 'musique-synthetic.jsonl');
+async function benchImport(ctx: BenchContext, records: number): Promise<Measurement[]> {
+  const file = path.join(ctx.dir, `musique-synthetic-${records}.jsonl`);
   const random = rng(11);
   const out = fs.openSync(file, 'w');
   let paragraphs = 0;
@@ -32,7 +32,7 @@ async function benchImport(ctx: BenchContext): Promise<Measurement[]> {
     fs.writeSync(out, `${JSON.stringify(record)}\n`);
   }
   fs.closeSync(out);
-  const db = openDatabase(path.join(ctx.dir, 'import.db'));
+  const db = openDatabase(path.join(ctx.dir, `import-${records}.db`));
   const rssBefore = process.memoryUsage().rss;
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50);
@@ -43,12 +43,14 @@ async function benchImport(ctx: BenchContext): Promise<Measurement[]> {
   db.close();
   if (report.imported !== records) throw new Error(`import bench imported ${report.imported} of ${records}`);
   const size = (fs.statSync(file).size / 1e6).toFixed(0);
+  fs.rmSync(file);
+  const sized = { count: records, of: 'records' } as const;
   return [
-    { name: `import ${records.toLocaleString('en-US')} MuSiQue records (${paragraphs.toLocaleString('en-US')} paragraphs, ${size} MB)`, value: seconds, unit: 's', target: records === 20_000 ? { max: 30 } : undefined },
-    { name: 'import throughput: records', value: records / seconds, unit: 'records/s' },
-    { name: `import throughput: paragraphs read (${report.passagesCreated.toLocaleString('en-US')} unique stored)`, value: paragraphs / seconds, unit: 'passages/s' },
+    { series: 'import', size: sized, name: `import ${records.toLocaleString('en-US')} MuSiQue records (${paragraphs.toLocaleString('en-US')} paragraphs, ${size} MB)`, value: seconds, unit: 's', target: records === 20_000 ? { max: 30 } : undefined },
+    { id: sizedId('import-records-per-second', records), size: sized, name: `import throughput at ${sizeLabel(records)}: records`, value: records / seconds, unit: 'records/s' },
+    { id: sizedId('import-paragraphs-per-second', records), size: sized, name: `import throughput at ${sizeLabel(records)}: paragraphs read (${report.passagesCreated.toLocaleString('en-US')} unique stored)`, value: paragraphs / seconds, unit: 'passages/s' },
     // Streaming: memory grows with SQLite's page cache and the record at hand, not with the file.
-    { name: `import peak memory growth (resident set, file of ${size} MB)`, value: (rssPeak - rssBefore) / 2 ** 20, unit: 'MiB' },
+    { series: 'import-memory-growth', size: sized, streaming: true, name: `import peak memory growth (resident set, file of ${size} MB)`, value: (rssPeak - rssBefore) / 2 ** 20, unit: 'MiB' },
   ];
 }
 
@@ -121,20 +123,23 @@ function benchPageQuery(ctx: BenchContext, size: number): Measurement[] {
   db.close();
   const [p50, p95, deep50, search50] = [percentile(page, 50), percentile(page, 95), percentile(deep, 50), percentile(search, 50)];
   const at1M = size >= 1_000_000;
+  // Per-query rows: their cost should not grow with the table (the growth rows flag it if it does).
+  const sized = { size: { count: size, of: 'instances' }, perQuery: true } as const;
+  const p50Id = sizedId('page-p50', size);
   return [
-    { name: `page query p50 at ${label} instances (sort + filter + page of 100, offsets < 10k)`, value: p50, unit: 'ms', target: at1M ? { max: 10 } : undefined },
-    { name: `page query p95 at ${label} instances`, value: p95, unit: 'ms', target: at1M ? { max: 10 } : undefined },
-    { name: `page query p50 at ${label}, random offsets anywhere in the result`, value: deep50, unit: 'ms', target: at1M ? { max: 10 } : undefined },
-    { name: `page query p95 / p50 at ${label} (issue 24: at most 2)`, value: p95 / p50, unit: '×', target: at1M ? { max: 2 } : undefined },
-    { name: `page query at random offsets, p50 / page p50 at ${label} (at most 2)`, value: deep50 / p50, unit: '×', target: at1M ? { max: 2 } : undefined },
-    { name: `page query CPU time p50 at ${label}`, value: percentile(pageCpu, 50), unit: 'ms' },
-    { name: `page query CPU time p95 at ${label}`, value: percentile(pageCpu, 95), unit: 'ms' },
-    { name: `page query CPU time p50 at ${label}, random offsets`, value: percentile(deepCpu, 50), unit: 'ms' },
-    { name: `facet counts + total p50 at ${label}`, value: percentile(facets, 50), unit: 'ms' },
-    { name: `full-text search page p50 at ${label}`, value: search50, unit: 'ms' },
-    { name: `full-text search page p50 / page p50 at ${label} (at most 4)`, value: search50 / p50, unit: '×', target: at1M ? { max: 4 } : undefined },
-    { name: `full-text search page CPU time p50 at ${label}`, value: percentile(searchCpu, 50), unit: 'ms' },
-    { name: `migrating a database of ${label} instances (order counts, search table remade)`, value: migrationSeconds, unit: 's' },
+    { ...sized, series: 'page-p50', name: `page query p50 at ${label} instances (sort + filter + page of 100, offsets < 10k)`, value: p50, unit: 'ms', target: at1M ? { max: 10 } : undefined },
+    { ...sized, series: 'page-p95', name: `page query p95 at ${label} instances`, value: p95, unit: 'ms', target: at1M ? { max: 10 } : undefined },
+    { ...sized, series: 'page-deep-p50', name: `page query p50 at ${label}, random offsets anywhere in the result`, value: deep50, unit: 'ms', target: at1M ? { max: 10 } : undefined },
+    { id: sizedId('page-p95-over-p50', size), baseline: p50Id, name: `page query p95 / p50 at ${label} (issue 24: at most 2)`, value: p95 / p50, unit: '×', target: at1M ? { max: 2 } : undefined },
+    { id: sizedId('page-deep-over-p50', size), baseline: p50Id, name: `page query at random offsets, p50 / page p50 at ${label} (at most 2)`, value: deep50 / p50, unit: '×', target: at1M ? { max: 2 } : undefined },
+    { ...sized, series: 'page-cpu-p50', name: `page query CPU time p50 at ${label}`, value: percentile(pageCpu, 50), unit: 'ms' },
+    { ...sized, series: 'page-cpu-p95', name: `page query CPU time p95 at ${label}`, value: percentile(pageCpu, 95), unit: 'ms' },
+    { ...sized, series: 'page-deep-cpu-p50', name: `page query CPU time p50 at ${label}, random offsets`, value: percentile(deepCpu, 50), unit: 'ms' },
+    { ...sized, series: 'facets-p50', name: `facet counts + total p50 at ${label}`, value: percentile(facets, 50), unit: 'ms' },
+    { ...sized, series: 'search-p50', name: `full-text search page p50 at ${label}`, value: search50, unit: 'ms' },
+    { id: sizedId('search-over-page', size), baseline: p50Id, name: `full-text search page p50 / page p50 at ${label} (at most 4)`, value: search50 / p50, unit: '×', target: at1M ? { max: 4 } : undefined },
+    { ...sized, series: 'search-cpu-p50', name: `full-text search page CPU time p50 at ${label}`, value: percentile(searchCpu, 50), unit: 'ms' },
+    { series: 'migrate-instances', size: sized.size, name: `migrating a database of ${label} instances (order counts, search table remade)`, value: migrationSeconds, unit: 's' },
   ];
 }
 
@@ -199,7 +204,7 @@ async function benchDetail(ctx: BenchContext): Promise<Measurement[]> {
   });
   db.close();
   return [
-    { name: 'instance detail load p50 (3 interpretations x 10 passages, sub-questions, long answer)', value: percentile(times, 50), unit: 'ms', target: { max: 20 } },
-    { name: 'instance detail load p95', value: percentile(times, 95), unit: 'ms' },
+    { id: 'detail-p50', name: 'instance detail load p50 (3 interpretations x 10 passages, sub-questions, long answer)', value: percentile(times, 50), unit: 'ms', target: { max: 20 } },
+    { id: 'detail-p95', name: 'instance detail load p95', value: percentile(times, 95), unit: 'ms' },
   ];
 }

@@ -9,7 +9,7 @@ import { embedCorpus } from '../../electron/services/retrieval/models';
 import { runPipeline } from '../../electron/services/pipeline/run';
 import { ROOT } from '../helpers/db';
 import { musiqueRecord, rng } from '../helpers/synthetic';
-import type { BenchContext, Measurement } from './harness';
+import { sizedId, type BenchContext, type Measurement } from './harness';
 import { benchPipelineEconomy } from './pipeline-economy';
 
 /**
@@ -37,17 +37,25 @@ async function startFake(ctx: BenchContext): Promise<{ url: string; stop: () => 
   return { url, stop: () => child.kill() };
 }
 
+/** At two sizes ten times apart (1,000 and 10,000 questions; 30 and 300 with --quick), then the economy runs. */
 export async function benchPipeline(ctx: BenchContext): Promise<Measurement[]> {
-  const questions = ctx.quick ? 100 : 10_000;
+  const out: Measurement[] = [];
+  for (const questions of ctx.quick ? [30, 300] : [1_000, 10_000]) out.push(...(await benchPipelineAt(ctx, questions)));
+  // Cost per kept instance: asking everyone, early exit, early exit with batches (issue 26).
+  return [...out, ...(await benchPipelineEconomy(ctx))];
+}
+
+async function benchPipelineAt(ctx: BenchContext, questions: number): Promise<Measurement[]> {
+  const full = questions >= 10_000;
   const fake = await startFake(ctx);
   try {
-    const db = openDatabase(path.join(ctx.dir, 'pipeline.db'));
+    const db = openDatabase(path.join(ctx.dir, `pipeline-${questions}.db`));
     const random = rng(21);
     const records = Array.from({ length: questions }, (_, i) => {
       const record = musiqueRecord(i, random, 500);
       return { ...record, paragraphs: record.paragraphs.slice(0, 4), question_decomposition: record.question_decomposition.map((s) => ({ ...s, paragraph_support_idx: Math.min(s.paragraph_support_idx, 3) })) };
     });
-    const file = path.join(ctx.dir, 'questions.json');
+    const file = path.join(ctx.dir, `questions-${questions}.json`);
     fs.writeFileSync(file, JSON.stringify(records));
     await importFile(db, { file, format: 'musique', dataset: 'bench' });
     await embedCorpus(db, { corpus: 'bench', provider: 'offline', dimensions: 256 });
@@ -99,13 +107,12 @@ export async function benchPipeline(ctx: BenchContext): Promise<Measurement[]> {
     const cachedSeconds = (performance.now() - started) / 1000;
     ctx.log(`  cached re-run: ${cached.calls} calls sent, ${cached.cachedCalls.toLocaleString('en-US')} answered from the cache; failed items in the first run: ${first.stages.reduce((n, s) => n + s.failed, 0)}`);
     db.close();
+    const size = { count: questions, of: 'questions' } as const;
     return [
-      { name: `pipeline calls per second, 64 in flight, fake endpoint (${first.calls.toLocaleString('en-US')} calls)`, value: first.calls / seconds, unit: 'calls/s', target: ctx.quick ? undefined : { min: 500 } },
-      { name: `heap growth from 10% to 100% of ${first.calls.toLocaleString('en-US')} calls`, value: last.mb - afterWarmup.mb, unit: 'MB', target: ctx.quick ? undefined : { max: 25 } },
-      { name: `fully cached re-run over ${questions.toLocaleString('en-US')} questions (${cached.cachedCalls.toLocaleString('en-US')} cached calls, 0 sent)`, value: cachedSeconds, unit: 's', target: ctx.quick ? undefined : { max: 20 } },
-      { name: '  calls sent by the cached re-run', value: cached.calls, unit: 'calls', target: { max: 0 } },
-      // Cost per kept instance: asking everyone, early exit, early exit with batches (issue 26).
-      ...(await benchPipelineEconomy(ctx)),
+      { series: 'pipeline-calls-per-second', size, name: `pipeline calls per second, 64 in flight, fake endpoint (${first.calls.toLocaleString('en-US')} calls)`, value: first.calls / seconds, unit: 'calls/s', target: full ? { min: 500 } : undefined },
+      { id: sizedId('pipeline-heap-growth', questions), size, name: `heap growth from 10% to 100% of ${first.calls.toLocaleString('en-US')} calls`, value: last.mb - afterWarmup.mb, unit: 'MB', target: full ? { max: 25 } : undefined },
+      { series: 'pipeline-cached-rerun', size, name: `fully cached re-run over ${questions.toLocaleString('en-US')} questions (${cached.cachedCalls.toLocaleString('en-US')} cached calls, 0 sent)`, value: cachedSeconds, unit: 's', target: full ? { max: 20 } : undefined },
+      { id: sizedId('pipeline-cached-calls-sent', questions), size, name: `  calls sent by the cached re-run of ${questions.toLocaleString('en-US')} questions`, value: cached.calls, unit: 'calls', target: { max: 0 } },
     ];
   } finally {
     fake.stop();

@@ -7,7 +7,7 @@ import { createRelease } from '../../electron/services/release/create';
 import { ReleaseCreateRequest } from '../../shared/api';
 import { AMBIGUITY_TYPES } from '../../shared/domain';
 import { rng, words } from '../helpers/synthetic';
-import type { BenchContext, Measurement } from './harness';
+import { sizedId, type BenchContext, type Measurement } from './harness';
 
 /**
  * Releases (issue 10): 1,000,000 instances released (JSONL and Parquet per split, card,
@@ -79,12 +79,14 @@ export async function benchRelease(ctx: BenchContext, count = ctx.quick ? 2_000 
   fs.rmSync(out, { recursive: true, force: true });
   db.close();
   fs.rmSync(dbFile, { force: true });
+  // Every row belongs to its size; a series is the same cost at each size (the growth exponents).
+  const size = { count, of: 'instances' } as const;
   return [
-    { name: `release of ${label} instances (JSONL + Parquet for 3 splits, card, checksums, frozen in the database)`, value: seconds, unit: 's', target: count >= 1_000_000 ? { max: 60 } : undefined },
-    { name: `plain awb export of the same ${label} instances`, value: exportSeconds, unit: 's' },
-    { name: 'release time / export time', value: seconds / exportSeconds, unit: '×' },
-    { name: 'release throughput', value: count / seconds, unit: 'instances/s' },
-    { name: `release peak memory growth (resident set, worker thread included; files ${(bytes / 1e6).toFixed(0)} MB)`, value: (rssPeak - rssBefore) / 2 ** 20, unit: 'MiB' },
-    { name: 'memory growth in the second half of the release (≈ 0 when flat in the number of instances)', value: (rssPeak - (firstHalfPeak ?? rssPeak)) / 2 ** 20, unit: 'MiB' },
+    { series: 'release', size, name: `release of ${label} instances (JSONL + Parquet for 3 splits, card, checksums, frozen in the database)`, value: seconds, unit: 's', target: count >= 1_000_000 ? { max: 60 } : undefined },
+    { series: 'release-plain-export', size, name: `plain awb export of the same ${label} instances`, value: exportSeconds, unit: 's' },
+    { id: sizedId('release-over-export', count), size, baseline: sizedId('release-plain-export', count), name: `release time / export time at ${label}`, value: seconds / exportSeconds, unit: '×' },
+    { series: 'release-throughput', size, name: `release throughput at ${label}`, value: count / seconds, unit: 'instances/s' },
+    { series: 'release-peak-memory-growth', size, streaming: true, name: `release peak memory growth at ${label} (resident set, worker thread included; files ${(bytes / 1e6).toFixed(0)} MB)`, value: (rssPeak - rssBefore) / 2 ** 20, unit: 'MiB' },
+    { id: sizedId('release-second-half-memory', count), size, name: `memory growth in the second half of the release at ${label} (≈ 0 when flat in the number of instances)`, value: (rssPeak - (firstHalfPeak ?? rssPeak)) / 2 ** 20, unit: 'MiB' },
   ];
 }

@@ -1,34 +1,29 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { benchAnnotation } from './annotation';
-import { benchEvaluation } from './evaluation';
-import { benchEvaluationRunner } from './evaluation-runner';
-import { benchFailures } from './failures';
-import { benchFoundation } from './foundation';
-import { benchPipeline } from './pipeline';
-import { benchRelease } from './release';
-import { benchRetrieval } from './retrieval';
-import { benchTeam } from './team';
-import { formatValue, machine, verdict, type BenchContext, type Measurement } from './harness';
+import { formatValue, machine } from './harness';
+import { BenchResults, gitCommit, loadAverage, RESULTS_FORMAT, suiteRows, type SuiteResult } from './results';
+import { runSuiteInChild, type SuiteSpec } from './suite-runner';
 
 /**
  * `npm run bench`: measures the speed targets of the issues on this machine and prints them,
- * with the machine. `--quick` runs every suite at small sizes (about a tenth; it checks that the
- * bench itself works, in a couple of minutes, and measures nothing worth quoting); `--only
- * NAME[,NAME]` runs some suites. Results also go to bench-results/latest.json.
+ * with the machine. `--quick` runs every suite at small sizes (it checks that the bench itself
+ * works, in a few minutes, and measures nothing worth quoting); `--only NAME[,NAME]` runs some
+ * suites. Each suite runs in its own process, so its peak resident memory is its own and a crash
+ * stops only that suite. Results go to bench-results/latest.json (results.ts describes it);
+ * `npm run bench:docs` makes the benchmarks page from them.
  */
 
-const suites: Record<string, (ctx: BenchContext) => Promise<Measurement[]>> = {
-  foundation: benchFoundation,
-  retrieval: benchRetrieval,
-  annotation: benchAnnotation,
-  pipeline: benchPipeline,
-  release: benchRelease,
-  evaluation: benchEvaluation,
-  'evaluation-runner': benchEvaluationRunner,
-  failures: benchFailures,
-  team: benchTeam,
+const suites: Record<string, SuiteSpec> = {
+  foundation: { module: 'foundation.ts', export: 'benchFoundation' },
+  retrieval: { module: 'retrieval.ts', export: 'benchRetrieval' },
+  annotation: { module: 'annotation.ts', export: 'benchAnnotation' },
+  pipeline: { module: 'pipeline.ts', export: 'benchPipeline' },
+  release: { module: 'release-growth.ts', export: 'benchReleaseGrowth' },
+  evaluation: { module: 'evaluation.ts', export: 'benchEvaluation' },
+  'evaluation-runner': { module: 'evaluation-runner.ts', export: 'benchEvaluationRunner' },
+  failures: { module: 'failures.ts', export: 'benchFailures' },
+  team: { module: 'team.ts', export: 'benchTeam' },
 };
 
 const args = process.argv.slice(2);
@@ -42,31 +37,46 @@ if (only && (only.size === 0 || unknown.length)) {
   process.exit(2);
 }
 
+const loadStart = loadAverage();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-bench-'));
-const context: BenchContext = { dir, quick, log: (m) => console.log(m) };
 const info = machine();
+const date = new Date().toISOString();
 console.log('Ambiguity Workbench benchmark', quick ? '(quick sizes)' : '');
 for (const [key, value] of Object.entries(info)) console.log(`  ${key.padEnd(11)} ${value}`);
+console.log(`  ${'load'.padEnd(11)} ${loadStart.map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min)`);
 console.log('');
 
-const all: { suite: string; measurements: Measurement[] }[] = [];
-let missed = 0;
+const results: SuiteResult[] = [];
 try {
-  for (const [name, run] of Object.entries(suites)) {
+  for (const [name, spec] of Object.entries(suites)) {
     if (only && !only.has(name)) continue;
     console.log(`# ${name}`);
-    const measurements = await run(context);
-    for (const m of measurements) {
-      const v = verdict(m);
-      if (v.startsWith('MISSES')) missed++;
-      console.log(`  ${m.name.padEnd(96)} ${formatValue(m).padStart(16)}  ${v}`);
+    const run = await runSuiteInChild(spec, { dir, quick });
+    const result: SuiteResult = { suite: name, ok: run.ok, error: run.error, seconds: run.seconds, peakRssMb: run.peakRssMb, cpuSeconds: run.cpuSeconds, measurements: [] };
+    try {
+      result.measurements = suiteRows(run.measurements);
+    } catch (error) {
+      Object.assign(result, { ok: false, error: `its rows: ${error instanceof Error ? error.message : String(error)}` });
     }
-    all.push({ suite: name, measurements });
+    for (const m of result.measurements) console.log(`  ${m.name.padEnd(96)} ${formatValue({ value: m.value ?? NaN, unit: m.unit }).padStart(16)}  ${m.verdict}`);
+    if (!result.ok) console.log(`  CRASHED: ${result.error}`);
+    const memory = result.peakRssMb === null ? 'unknown' : `${result.peakRssMb.toFixed(0)} MiB`;
+    console.log(`  (suite process: peak resident memory ${memory}, CPU ${result.cpuSeconds?.toFixed(1) ?? '?'} s, wall ${result.seconds.toFixed(1)} s)`);
+    results.push(result);
     console.log('');
   }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
+
+const output = BenchResults.parse({ format: RESULTS_FORMAT, date, quick, ...gitCommit(), machine: info, load: { start: loadStart, end: loadAverage() }, suites: results });
 fs.mkdirSync('bench-results', { recursive: true });
-fs.writeFileSync(path.join('bench-results', 'latest.json'), JSON.stringify({ date: new Date().toISOString(), quick, machine: info, results: all }, null, 2));
+fs.writeFileSync(path.join('bench-results', 'latest.json'), `${JSON.stringify(output, null, 2)}\n`);
+const missed = results.flatMap((s) => s.measurements).filter((m) => m.status === 'misses').length;
+const crashed = results.filter((s) => !s.ok).map((s) => s.suite);
+console.log(`load at the end: ${output.load.end.map((l) => l.toFixed(2)).join(' ')}`);
 console.log(missed ? `${missed} target(s) missed.` : 'Every target met.');
+if (crashed.length) {
+  console.log(`Suites that did not finish: ${crashed.join(', ')}.`);
+  process.exitCode = 1;
+}
