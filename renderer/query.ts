@@ -1,5 +1,6 @@
 import {
   keepPreviousData,
+  notifyManager,
   QueryClient,
   useMutation,
   useQuery,
@@ -11,6 +12,7 @@ import {
 } from '@tanstack/react-query';
 import type { Input, Job, OperationName, Output } from '../shared/api';
 import { call, subscribe } from './api';
+import { afterPaint } from './frame';
 
 /**
  * Server state, through TanStack Query. Every answer is cached under its operation's name and
@@ -45,8 +47,14 @@ function upsertJob(client: QueryClient, job: Job): void {
   client.setQueryData<Job[]>(JOBS_KEY, (jobs = []) => (jobs.some((j) => j.id === job.id) ? jobs.map((j) => (j.id === job.id ? job : j)) : [...jobs, job]));
 }
 
-/** The one client of the renderer, listening to the server's events. */
+/**
+ * The one client of the renderer, listening to the server's events. Components hear of a change
+ * to the cache after the next paint rather than in the next task: a key that shows the next item
+ * writes the cache and renders at once, and the screens that follow the cache (save state,
+ * counts) catch up in the frame after, so they never hold back the one that answers the key.
+ */
 export function createQueryClient(): QueryClient {
+  notifyManager.setScheduler(afterPaint);
   const client = new QueryClient({
     defaultOptions: {
       // The app and its server are local: there is no "offline" to wait for, and a failed
