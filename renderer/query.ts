@@ -1,4 +1,5 @@
 import {
+  defaultScheduler,
   keepPreviousData,
   notifyManager,
   QueryClient,
@@ -10,6 +11,7 @@ import {
   type UseMutationResult,
   type UseQueryResult,
 } from '@tanstack/react-query';
+import { useLayoutEffect } from 'react';
 import type { Input, Job, OperationName, Output } from '../shared/api';
 import { call, subscribe } from './api';
 import { afterPaint } from './frame';
@@ -47,14 +49,8 @@ function upsertJob(client: QueryClient, job: Job): void {
   client.setQueryData<Job[]>(JOBS_KEY, (jobs = []) => (jobs.some((j) => j.id === job.id) ? jobs.map((j) => (j.id === job.id ? job : j)) : [...jobs, job]));
 }
 
-/**
- * The one client of the renderer, listening to the server's events. Components hear of a change
- * to the cache after the next paint rather than in the next task: a key that shows the next item
- * writes the cache and renders at once, and the screens that follow the cache (save state,
- * counts) catch up in the frame after, so they never hold back the one that answers the key.
- */
+/** The one client of the renderer, listening to the server's events. */
 export function createQueryClient(): QueryClient {
-  notifyManager.setScheduler(afterPaint);
   const client = new QueryClient({
     defaultOptions: {
       // The app and its server are local: there is no "offline" to wait for, and a failed
@@ -111,4 +107,18 @@ export function useJobs(): Job[] {
       staleTime: Infinity,
     }).data ?? []
   );
+}
+
+/**
+ * While a screen that answers keys from the cache is open (judging), components hear of a change
+ * to the cache after the next paint instead of in the next task: the key's own render shows the
+ * next item at once, and what follows the cache (save state, counts) catches up in the frame
+ * after rather than holding that frame back. Not app-wide: a select bound to the cache would
+ * snap back between two quick keys if its update came a frame late.
+ */
+export function useCacheNewsAfterPaint(): void {
+  useLayoutEffect(() => {
+    notifyManager.setScheduler(afterPaint);
+    return () => notifyManager.setScheduler(defaultScheduler);
+  }, []);
 }

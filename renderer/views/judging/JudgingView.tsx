@@ -2,6 +2,7 @@ import { memo, useCallback, useDeferredValue, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import type { InstanceDetail, JudgingItem, JudgingSession } from '../../../shared/api';
 import { ShortcutSheet } from '../../components/CommandPalette';
+import { useCacheNewsAfterPaint } from '../../query';
 import { InstanceBody, type JudgingSection } from '../instance/InstanceBody';
 import { CompletionCard } from './CompletionCard';
 import { CriteriaPanel } from './CriteriaPanel';
@@ -68,6 +69,7 @@ export function JudgingView() {
 }
 
 function JudgingScreen({ session, position, goTo }: { session: JudgingSession; position: number | null; goTo: (position: number) => void }) {
+  useCacheNewsAfterPaint();
   const scroller = useRef<HTMLDivElement>(null);
   // Each item opens at its top, where what is judged is (set before the item changes, so no layout is forced after).
   const goToTop = useCallback(
