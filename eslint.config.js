@@ -236,10 +236,9 @@ const layers = { rules: { imports: importsRule, sql: sqlRule } };
 /** No source file over 450 lines, counting every line (comments and blank lines too). */
 const MAX_LINES = 450;
 /**
- * No function over 150 lines in electron/, db/ and shared/ (over ~80 is a smell, over 150 is
- * wrong: split it into steps named for what they do). The renderer's components are not held to
- * it yet (they are being split per screen); a migration's `up` is its schema's text, kept whole
- * and never edited once released.
+ * No function over 150 lines in electron/, db/, shared/ and renderer/ (over ~80 is a smell, over
+ * 150 is wrong: split it into steps, or a screen into its parts, named for what they do). A
+ * migration's `up` is its schema's text, kept whole and never edited once released.
  */
 const MAX_FUNCTION_LINES = 150;
 const SOURCE_FILES = ['electron/**/*.{ts,mts,js,mjs}', 'db/**/*.ts', 'shared/**/*.ts', 'renderer/**/*.{ts,tsx}', 'scripts/**/*.{ts,mjs,js}', 'bin/**/*.{mjs,js}'];
@@ -284,7 +283,7 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: MAX_LINES, skipBlankLines: false, skipComments: false }] },
   },
   {
-    files: ['electron/**/*.{ts,mts,js,mjs}', 'db/**/*.ts', 'shared/**/*.ts'],
+    files: ['electron/**/*.{ts,mts,js,mjs}', 'db/**/*.ts', 'shared/**/*.ts', 'renderer/**/*.{ts,tsx}'],
     ignores: ['db/migrations/**'],
     rules: { 'max-lines-per-function': ['error', { max: MAX_FUNCTION_LINES, skipBlankLines: false, skipComments: false, IIFEs: true }] },
   },

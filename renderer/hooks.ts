@@ -1,4 +1,16 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useInsertionEffect, useRef, useState } from 'react';
+
+/**
+ * A callback that keeps one identity for the component's life and always calls the latest
+ * `fn`: children memoised on it do not render again because their parent did.
+ */
+export function useStableCallback<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  const ref = useRef(fn);
+  useInsertionEffect(() => {
+    ref.current = fn;
+  });
+  return useCallback((...args: A) => ref.current(...args), []);
+}
 
 /** Keyboard shortcuts that stay quiet while the user types in a field. */
 export function useKeys(handler: (event: KeyboardEvent) => void, enabled = true): void {

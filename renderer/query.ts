@@ -1,5 +1,7 @@
 import {
+  defaultScheduler,
   keepPreviousData,
+  notifyManager,
   QueryClient,
   useMutation,
   useQuery,
@@ -9,8 +11,10 @@ import {
   type UseMutationResult,
   type UseQueryResult,
 } from '@tanstack/react-query';
+import { useLayoutEffect } from 'react';
 import type { Input, Job, OperationName, Output } from '../shared/api';
 import { call, subscribe } from './api';
+import { afterPaint } from './frame';
 
 /**
  * Server state, through TanStack Query. Every answer is cached under its operation's name and
@@ -103,4 +107,18 @@ export function useJobs(): Job[] {
       staleTime: Infinity,
     }).data ?? []
   );
+}
+
+/**
+ * While a screen that answers keys from the cache is open (judging), components hear of a change
+ * to the cache after the next paint instead of in the next task: the key's own render shows the
+ * next item at once, and what follows the cache (save state, counts) catches up in the frame
+ * after rather than holding that frame back. Not app-wide: a select bound to the cache would
+ * snap back between two quick keys if its update came a frame late.
+ */
+export function useCacheNewsAfterPaint(): void {
+  useLayoutEffect(() => {
+    notifyManager.setScheduler(afterPaint);
+    return () => notifyManager.setScheduler(defaultScheduler);
+  }, []);
 }

@@ -1,5 +1,6 @@
 import { useQueries } from '@tanstack/react-query';
 import {
+  type Header,
   flexRender,
   getCoreRowModel,
   useReactTable,
@@ -57,6 +58,44 @@ interface DataTableProps<Row extends { id: number }> {
 /** The rows of each page asked for, in order (undefined while a page loads). */
 function pageRows<Row>(results: { data?: { rows: Row[] } | undefined }[]): (Row[] | undefined)[] {
   return results.map((r) => r.data?.rows);
+}
+
+/** The column heads: a click on a sortable one sorts by it, again to reverse. */
+function GridHeader<Row>({
+  headers,
+  template,
+  sort,
+  onSort,
+}: {
+  headers: Header<Row, unknown>[];
+  template: string;
+  sort: { column: string; direction: 'asc' | 'desc' };
+  onSort: (column: string, direction: 'asc' | 'desc') => void;
+}) {
+  return (
+    <div className="grid-header" style={{ gridTemplateColumns: template }} role="row">
+      {headers.map((header) => {
+        const meta = header.column.columnDef.meta as ColumnMeta;
+        const active = meta.sortKey !== undefined && meta.sortKey === sort.column;
+        return (
+          <div
+            key={header.id}
+            role="columnheader"
+            aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+            className={`cell${meta.numeric ? ' num' : ''}${meta.sortKey ? '' : ' unsortable'}`}
+            onClick={() => {
+              if (!meta.sortKey) return;
+              onSort(meta.sortKey, active && sort.direction === 'asc' ? 'desc' : 'asc');
+            }}
+            title={meta.sortKey ? `Sort by ${meta.label}` : undefined}
+          >
+            {flexRender(header.column.columnDef.header, header.getContext())}
+            {active ? <span aria-hidden>{sort.direction === 'asc' ? '▲' : '▼'}</span> : null}
+          </div>
+        );
+      })}
+    </div>
+  );
 }
 
 export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>) {
@@ -149,28 +188,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
 
   return (
     <div className="grid" ref={scrollRef} role="grid" aria-rowcount={count} data-testid="grid">
-      <div className="grid-header" style={{ gridTemplateColumns: template }} role="row">
-        {headers.map((header) => {
-          const meta = header.column.columnDef.meta as ColumnMeta;
-          const active = meta.sortKey !== undefined && meta.sortKey === sort.column;
-          return (
-            <div
-              key={header.id}
-              role="columnheader"
-              aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
-              className={`cell${meta.numeric ? ' num' : ''}${meta.sortKey ? '' : ' unsortable'}`}
-              onClick={() => {
-                if (!meta.sortKey) return;
-                props.onSort(meta.sortKey, active && sort.direction === 'asc' ? 'desc' : 'asc');
-              }}
-              title={meta.sortKey ? `Sort by ${meta.label}` : undefined}
-            >
-              {flexRender(header.column.columnDef.header, header.getContext())}
-              {active ? <span aria-hidden>{sort.direction === 'asc' ? '▲' : '▼'}</span> : null}
-            </div>
-          );
-        })}
-      </div>
+      <GridHeader headers={headers} template={template} sort={sort} onSort={props.onSort} />
       {total === 0 ? <div className="empty">{props.emptyText}</div> : null}
       <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
         {items.map((item) => {

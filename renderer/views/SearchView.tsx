@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { SEARCH_MODES, type SearchHit, type SearchMode } from '../../shared/api';
 import { matchRanges } from '../../shared/search';
@@ -131,6 +131,156 @@ function Corpora() {
   );
 }
 
+/** The ambiguity cues of the question searched for (computed on request: they cost several searches). */
+function CuesPanel({ query, corpus, shown, onShow }: { query: string; corpus: string; shown: boolean; onShow: () => void }) {
+  const cues = useOp('retrieval:cues', shown && query.trim() ? { query, ...(corpus ? { corpus } : {}) } : null);
+  return (
+    <aside className="card cues" aria-label="Ambiguity cues">
+      <h2>Ambiguity cues</h2>
+      {!shown ? (
+        <button type="button" className="button small" onClick={onShow} disabled={!query.trim()}>
+          Compute for this question
+        </button>
+      ) : null}
+      <ErrorNotice error={cues.error} />
+      {cues.data ? (
+        <dl className="kv" data-testid="cues">
+          <dt title="Passages matching every content word of the literal query">total hits H(q)</dt>
+          <dd>{cues.data.constraint.totalHits.toLocaleString('en-US')}</dd>
+          <dt title="How far the top passages' words are from the corpus's">KL divergence</dt>
+          <dd>{cues.data.constraint.klDivergence === null ? 'undefined (no passages)' : cues.data.constraint.klDivergence.toFixed(3)}</dd>
+          <dt title="Largest fold increase in hits after dropping one number, date or quoted span">relax-delta ratio</dt>
+          <dd>
+            {cues.data.constraint.relaxDeltaRatio.toFixed(2)}
+            {cues.data.constraint.constraints.length ? (
+              <div className="small muted">
+                {cues.data.constraint.constraints.map((c) => `without ${c.text}: ${plural(c.hits_without, 'hit')}`).join(' · ')}
+              </div>
+            ) : (
+              <div className="small muted">no number, date or quoted span to drop</div>
+            )}
+          </dd>
+          {cues.data.geometry ? (
+            <>
+              <dt title="Spread of the top passages' vectors around their centroid (ADF)">dispersion σ²</dt>
+              <dd>
+                {cues.data.geometry.dispersion.toFixed(3)} <span className="small muted">(high from τ {cues.data.geometry.thresholds.variance})</span>
+              </dd>
+              <dt title="Mean silhouette of a 2-means split of the top passages (ADF)">separation</dt>
+              <dd>
+                {cues.data.geometry.separation === null ? (
+                  'undefined (fewer than 3 passages)'
+                ) : (
+                  <>
+                    {cues.data.geometry.separation.toFixed(3)} <span className="small muted">(two groups from τ {cues.data.geometry.thresholds.separation})</span>
+                  </>
+                )}
+              </dd>
+              <dt>retrieval state</dt>
+              <dd>
+                <strong className={cues.data.geometry.state === 'unambiguous' ? 'flag-ok' : 'flag-warn'}>{cues.data.geometry.state}</strong>
+                <div className="small muted">{STATE_MEANING[cues.data.geometry.state]}</div>
+              </dd>
+            </>
+          ) : (
+            <>
+              <dt>geometry</dt>
+              <dd className="muted">needs vectors: embed the corpus</dd>
+            </>
+          )}
+        </dl>
+      ) : cues.isFetching ? (
+        <div className="muted small">computing…</div>
+      ) : null}
+      <p className="small muted">
+        Low hits, high KL divergence and a high relax ratio together point to an over-specific question (constraint ambiguity); a separable
+        retrieval set points to several interpretations.
+      </p>
+      <Corpora />
+    </aside>
+  );
+}
+
+/** The query, the ranking, the corpus, how many, and an optional HyDE passage. */
+function SearchForm({
+  draft,
+  setDraft,
+  submit,
+  input,
+  hydeOpen,
+}: {
+  draft: SearchState;
+  setDraft: (state: SearchState) => void;
+  submit: (state: SearchState) => void;
+  input: RefObject<HTMLInputElement | null>;
+  /** Open when the URL has a HyDE passage. */
+  hydeOpen: boolean;
+}) {
+  const corpora = useOp('corpus:list', {});
+  return (
+    <>
+      <form
+        className="search-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit(draft);
+        }}
+      >
+        <div className="search" style={{ maxWidth: 'none' }}>
+          <input
+            ref={input}
+            className="input"
+            aria-label="Query"
+            placeholder="Ask a question or type keywords  ( / )"
+            value={draft.q}
+            onChange={(e) => setDraft({ ...draft, q: e.target.value })}
+          />
+        </div>
+        <div className="segmented" role="radiogroup" aria-label="Ranking">
+          {SEARCH_MODES.map((mode) => (
+            <button
+              key={mode}
+              type="button"
+              role="radio"
+              aria-checked={draft.mode === mode}
+              className={draft.mode === mode ? 'active' : ''}
+              onClick={() => submit({ ...draft, mode })}
+            >
+              {MODE_LABEL[mode]}
+            </button>
+          ))}
+        </div>
+        <select className="input" aria-label="Corpus" value={draft.corpus} onChange={(e) => submit({ ...draft, corpus: e.target.value })}>
+          <option value="">all corpora</option>
+          {(corpora.data ?? []).map((c) => (
+            <option key={c.id} value={c.name}>
+              {c.name} ({c.passages.toLocaleString('en-US')})
+            </option>
+          ))}
+        </select>
+        <label className="check small">
+          top
+          <input className="input" style={{ width: 56 }} type="number" min={1} max={200} value={draft.k} onChange={(e) => setDraft({ ...draft, k: Number(e.target.value) || 10 })} />
+        </label>
+        <button type="submit" className="button primary">
+          Search
+        </button>
+      </form>
+      <details open={hydeOpen}>
+        <summary className="small muted">HyDE: search the vectors with a hypothetical answer passage instead of the question</summary>
+        <textarea
+          className="input"
+          style={{ width: '100%', height: 64, marginTop: 6, padding: 8 }}
+          aria-label="Hypothetical passage"
+          value={draft.hyde}
+          onChange={(e) => setDraft({ ...draft, hyde: e.target.value })}
+          placeholder="A short passage that would answer the question; BM25 still uses the question."
+        />
+      </details>
+    </>
+  );
+}
+
 export function SearchView() {
   const search = useSearch();
   const [, navigate] = useLocation();
@@ -138,13 +288,11 @@ export function SearchView() {
   const [draft, setDraft] = useState(state);
   const [showCues, setShowCues] = useState(false);
   const input = useRef<HTMLInputElement>(null);
-  const corpora = useOp('corpus:list', {});
   useEffect(() => setDraft(state), [state]);
   const request = state.q.trim() || state.hyde.trim()
     ? { query: state.q, mode: state.mode, k: state.k, ...(state.corpus ? { corpus: state.corpus } : {}), ...(state.hyde ? { hyde: state.hyde } : {}) }
     : null;
   const result = useOp('retrieval:search', request);
-  const cues = useOp('retrieval:cues', showCues && state.q.trim() ? { query: state.q, ...(state.corpus ? { corpus: state.corpus } : {}) } : null);
   const submit = (next: SearchState) => navigate(`/search${toSearch(next)}`);
   useKeys((event) => {
     if (event.key === '/' && document.activeElement !== input.current) {
@@ -159,64 +307,7 @@ export function SearchView() {
   return (
     <div className="page">
       <div className="page-inner">
-        <form
-          className="search-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            submit(draft);
-          }}
-        >
-          <div className="search" style={{ maxWidth: 'none' }}>
-            <input
-              ref={input}
-              className="input"
-              aria-label="Query"
-              placeholder="Ask a question or type keywords  ( / )"
-              value={draft.q}
-              onChange={(e) => setDraft({ ...draft, q: e.target.value })}
-            />
-          </div>
-          <div className="segmented" role="radiogroup" aria-label="Ranking">
-            {SEARCH_MODES.map((mode) => (
-              <button
-                key={mode}
-                type="button"
-                role="radio"
-                aria-checked={draft.mode === mode}
-                className={draft.mode === mode ? 'active' : ''}
-                onClick={() => submit({ ...draft, mode })}
-              >
-                {MODE_LABEL[mode]}
-              </button>
-            ))}
-          </div>
-          <select className="input" aria-label="Corpus" value={draft.corpus} onChange={(e) => submit({ ...draft, corpus: e.target.value })}>
-            <option value="">all corpora</option>
-            {(corpora.data ?? []).map((c) => (
-              <option key={c.id} value={c.name}>
-                {c.name} ({c.passages.toLocaleString('en-US')})
-              </option>
-            ))}
-          </select>
-          <label className="check small">
-            top
-            <input className="input" style={{ width: 56 }} type="number" min={1} max={200} value={draft.k} onChange={(e) => setDraft({ ...draft, k: Number(e.target.value) || 10 })} />
-          </label>
-          <button type="submit" className="button primary">
-            Search
-          </button>
-        </form>
-        <details open={Boolean(state.hyde)}>
-          <summary className="small muted">HyDE: search the vectors with a hypothetical answer passage instead of the question</summary>
-          <textarea
-            className="input"
-            style={{ width: '100%', height: 64, marginTop: 6, padding: 8 }}
-            aria-label="Hypothetical passage"
-            value={draft.hyde}
-            onChange={(e) => setDraft({ ...draft, hyde: e.target.value })}
-            placeholder="A short passage that would answer the question; BM25 still uses the question."
-          />
-        </details>
+        <SearchForm draft={draft} setDraft={setDraft} submit={submit} input={input} hydeOpen={Boolean(state.hyde)} />
         <ErrorNotice error={result.error} />
         {data ? (
           <div className="search-layout">
@@ -243,69 +334,7 @@ export function SearchView() {
                 <Hit key={hit.passage.id} hit={hit} terms={terms} maxScore={maxScore} mode={data.mode} />
               ))}
             </section>
-            <aside className="card cues" aria-label="Ambiguity cues">
-              <h2>Ambiguity cues</h2>
-              {!showCues ? (
-                <button type="button" className="button small" onClick={() => setShowCues(true)} disabled={!state.q.trim()}>
-                  Compute for this question
-                </button>
-              ) : null}
-              <ErrorNotice error={cues.error} />
-              {cues.data ? (
-                <dl className="kv" data-testid="cues">
-                  <dt title="Passages matching every content word of the literal query">total hits H(q)</dt>
-                  <dd>{cues.data.constraint.totalHits.toLocaleString('en-US')}</dd>
-                  <dt title="How far the top passages' words are from the corpus's">KL divergence</dt>
-                  <dd>{cues.data.constraint.klDivergence === null ? 'undefined (no passages)' : cues.data.constraint.klDivergence.toFixed(3)}</dd>
-                  <dt title="Largest fold increase in hits after dropping one number, date or quoted span">relax-delta ratio</dt>
-                  <dd>
-                    {cues.data.constraint.relaxDeltaRatio.toFixed(2)}
-                    {cues.data.constraint.constraints.length ? (
-                      <div className="small muted">
-                        {cues.data.constraint.constraints.map((c) => `without ${c.text}: ${plural(c.hits_without, 'hit')}`).join(' · ')}
-                      </div>
-                    ) : (
-                      <div className="small muted">no number, date or quoted span to drop</div>
-                    )}
-                  </dd>
-                  {cues.data.geometry ? (
-                    <>
-                      <dt title="Spread of the top passages' vectors around their centroid (ADF)">dispersion σ²</dt>
-                      <dd>
-                        {cues.data.geometry.dispersion.toFixed(3)} <span className="small muted">(high from τ {cues.data.geometry.thresholds.variance})</span>
-                      </dd>
-                      <dt title="Mean silhouette of a 2-means split of the top passages (ADF)">separation</dt>
-                      <dd>
-                        {cues.data.geometry.separation === null ? (
-                          'undefined (fewer than 3 passages)'
-                        ) : (
-                          <>
-                            {cues.data.geometry.separation.toFixed(3)} <span className="small muted">(two groups from τ {cues.data.geometry.thresholds.separation})</span>
-                          </>
-                        )}
-                      </dd>
-                      <dt>retrieval state</dt>
-                      <dd>
-                        <strong className={cues.data.geometry.state === 'unambiguous' ? 'flag-ok' : 'flag-warn'}>{cues.data.geometry.state}</strong>
-                        <div className="small muted">{STATE_MEANING[cues.data.geometry.state]}</div>
-                      </dd>
-                    </>
-                  ) : (
-                    <>
-                      <dt>geometry</dt>
-                      <dd className="muted">needs vectors: embed the corpus</dd>
-                    </>
-                  )}
-                </dl>
-              ) : cues.isFetching ? (
-                <div className="muted small">computing…</div>
-              ) : null}
-              <p className="small muted">
-                Low hits, high KL divergence and a high relax ratio together point to an over-specific question (constraint ambiguity); a separable
-                retrieval set points to several interpretations.
-              </p>
-              <Corpora />
-            </aside>
+            <CuesPanel query={state.q} corpus={state.corpus} shown={showCues} onShow={() => setShowCues(true)} />
           </div>
         ) : !request ? (
           <div className="search-start">

@@ -1,7 +1,8 @@
-import { Activity, memo, useCallback, useRef, useState } from 'react';
+import { memo, useCallback, useDeferredValue, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import type { InstanceDetail, JudgingItem, JudgingSession } from '../../../shared/api';
 import { ShortcutSheet } from '../../components/CommandPalette';
+import { useCacheNewsAfterPaint } from '../../query';
 import { InstanceBody, type JudgingSection } from '../instance/InstanceBody';
 import { CompletionCard } from './CompletionCard';
 import { CriteriaPanel } from './CriteriaPanel';
@@ -68,6 +69,7 @@ export function JudgingView() {
 }
 
 function JudgingScreen({ session, position, goTo }: { session: JudgingSession; position: number | null; goTo: (position: number) => void }) {
+  useCacheNewsAfterPaint();
   const scroller = useRef<HTMLDivElement>(null);
   // Each item opens at its top, where what is judged is (set before the item changes, so no layout is forced after).
   const goToTop = useCallback(
@@ -82,11 +84,13 @@ function JudgingScreen({ session, position, goTo }: { session: JudgingSession; p
   const [guidelines, setGuidelines] = useState(false);
   const [sheet, setSheet] = useState(false);
   const { queue, item, finished } = judging;
+  // The item ahead renders when nothing more urgent waits (a key pressed meanwhile goes first).
+  const upcoming = useDeferredValue(judging.upcoming);
   // The short answers go back to the top, with the question; the others scroll their section to the top.
   const jump = (section: JudgingSection) => {
     const side = scroller.current;
     if (section === 'answers') side?.scrollTo({ top: 0 });
-    else side?.querySelector(`[data-testid="judged-item"]:not([style*="none"]) [data-section="${section}"]`)?.scrollIntoView({ block: 'start' });
+    else side?.querySelector(`[data-testid="judged-item"]:not(.upcoming) [data-section="${section}"]`)?.scrollIntoView({ block: 'start' });
   };
   useJudgingKeys(judging, {
     enabled: !sheet,
@@ -110,13 +114,18 @@ function JudgingScreen({ session, position, goTo }: { session: JudgingSession; p
               <SectionNav onJump={jump} />
               <div className="judge-instance" ref={scroller} data-testid="judge-instance" data-position={item?.position ?? ''}>
                 {item ? (
-                  // The item a decision moves to is rendered ahead, hidden, so the key that moves there only shows it.
-                  [item, ...(judging.upcoming && judging.upcoming.position !== item.position ? [judging.upcoming] : [])].map((shown) => (
-                    <Activity key={shown.position} mode={shown === item ? 'visible' : 'hidden'}>
-                      <div className="judged-item" data-testid="judged-item" data-position={shown.position}>
-                        <InstanceSide detail={judgedDetail(shown)} linkBaseQuestion={!queue?.offline} layout="judge" />
-                      </div>
-                    </Activity>
+                  // The item a decision moves to is rendered and laid out ahead, hidden in the same
+                  // place, so the key that moves there only shows it (no layout of a new item).
+                  [item, ...(upcoming && upcoming.position !== item.position ? [upcoming] : [])].map((shown) => (
+                    <div
+                      key={shown.position}
+                      className={shown === item ? 'judged-item' : 'judged-item upcoming'}
+                      data-testid="judged-item"
+                      data-position={shown.position}
+                      aria-hidden={shown === item ? undefined : true}
+                    >
+                      <InstanceSide detail={judgedDetail(shown)} linkBaseQuestion={!queue?.offline} layout="judge" />
+                    </div>
                   ))
                 ) : (
                   <div className="empty">Loading…</div>

@@ -16,7 +16,22 @@ function QueueLegend() {
   );
 }
 
-/** The queue, one square per item (rendered again only when the queue or the item changes), coloured by where it stands: a click opens that item. */
+type Entry = JudgingQueue['items'][number];
+
+/** One square: rendered again only when its own item changes (a decision touches one square of hundreds). */
+const Cell = memo(function Cell({ entry, n, current, onOpen }: { entry: Entry; n: number; current: boolean; onOpen: (position: number) => void }) {
+  const state = entry.done ? ' done' : entry.skipped ? ' skipped' : entry.decided ? ' partial' : '';
+  return (
+    <button
+      type="button"
+      className={`cell${state}${current ? ' current' : ''}`}
+      title={`${n + 1}. ${entry.question}${entry.done ? ' (done)' : entry.skipped ? ' (skipped)' : ''}`}
+      onClick={() => onOpen(entry.position)}
+    />
+  );
+});
+
+/** The queue, one square per item, coloured by where it stands: a click opens that item. `onOpen` must keep its identity. */
 export const QueueStrip = memo(function QueueStrip({
   queue,
   current,
@@ -29,15 +44,7 @@ export const QueueStrip = memo(function QueueStrip({
   return (
     <div className="judge-strip" aria-label="Queue" title="Your queue, one square per item: click one to open it">
       <QueueLegend />
-      {queue?.items.map((i, n) => (
-        <button
-          key={i.position}
-          type="button"
-          className={`cell${i.done ? ' done' : i.skipped ? ' skipped' : i.decided ? ' partial' : ''}${i.position === current ? ' current' : ''}`}
-          title={`${n + 1}. ${i.question}${i.done ? ' (done)' : i.skipped ? ' (skipped)' : ''}`}
-          onClick={() => onOpen(i.position)}
-        />
-      ))}
+      {queue?.items.map((entry, n) => <Cell key={entry.position} entry={entry} n={n} current={entry.position === current} onOpen={onOpen} />)}
     </div>
   );
 });

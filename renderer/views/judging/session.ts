@@ -1,6 +1,7 @@
-import { useCallback, useMemo } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type { JudgingSession } from '../../../shared/api';
+import { afterPaint } from '../../frame';
 
 /** Where judging happens (a campaign and annotator, or a pack) and which item, both in the URL. */
 
@@ -17,7 +18,12 @@ export function sessionSearch(session: JudgingSession): string {
   return 'pack' in session ? `pack=${encodeURIComponent(session.pack)}` : `campaign=${session.campaignId}&annotator=${encodeURIComponent(session.annotator)}`;
 }
 
-/** The session (the same object while only the item changes), the item's position, and a way to another item. */
+/**
+ * The session (the same object while only the item changes), the item's position, and a way to
+ * another item. Moving on shows the item at once and writes the URL after that frame is painted
+ * (writing history costs the main thread about a millisecond): until then the position moved to
+ * wins over the URL's, and a URL changed from outside (back, forward) wins over both.
+ */
 export function useJudgingLocation(): { session: JudgingSession | null; position: number | null; goTo: (position: number) => void } {
   const search = useSearch();
   const [, navigate] = useLocation();
@@ -25,6 +31,26 @@ export function useJudgingLocation(): { session: JudgingSession | null; position
   const key = parsed ? sessionSearch(parsed) : '';
   const session = useMemo(() => sessionFromSearch(key), [key]);
   const at = Number(new URLSearchParams(search).get('at') ?? NaN);
-  const goTo = useCallback((position: number) => navigate(`/judge?${key}&at=${position}`, { replace: true }), [navigate, key]);
-  return { session, position: Number.isInteger(at) ? at : null, goTo };
+  const [moved, setMoved] = useState<{ position: number; search: string } | null>(null);
+  const current = useRef(search);
+  current.current = search;
+  const writing = useRef<number | null>(null);
+  const goTo = useCallback(
+    (position: number) => {
+      setMoved({ position, search: current.current });
+      // One write after the paint, of the latest position moved to (none if the user went elsewhere meanwhile).
+      const scheduled = writing.current !== null;
+      writing.current = position;
+      if (scheduled) return;
+      const from = window.location.href;
+      afterPaint(() => {
+        const latest = writing.current!;
+        writing.current = null;
+        if (window.location.href === from) navigate(`/judge?${key}&at=${latest}`, { replace: true });
+      });
+    },
+    [navigate, key],
+  );
+  const position = moved && moved.search === search ? moved.position : Number.isInteger(at) ? at : null;
+  return { session, position, goTo };
 }

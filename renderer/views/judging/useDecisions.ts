@@ -4,6 +4,8 @@ import { flushSync } from 'react-dom';
 import type { JudgingItem, JudgingQueue, JudgingSession } from '../../../shared/api';
 import type { Criterion } from '../../../shared/protocols';
 import { call } from '../../api';
+import { nextPaint } from '../../frame';
+import { useStableCallback } from '../../hooks';
 import { opQuery } from '../../query';
 import { firstUndecided, isComplete, isDecided, nextToJudge, withDecision, withSkip, withValue } from './queue';
 import { itemKey, queueKey, type JudgingData } from './useJudgingData';
@@ -13,7 +15,7 @@ import type { ItemFocus } from './useItemFocus';
  * Decisions, undos and skips. A decision shows at once: it is written into the item's and the
  * queue's cache entries, and when it completes the item the next one (fetched ahead) is on screen
  * in the next frame, without waiting for the network. The request goes out once that frame is
- * painted, one per decision; all three kinds run one at a time, in the order they were made (one mutation scope),
+ * painted (so the keypress's frame carries no network work), one per decision; all three kinds run one at a time, in the order they were made (one mutation scope),
  * so decisions typed faster than they save are queued, never dropped, and the bar says "saving…"
  * until the last is on disk. What the server answers wins: a save that fails reads the item and
  * the queue again and says so.
@@ -54,24 +56,6 @@ export interface Decisions {
   finished: boolean;
 }
 
-/**
- * Resolves once the frame now being prepared has been rendered: the request of a decision goes
- * out after the next item is painted, so the keypress's frame carries no network work (issuing a
- * request costs the main thread milliseconds). A hidden page renders no frames: it goes on after
- * a tenth of a second regardless.
- */
-function afterThisFrame(): Promise<void> {
-  return new Promise((resolve) => {
-    const fallback = setTimeout(resolve, 100);
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        clearTimeout(fallback);
-        resolve();
-      }, 0),
-    );
-  });
-}
-
 const sameValues = (a: JudgingItem['values'], b: JudgingItem['values']) => JSON.stringify(a) === JSON.stringify(b);
 
 export function useDecisions(session: JudgingSession, data: JudgingData, { setFocus, lap }: ItemFocus, goTo: (position: number) => void): Decisions {
@@ -101,7 +85,7 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
   const decision = useMutation({
     scope: { id: SCOPE },
     mutationFn: async ({ request }: Decision) => {
-      await afterThisFrame();
+      await nextPaint();
       return call('judging:decide', request);
     },
     onSuccess: (saved, { shown }) => {
@@ -142,7 +126,7 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
   const skipping = useMutation({
     scope: { id: SCOPE },
     mutationFn: async ({ instanceId, itemMs }: { instanceId: number; itemMs: number; position: number }) => {
-      await afterThisFrame();
+      await nextPaint();
       return call('judging:skip', { session, instanceId, itemMs });
     },
     onError: (e, { position: at }) => reload(at, e),
@@ -151,7 +135,7 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
   /** The item on screen as the cache holds it (a key pressed before the screen caught up acts on the latest values). */
   const current = () => (item && !placeholder ? client.getQueryData<JudgingItem>(itemKey(session, item.position)) : undefined);
 
-  const decide = (criterion: Criterion, value: string | null, comment?: string) => {
+  const decide = useStableCallback((criterion: Criterion, value: string | null, comment?: string) => {
     const shown = current();
     if (!shown || !queue) return;
     const newComment = comment ?? shown.values[criterion.id]?.comment ?? '';
@@ -170,11 +154,11 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
       shown: optimistic,
     });
     if (chosen && latest && isComplete(queue.protocol, optimistic)) moveOn(latest, shown.position);
-  };
+  });
 
-  const undo = () => undoing.mutate();
+  const undo = useStableCallback(() => undoing.mutate());
 
-  const skip = () => {
+  const skip = useStableCallback(() => {
     const shown = current();
     if (!shown) return;
     const at = shown.position;
@@ -184,17 +168,17 @@ export function useDecisions(session: JudgingSession, data: JudgingData, { setFo
     client.setQueryData<JudgingItem>(itemKey(session, at), (i) => i && { ...i, skipped: true, timeMs: i.timeMs + itemMs });
     say(`Skipped item ${positions.indexOf(at) + 1}; it stays in the queue.`);
     if (latest) moveOn(latest, at);
-  };
+  });
 
-  const open = (position: number) => {
+  const open = useStableCallback((position: number) => {
     setFinished(false);
     goTo(position);
-  };
+  });
 
-  const step = (delta: number) => {
+  const step = useStableCallback((delta: number) => {
     const target = positions[index + delta];
     if (index !== -1 && target !== undefined) open(target);
-  };
+  });
 
   return { decide, undo, skip, step, open, notice, error, finished };
 }

@@ -2,16 +2,12 @@ import { keepPreviousData, skipToken, useQuery, useQueryClient } from '@tanstack
 import { useEffect, useMemo } from 'react';
 import type { JudgingItem, JudgingQueue, JudgingSession } from '../../../shared/api';
 import { call } from '../../api';
+import { afterPaint } from '../../frame';
 import { opKey, opQuery } from '../../query';
 import { nextToJudge, startPosition } from './queue';
 
 export const queueKey = (session: JudgingSession) => opKey('judging:queue', { session });
 export const itemKey = (session: JudgingSession, position: number) => opKey('judging:item', { session, position });
-
-/** Background work waits until the new item is on screen. */
-export function afterPaint(work: () => void): void {
-  requestAnimationFrame(() => setTimeout(work, 0));
-}
 
 export interface JudgingData {
   queue: JudgingQueue | undefined;
