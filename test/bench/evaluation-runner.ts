@@ -86,6 +86,8 @@ export async function benchEvaluationRunner(ctx: BenchContext): Promise<Measurem
     heap.push({ done: first.done, mb: heapMb() });
     const warm = heap.find((h) => h.done >= count * 0.1) ?? heap[0]!;
     ctx.log(`  first run: ${first.calls.toLocaleString('en-US')} calls, ${first.done} items (${first.failed} failed) in ${seconds.toFixed(1)} s`);
+    // Timing items that fail (a fake whose answers no longer fit the method's schema) measures nothing.
+    if (first.failed > 0) throw new Error(`${first.failed} of ${count} items failed: the fake endpoint's answer does not fit the No Retrieval schema`);
     ctx.log(`  heap: ${before.toFixed(1)} MB before, ${heap.map((h) => `${(h.done / 1000).toFixed(0)}k items ${h.mb.toFixed(1)} MB`).join(', ')}`);
     const cachedId = createEvalRun(db, request('gen'));
     started = performance.now();
