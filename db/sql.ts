@@ -32,7 +32,19 @@ function toValue(value: Exclude<SqlInput, SqlFragment>): SqlValue {
   return value;
 }
 
+/**
+ * The text of each query written without nested fragments, kept per template: the same string
+ * object each time, so the statement cache finds it without hashing a new string (hot loops run
+ * the same few queries hundreds of thousands of times).
+ */
+const plainTexts = new WeakMap<TemplateStringsArray, string>();
+
 export function sql(strings: TemplateStringsArray, ...values: readonly SqlInput[]): SqlFragment {
+  if (!values.some(isFragment)) {
+    let plain = plainTexts.get(strings);
+    if (plain === undefined) plainTexts.set(strings, (plain = strings.join('?')));
+    return fragment(plain, values.map((value) => toValue(value as Exclude<SqlInput, SqlFragment>)));
+  }
   let text = strings[0] ?? '';
   const params: SqlValue[] = [];
   values.forEach((value, i) => {
@@ -208,6 +220,8 @@ export function withBusyTimeout<T>(db: ReadableDB, ms: number, fn: () => T): T {
  * says so.
  */
 export function transaction<T>(db: WritableDB, fn: () => T): T {
+  // Outside any group transaction's own work, a pending group is committed first: this one commits on return, as it always did.
+  if (groupDepth === 0) commitGroup(db);
   if (db.inTransaction) return db.transaction(fn)();
   try {
     return db.transaction(fn).immediate();
@@ -215,6 +229,75 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
     if (isBusy(error)) throw new DatabaseBusyError();
     throw error;
   }
+}
+
+/**
+ * Group commit: `groupTransaction` runs `fn` atomically (a savepoint) inside one write transaction
+ * shared by every such call until the event loop turns, and commits it then (setImmediate). Many
+ * small writes made in one turn (a pipeline answered from its cache finishes hundreds of items
+ * without waiting on anything) cost one commit instead of one each; what a crash loses is at most
+ * one turn's writes, which had nothing durable outside the database to lose with them. Inside a
+ * transaction someone else opened it is a plain nested `transaction`. `flushGroup` commits at once
+ * (before closing or handing over the connection); `beginWrite` and `transaction` flush first, so
+ * their writes are committed when they return, as before (another connection, a retrieval worker
+ * say, sees them at once).
+ */
+const openGroups = new WeakSet<ReadableDB>();
+/** How many group transactions' `fn` are running (a `transaction` inside one is a savepoint of it, not a reason to commit). */
+let groupDepth = 0;
+/** A commit of a group that failed on the timer, for the next write or flush to throw. */
+const failedGroups = new WeakMap<ReadableDB, unknown>();
+
+function throwFailedGroup(db: ReadableDB): void {
+  if (!failedGroups.has(db)) return;
+  const error = failedGroups.get(db);
+  failedGroups.delete(db);
+  throw error;
+}
+
+export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
+  throwFailedGroup(db);
+  if (!db.inTransaction) {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      if (isBusy(error)) throw new DatabaseBusyError();
+      throw error;
+    }
+    openGroups.add(db);
+    setImmediate(() => {
+      try {
+        commitGroup(db);
+      } catch (error) {
+        failedGroups.set(db, error);
+      }
+    });
+  }
+  groupDepth++;
+  try {
+    return db.transaction(fn)();
+  } finally {
+    groupDepth--;
+  }
+}
+
+/** Commits the open group transaction, if any (its writes are lost, and this throws, when the commit fails). */
+function commitGroup(db: WritableDB): void {
+  if (!openGroups.has(db)) return;
+  openGroups.delete(db);
+  if (!db.open || !db.inTransaction) return;
+  try {
+    db.exec('COMMIT');
+  } catch (error) {
+    rollback(db);
+    throw error;
+  }
+}
+
+/** Commits the open group transaction at once; throws when it, or one committed on the timer since, failed. */
+export function flushGroup(db: WritableDB): void {
+  commitGroup(db);
+  throwFailedGroup(db);
 }
 
 /**
@@ -252,6 +335,7 @@ export interface WriteWait {
  * End it with `commit` or `rollback`.
  */
 export async function beginWrite(db: WritableDB, wait: WriteWait = {}): Promise<void> {
+  commitGroup(db);
   const deadline = Date.now() + (wait.waitMs ?? lockWaitMs());
   let waiting = false;
   for (;;) {
