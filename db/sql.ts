@@ -233,7 +233,8 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
 
 /**
  * Group commit: `groupTransaction` runs `fn` atomically (a savepoint) inside one write transaction
- * shared by every such call until the event loop turns, and commits it then (setImmediate). Many
+ * shared by every such call until the event loop turns, and commits it then (setImmediate), or
+ * after 200 ms if the turn lasts that long (other writers wait no longer than that). Many
  * small writes made in one turn (a pipeline answered from its cache finishes hundreds of items
  * without waiting on anything) cost one commit instead of one each; what a crash loses is at most
  * one turn's writes, which had nothing durable outside the database to lose with them. Inside a
@@ -242,9 +243,12 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
  * their writes are committed when they return, as before (another connection, a retrieval worker
  * say, sees them at once).
  */
-const openGroups = new WeakSet<ReadableDB>();
+/** The connections with an open group, and when it began. */
+const openGroups = new WeakMap<ReadableDB, number>();
 /** How many group transactions' `fn` are running (a `transaction` inside one is a savepoint of it, not a reason to commit). */
 let groupDepth = 0;
+/** How long a group may hold the write lock before it commits. */
+const GROUP_MAX_MS = 200;
 /** A commit of a group that failed on the timer, for the next write or flush to throw. */
 const failedGroups = new WeakMap<ReadableDB, unknown>();
 
@@ -257,6 +261,8 @@ function throwFailedGroup(db: ReadableDB): void {
 
 export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
   throwFailedGroup(db);
+  // A turn that never ends (every answer from the cache) still lets other writers in this often.
+  if (groupDepth === 0 && performance.now() - (openGroups.get(db) ?? Infinity) > GROUP_MAX_MS) commitGroup(db);
   if (!db.inTransaction) {
     try {
       db.exec('BEGIN IMMEDIATE');
@@ -264,7 +270,7 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
       if (isBusy(error)) throw new DatabaseBusyError();
       throw error;
     }
-    openGroups.add(db);
+    openGroups.set(db, performance.now());
     setImmediate(() => {
       try {
         commitGroup(db);
