@@ -249,18 +249,18 @@ const openGroups = new WeakMap<ReadableDB, number>();
 let groupDepth = 0;
 /** How long a group may hold the write lock before it commits. */
 const GROUP_MAX_MS = 200;
-/** A commit of a group that failed on the timer, for the next write or flush to throw. */
+/** A group whose writes were lost (its commit failed on the timer, or SQLite rolled it back whole): every later group write throws it, until a flush reports it. */
 const failedGroups = new WeakMap<ReadableDB, unknown>();
 
-function throwFailedGroup(db: ReadableDB): void {
+function throwFailedGroup(db: ReadableDB, consume: boolean): void {
   if (!failedGroups.has(db)) return;
   const error = failedGroups.get(db);
-  failedGroups.delete(db);
+  if (consume) failedGroups.delete(db);
   throw error;
 }
 
 export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
-  throwFailedGroup(db);
+  throwFailedGroup(db, false);
   // A turn that never ends (every answer from the cache) still lets other writers in this often.
   if (groupDepth === 0 && performance.now() - (openGroups.get(db) ?? Infinity) > GROUP_MAX_MS) commitGroup(db);
   if (!db.inTransaction) {
@@ -274,14 +274,21 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
     setImmediate(() => {
       try {
         commitGroup(db);
-      } catch (error) {
-        failedGroups.set(db, error);
+      } catch {
+        // Kept in failedGroups: a timer has no caller to tell.
       }
     });
   }
   groupDepth++;
   try {
     return db.transaction(fn)();
+  } catch (error) {
+    // Some errors (a full disk) make SQLite roll back the whole transaction, not only this savepoint.
+    if (openGroups.has(db) && !db.inTransaction) {
+      openGroups.delete(db);
+      failedGroups.set(db, new Error(`A write failed and took the writes grouped with it along (rolled back): ${(error as Error).message}`));
+    }
+    throw error;
   } finally {
     groupDepth--;
   }
@@ -296,14 +303,18 @@ function commitGroup(db: WritableDB): void {
     db.exec('COMMIT');
   } catch (error) {
     rollback(db);
+    failedGroups.set(db, error);
     throw error;
   }
 }
 
 /** Commits the open group transaction at once; throws when it, or one committed on the timer since, failed. */
 export function flushGroup(db: WritableDB): void {
-  commitGroup(db);
-  throwFailedGroup(db);
+  try {
+    commitGroup(db);
+  } finally {
+    throwFailedGroup(db, true);
+  }
 }
 
 /**
