@@ -221,7 +221,7 @@ export function withBusyTimeout<T>(db: ReadableDB, ms: number, fn: () => T): T {
  */
 export function transaction<T>(db: WritableDB, fn: () => T): T {
   // Outside any group transaction's own work, a pending group is committed first: this one commits on return, as it always did.
-  if (groupDepth === 0) commitGroup(db);
+  if (groupDepth === 0) commitPendingGroup(db);
   if (db.inTransaction) return db.transaction(fn)();
   try {
     return db.transaction(fn).immediate();
@@ -237,7 +237,8 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
  * after 200 ms if the turn lasts that long (other writers wait no longer than that). Many
  * small writes made in one turn (a pipeline answered from its cache finishes hundreds of items
  * without waiting on anything) cost one commit instead of one each; what a crash loses is at most
- * one turn's writes, which had nothing durable outside the database to lose with them. Inside a
+ * one turn's writes, which had nothing durable outside the database to lose with them (a paid
+ * model answer is recorded in a transaction of its own, never grouped: see recordCall). Inside a
  * transaction someone else opened it is a plain nested `transaction`. `flushGroup` commits at once
  * (before closing or handing over the connection); `beginWrite` and `transaction` flush first, so
  * their writes are committed when they return, as before (another connection, a retrieval worker
@@ -271,13 +272,8 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
       throw error;
     }
     openGroups.set(db, performance.now());
-    setImmediate(() => {
-      try {
-        commitGroup(db);
-      } catch {
-        // Kept in failedGroups: a timer has no caller to tell.
-      }
-    });
+    // A timer has no caller to tell of a failed commit: the next group write or flush does.
+    setImmediate(() => commitPendingGroup(db));
   }
   groupDepth++;
   try {
@@ -305,6 +301,19 @@ function commitGroup(db: WritableDB): void {
     rollback(db);
     failedGroups.set(db, error);
     throw error;
+  }
+}
+
+/**
+ * Commits the open group before another write. A group that fails to commit does not take that
+ * write down with it (a paid answer being recorded, say): its failure is kept, and the next group
+ * write and the run's flush report it.
+ */
+function commitPendingGroup(db: WritableDB): void {
+  try {
+    commitGroup(db);
+  } catch {
+    // Kept in failedGroups by commitGroup.
   }
 }
 
@@ -352,7 +361,7 @@ export interface WriteWait {
  * End it with `commit` or `rollback`.
  */
 export async function beginWrite(db: WritableDB, wait: WriteWait = {}): Promise<void> {
-  commitGroup(db);
+  commitPendingGroup(db);
   const deadline = Date.now() + (wait.waitMs ?? lockWaitMs());
   let waiting = false;
   for (;;) {
