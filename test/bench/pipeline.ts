@@ -95,14 +95,20 @@ export async function benchPipeline(ctx: BenchContext): Promise<Measurement[]> {
     // A fully cached re-run: clear what the stages wrote, keep the calls.
     db.exec(`DELETE FROM pipeline_items; DELETE FROM detection_votes; DELETE FROM instances WHERE ambiguity_type <> 'unspecified';`);
     started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const cached = await runPipeline(db, { config });
     const cachedSeconds = (performance.now() - started) / 1000;
+    // This process's CPU time (both threads: the run and its retrieval worker), less sensitive than the wall to a shared machine's load.
+    const cpu = process.cpuUsage(cpuBefore);
+    const cachedCpuSeconds = (cpu.user + cpu.system) / 1e6;
     ctx.log(`  cached re-run: ${cached.calls} calls sent, ${cached.cachedCalls.toLocaleString('en-US')} answered from the cache; failed items in the first run: ${first.stages.reduce((n, s) => n + s.failed, 0)}`);
     db.close();
     return [
       { name: `pipeline calls per second, 64 in flight, fake endpoint (${first.calls.toLocaleString('en-US')} calls)`, value: first.calls / seconds, unit: 'calls/s', target: ctx.quick ? undefined : { min: 500 } },
       { name: `heap growth from 10% to 100% of ${first.calls.toLocaleString('en-US')} calls`, value: last.mb - afterWarmup.mb, unit: 'MB', target: ctx.quick ? undefined : { max: 25 } },
-      { name: `fully cached re-run over ${questions.toLocaleString('en-US')} questions (${cached.cachedCalls.toLocaleString('en-US')} cached calls, 0 sent)`, value: cachedSeconds, unit: 's', target: ctx.quick ? undefined : { max: 20 } },
+      // Issue 24's goal: 3 s at 10,000 questions.
+      { name: `fully cached re-run over ${questions.toLocaleString('en-US')} questions (${cached.cachedCalls.toLocaleString('en-US')} cached calls, 0 sent)`, value: cachedSeconds, unit: 's', target: ctx.quick ? undefined : { max: 3 } },
+      { name: '  CPU time of the cached re-run', value: cachedCpuSeconds, unit: 's' },
       { name: '  calls sent by the cached re-run', value: cached.calls, unit: 'calls', target: { max: 0 } },
       // Cost per kept instance: asking everyone, early exit, early exit with batches (issue 26).
       ...(await benchPipelineEconomy(ctx)),
