@@ -32,7 +32,19 @@ function toValue(value: Exclude<SqlInput, SqlFragment>): SqlValue {
   return value;
 }
 
+/**
+ * The text of each query written without nested fragments, kept per template: the same string
+ * object each time, so the statement cache finds it without hashing a new string (hot loops run
+ * the same few queries hundreds of thousands of times).
+ */
+const plainTexts = new WeakMap<TemplateStringsArray, string>();
+
 export function sql(strings: TemplateStringsArray, ...values: readonly SqlInput[]): SqlFragment {
+  if (!values.some(isFragment)) {
+    let plain = plainTexts.get(strings);
+    if (plain === undefined) plainTexts.set(strings, (plain = strings.join('?')));
+    return fragment(plain, values.map((value) => toValue(value as Exclude<SqlInput, SqlFragment>)));
+  }
   let text = strings[0] ?? '';
   const params: SqlValue[] = [];
   values.forEach((value, i) => {
@@ -208,12 +220,109 @@ export function withBusyTimeout<T>(db: ReadableDB, ms: number, fn: () => T): T {
  * says so.
  */
 export function transaction<T>(db: WritableDB, fn: () => T): T {
+  // Outside any group transaction's own work, a pending group is committed first: this one commits on return, as it always did.
+  if (groupDepth === 0) commitPendingGroup(db);
   if (db.inTransaction) return db.transaction(fn)();
   try {
     return db.transaction(fn).immediate();
   } catch (error) {
     if (isBusy(error)) throw new DatabaseBusyError();
     throw error;
+  }
+}
+
+/**
+ * Group commit: `groupTransaction` runs `fn` atomically (a savepoint) inside one write transaction
+ * shared by every such call until the event loop turns, and commits it then (setImmediate), or
+ * after 200 ms if the turn lasts that long (other writers wait no longer than that). Many
+ * small writes made in one turn (a pipeline answered from its cache finishes hundreds of items
+ * without waiting on anything) cost one commit instead of one each; what a crash loses is at most
+ * one turn's writes, which had nothing durable outside the database to lose with them (a paid
+ * model answer is recorded in a transaction of its own, never grouped: see recordCall). Inside a
+ * transaction someone else opened it is a plain nested `transaction`. `flushGroup` commits at once
+ * (before closing or handing over the connection); `beginWrite` and `transaction` flush first, so
+ * their writes are committed when they return, as before (another connection, a retrieval worker
+ * say, sees them at once).
+ */
+/** The connections with an open group, and when it began. */
+const openGroups = new WeakMap<ReadableDB, number>();
+/** How many group transactions' `fn` are running (a `transaction` inside one is a savepoint of it, not a reason to commit). */
+let groupDepth = 0;
+/** How long a group may hold the write lock before it commits. */
+const GROUP_MAX_MS = 200;
+/** A group whose writes were lost (its commit failed on the timer, or SQLite rolled it back whole): every later group write throws it, until a flush reports it. */
+const failedGroups = new WeakMap<ReadableDB, unknown>();
+
+function throwFailedGroup(db: ReadableDB, consume: boolean): void {
+  if (!failedGroups.has(db)) return;
+  const error = failedGroups.get(db);
+  if (consume) failedGroups.delete(db);
+  throw error;
+}
+
+export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
+  throwFailedGroup(db, false);
+  // A turn that never ends (every answer from the cache) still lets other writers in this often.
+  if (groupDepth === 0 && performance.now() - (openGroups.get(db) ?? Infinity) > GROUP_MAX_MS) commitGroup(db);
+  if (!db.inTransaction) {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      if (isBusy(error)) throw new DatabaseBusyError();
+      throw error;
+    }
+    openGroups.set(db, performance.now());
+    // A timer has no caller to tell of a failed commit: the next group write or flush does.
+    setImmediate(() => commitPendingGroup(db));
+  }
+  groupDepth++;
+  try {
+    return db.transaction(fn)();
+  } catch (error) {
+    // Some errors (a full disk) make SQLite roll back the whole transaction, not only this savepoint.
+    if (openGroups.has(db) && !db.inTransaction) {
+      openGroups.delete(db);
+      failedGroups.set(db, new Error(`A write failed and took the writes grouped with it along (rolled back): ${(error as Error).message}`));
+    }
+    throw error;
+  } finally {
+    groupDepth--;
+  }
+}
+
+/** Commits the open group transaction, if any (its writes are lost, and this throws, when the commit fails). */
+function commitGroup(db: WritableDB): void {
+  if (!openGroups.has(db)) return;
+  openGroups.delete(db);
+  if (!db.open || !db.inTransaction) return;
+  try {
+    db.exec('COMMIT');
+  } catch (error) {
+    rollback(db);
+    failedGroups.set(db, error);
+    throw error;
+  }
+}
+
+/**
+ * Commits the open group before another write. A group that fails to commit does not take that
+ * write down with it (a paid answer being recorded, say): its failure is kept, and the next group
+ * write and the run's flush report it.
+ */
+function commitPendingGroup(db: WritableDB): void {
+  try {
+    commitGroup(db);
+  } catch {
+    // Kept in failedGroups by commitGroup.
+  }
+}
+
+/** Commits the open group transaction at once; throws when it, or one committed on the timer since, failed. */
+export function flushGroup(db: WritableDB): void {
+  try {
+    commitGroup(db);
+  } finally {
+    throwFailedGroup(db, true);
   }
 }
 
@@ -252,6 +361,7 @@ export interface WriteWait {
  * End it with `commit` or `rollback`.
  */
 export async function beginWrite(db: WritableDB, wait: WriteWait = {}): Promise<void> {
+  commitPendingGroup(db);
   const deadline = Date.now() + (wait.waitMs ?? lockWaitMs());
   let waiting = false;
   for (;;) {

@@ -1,5 +1,5 @@
 import type { CallTrace } from '../../shared/pipeline';
-import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
 
 /**
  * The `llm_calls` table: the content-addressed cache of model calls and their audit log (request,
@@ -50,8 +50,17 @@ export interface NewCall {
   logprobs?: unknown;
 }
 
-/** Records a call; a failed call with the same request is replaced (the last attempt is kept). */
+/**
+ * Records a call; a failed call with the same request is replaced (the last attempt is kept). The
+ * row is committed when this returns, in a transaction of its own (a pending group of replayed
+ * items commits first, see groupTransaction): an answer that was paid for is never held back in a
+ * group that a crash could lose, so it is stored before its item goes on or another call is sent.
+ */
 export function recordCall(db: WritableDB, c: NewCall): number {
+  return transaction(db, () => insertCall(db, c));
+}
+
+function insertCall(db: WritableDB, c: NewCall): number {
   return get<{ id: number }>(
     db,
     sql`INSERT INTO llm_calls (request_hash, run_id, endpoint, model, stage, item, request, response, status, error,

@@ -103,15 +103,21 @@ async function benchPipelineAt(ctx: BenchContext, questions: number): Promise<Me
     // A fully cached re-run: clear what the stages wrote, keep the calls.
     db.exec(`DELETE FROM pipeline_items; DELETE FROM detection_votes; DELETE FROM instances WHERE ambiguity_type <> 'unspecified';`);
     started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const cached = await runPipeline(db, { config });
     const cachedSeconds = (performance.now() - started) / 1000;
+    // This process's CPU time (both threads: the run and its retrieval worker), less sensitive than the wall to a shared machine's load.
+    const cpu = process.cpuUsage(cpuBefore);
+    const cachedCpuSeconds = (cpu.user + cpu.system) / 1e6;
     ctx.log(`  cached re-run: ${cached.calls} calls sent, ${cached.cachedCalls.toLocaleString('en-US')} answered from the cache; failed items in the first run: ${first.stages.reduce((n, s) => n + s.failed, 0)}`);
     db.close();
     const size = { count: questions, of: 'questions' } as const;
     return [
       { series: 'pipeline-calls-per-second', size, name: `pipeline calls per second, 64 in flight, fake endpoint (${first.calls.toLocaleString('en-US')} calls)`, value: first.calls / seconds, unit: 'calls/s', target: full ? { min: 500 } : undefined },
       { id: sizedId('pipeline-heap-growth', questions), size, name: `heap growth from 10% to 100% of ${first.calls.toLocaleString('en-US')} calls`, value: last.mb - afterWarmup.mb, unit: 'MB', target: full ? { max: 25 } : undefined },
-      { series: 'pipeline-cached-rerun', size, name: `fully cached re-run over ${questions.toLocaleString('en-US')} questions (${cached.cachedCalls.toLocaleString('en-US')} cached calls, 0 sent)`, value: cachedSeconds, unit: 's', target: full ? { max: 20 } : undefined },
+      // Issue 24's goal: 3 s at 10,000 questions.
+      { series: 'pipeline-cached-rerun', size, name: `fully cached re-run over ${questions.toLocaleString('en-US')} questions (${cached.cachedCalls.toLocaleString('en-US')} cached calls, 0 sent)`, value: cachedSeconds, unit: 's', target: full ? { max: 3 } : undefined },
+      { id: sizedId('pipeline-cached-rerun-cpu', questions), size, name: `  CPU time of the cached re-run of ${questions.toLocaleString('en-US')} questions`, value: cachedCpuSeconds, unit: 's' },
       { id: sizedId('pipeline-cached-calls-sent', questions), size, name: `  calls sent by the cached re-run of ${questions.toLocaleString('en-US')} questions`, value: cached.calls, unit: 'calls', target: { max: 0 } },
     ];
   } finally {

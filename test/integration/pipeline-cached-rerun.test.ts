@@ -7,7 +7,7 @@ import { embedCorpus } from '../../electron/services/retrieval/models';
 import { tempDir, writeFile } from '../helpers/db';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
 import { pipelineBrain } from '../helpers/fake-pipeline';
-import { musiqueRecord, rng } from '../helpers/synthetic';
+import { everyVoterConfig, shortQuestions, storedRows as snapshot } from '../helpers/pipeline-rows';
 
 /**
  * A fully cached re-run (the stages' outputs cleared, the calls kept) must store what the first
@@ -22,49 +22,13 @@ let fake: FakeOpenAI;
 let db: WritableDB;
 
 const QUESTIONS = 40;
-const config = () => ({
-  endpoints: { fake: { baseURL: fake.url, maxInFlight: 8, retries: 0, timeoutMs: 5000 } },
-  detectors: ['det-a', 'det-b', 'det-c', 'det-d'].map((model) => ({ endpoint: 'fake', model })),
-  generator: { endpoint: 'fake', model: 'gen' },
-  filters: ['fil-a', 'fil-b', 'fil-c'].map((model) => ({ endpoint: 'fake', model })),
-  retrieval: { corpus: 'rerun', mode: 'hybrid', k: 3 },
-  concurrency: 16,
-  earlyExit: { enabled: false },
-});
-
-/** What the run stored, with row ids replaced by what they stand for (an instance by its question and type). */
-function snapshot(db: WritableDB): Record<string, string[]> {
-  const rows = <T>(query: string) => db.prepare(query).all() as T[];
-  const instance = new Map(rows<{ id: number; key: string }>("SELECT id, base_question_id || '/' || ambiguity_type AS key FROM instances").map((r) => [r.id, r.key]));
-  const interpretation = new Map(rows<{ id: number; instance_id: number; position: number }>('SELECT id, instance_id, position FROM interpretations').map((r) => [r.id, `${instance.get(r.instance_id)}#${r.position}`]));
-  const provenance = new Map(rows<{ id: number; key: string }>("SELECT id, source || '|' || detail || '|' || coalesce(model, '') || '|' || coalesce(prompt_version, '') || '|' || coalesce(call_id, '') AS key FROM provenance").map((r) => [r.id, r.key]));
-  const item = (tag: string | null) => (tag?.startsWith('inst:') ? `inst:${instance.get(Number(tag.slice(5)))}` : tag);
-  const mapped = (query: string, map: (row: Record<string, unknown>) => Record<string, unknown>) => rows<Record<string, unknown>>(query).map((r) => JSON.stringify(map(r))).sort();
-  const prov = (id: unknown) => (id === null ? null : provenance.get(id as number));
-  return {
-    instances: mapped('SELECT * FROM instances', ({ id, created_at, updated_at, answerability_provenance_id, domain_provenance_id, ...r }) => ({ key: instance.get(id as number), ...r, a: prov(answerability_provenance_id), d: prov(domain_provenance_id) })),
-    interpretations: mapped('SELECT * FROM interpretations', ({ id, instance_id, question_provenance_id, condition_provenance_id, answer_provenance_id, ...r }) => ({ key: interpretation.get(id as number), ...r, q: prov(question_provenance_id), c: prov(condition_provenance_id), a: prov(answer_provenance_id) })),
-    subQuestions: mapped('SELECT * FROM sub_questions', ({ interpretation_id, provenance_id, ...r }) => ({ of: interpretation.get(interpretation_id as number), ...r, p: prov(provenance_id) })),
-    evidence: mapped('SELECT * FROM evidence', ({ id, instance_id, interpretation_id, provenance_id, ...r }) => ({ of: interpretation.get(interpretation_id as number), ...r, p: prov(provenance_id) })),
-    longAnswers: mapped('SELECT * FROM long_answers', ({ id, instance_id, provenance_id, ...r }) => ({ of: instance.get(instance_id as number), ...r, p: prov(provenance_id) })),
-    filterVotes: mapped('SELECT * FROM filter_votes', ({ id, instance_id, provenance_id, run_id, ...r }) => ({ of: instance.get(instance_id as number), ...r, p: prov(provenance_id) })),
-    detectionVotes: mapped('SELECT * FROM detection_votes', ({ provenance_id, run_id, ...r }) => ({ ...r, p: prov(provenance_id) })),
-    items: mapped('SELECT * FROM pipeline_items', ({ updated_at, run_id, item: tag, ...r }) => ({ item: item(tag as string), ...r })),
-    provenance: [...provenance.values()].sort(),
-    calls: mapped('SELECT * FROM llm_calls', ({ item: tag, ...r }) => ({ ...r, item: item(tag as string | null) })),
-    retrievalCache: mapped('SELECT * FROM retrieval_cache', (r) => r),
-  };
-}
+const config = () => everyVoterConfig(fake.url, 'rerun');
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
   fake.chat = pipelineBrain({ ambiguous: (q) => q.length % 3 === 0 });
   db = openDatabase(tmp.file('rerun.db'));
-  const random = rng(5);
-  const records = Array.from({ length: QUESTIONS }, (_, i) => {
-    const record = musiqueRecord(i, random, 200);
-    return { ...record, paragraphs: record.paragraphs.slice(0, 4), question_decomposition: record.question_decomposition.map((s) => ({ ...s, paragraph_support_idx: Math.min(s.paragraph_support_idx, 3) })) };
-  });
+  const records = shortQuestions(QUESTIONS, 5);
   // Every fifth question asked again under another id: its calls answer two items.
   const repeated = records.filter((_, i) => i % 5 === 0).map((r, i) => ({ ...r, id: `${r.id}-again${i}` }));
   const file = writeFile(tmp.file('questions.json'), JSON.stringify([...records, ...repeated]));

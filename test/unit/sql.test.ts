@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, optimize } from '../../db/connection';
-import { all, beginWrite, commit, DatabaseBusyError, explain, get, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
+import { all, beginWrite, commit, DatabaseBusyError, explain, flushGroup, get, groupTransaction, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
 import { memoryDb } from '../helpers/db';
 
 describe('sql tagged template', () => {
@@ -51,15 +51,16 @@ describe('sql tagged template', () => {
   });
 });
 
-describe('the write lock', () => {
-  function twoConnections() {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-lock-'));
-    const file = path.join(dir, 'lock.db');
-    const a = openDatabase(file, { busyTimeoutMs: 100 });
-    const b = openDatabase(file, { busyTimeoutMs: 100 });
-    return { a, b, done: () => (a.close(), b.close(), fs.rmSync(dir, { recursive: true, force: true })) };
-  }
+/** Two connections to one new database file, and how to close and remove them. */
+function twoConnections() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-lock-'));
+  const file = path.join(dir, 'lock.db');
+  const a = openDatabase(file, { busyTimeoutMs: 100 });
+  const b = openDatabase(file, { busyTimeoutMs: 100 });
+  return { a, b, done: () => (a.close(), b.close(), fs.rmSync(dir, { recursive: true, force: true })) };
+}
 
+describe('the write lock', () => {
   it('refuses a write whose lock another connection keeps, before it writes anything, in words that say so', () => {
     const { a, b, done } = twoConnections();
     try {
@@ -139,3 +140,51 @@ describe('the write lock', () => {
   });
 });
 
+describe('group commit', () => {
+  const setting = (db: Parameters<typeof run>[0], key: string) => run(db, sql`INSERT INTO settings (key, value) VALUES (${key}, '1')`);
+  const keys = (db: Parameters<typeof get>[0]) => all<{ key: string }>(db, sql`SELECT key FROM settings WHERE key LIKE 'g%' ORDER BY key`).map((r) => r.key);
+
+  it('commits the writes of one turn of the event loop together at the next, each atomic on its own', async () => {
+    const { a, b, done } = twoConnections();
+    try {
+      groupTransaction(a, () => setting(a, 'g1'));
+      expect(() => groupTransaction(a, () => (setting(a, 'g2'), setting(a, 'g1')))).toThrow(/UNIQUE/);
+      groupTransaction(a, () => setting(a, 'g3'));
+      expect(a.inTransaction).toBe(true);
+      // Another connection sees nothing before the turn ends, then both good writes and not the failed one.
+      expect(keys(b)).toEqual([]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(a.inTransaction).toBe(false);
+      expect(keys(b)).toEqual(['g1', 'g3']);
+    } finally {
+      done();
+    }
+  });
+
+  it('commits at once when flushed, and before a write that waits for the lock begins', async () => {
+    const { a, b, done } = twoConnections();
+    try {
+      groupTransaction(a, () => setting(a, 'g1'));
+      flushGroup(a);
+      expect(keys(b)).toEqual(['g1']);
+      groupTransaction(a, () => setting(a, 'g2'));
+      await beginWrite(a);
+      setting(a, 'g3');
+      rollback(a);
+      expect(keys(b)).toEqual(['g1', 'g2']);
+      // A plain transaction commits on return, with the group before it, unless it runs inside the group's work.
+      groupTransaction(a, () => transaction(a, () => setting(a, 'g5')));
+      expect(keys(b)).toEqual(['g1', 'g2']);
+      transaction(a, () => setting(a, 'g6'));
+      expect(keys(b)).toEqual(['g1', 'g2', 'g5', 'g6']);
+      // Inside a transaction opened by someone else it is a savepoint of that one.
+      a.exec('BEGIN IMMEDIATE');
+      groupTransaction(a, () => setting(a, 'g4'));
+      rollback(a);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(keys(b)).toEqual(['g1', 'g2', 'g5', 'g6']);
+    } finally {
+      done();
+    }
+  });
+});

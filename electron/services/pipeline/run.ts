@@ -9,7 +9,7 @@ import { instancesWaiting } from '../../../db/queries/instances';
 import { questionsToDetect, subsetCandidates } from '../../../db/queries/base-questions';
 import { markItem } from '../../../db/queries/pipeline-items';
 import { finishRun, getRun, insertRun, markAbandonedRuns, reopenRun, saveRunSummary } from '../../../db/queries/runs';
-import type { WritableDB } from '../../../db/sql';
+import { flushGroup, type WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
 import { PipelineConfig, withBaseUrlOverride, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
@@ -188,6 +188,8 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
       throw e;
     }
   } finally {
+    // The items' writes of the last turn are committed before the run is closed and returned.
+    flushGroup(db);
     llm.batcher?.stop();
     await work.close();
   }

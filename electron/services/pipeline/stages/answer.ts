@@ -4,7 +4,7 @@ import { insertLongAnswer, insertLongAnswerCitation, listLongAnswers } from '../
 import { getPassages, type PassageWithCorpus } from '../../../../db/queries/passages';
 import { dropInterpretation, setShortAnswer } from '../../../../db/queries/interpretations';
 import { refreshInstanceText } from '../../../../db/queries/instances';
-import { transaction } from '../../../../db/sql';
+import { groupTransaction } from '../../../../db/sql';
 import { locateAnswer, locateInPassages } from '../../../../shared/checks';
 import { active, ask, failed, finish, provenance, remove, subjectOf, type InstanceItem, type Outcome, type StageContext } from './context';
 
@@ -84,7 +84,7 @@ export async function answer(ctx: StageContext, inst: InstanceItem): Promise<Out
       if (!check.supported) unsupported++;
     }
   }
-  return transaction(ctx.db, () => {
+  return groupTransaction(ctx.db, () => {
     checks.forEach((check, i) => {
       const interpretation = interpretations[i]!;
       const result = results[i]!;
@@ -130,7 +130,7 @@ export async function merge(ctx: StageContext, inst: InstanceItem): Promise<Outc
   const subject = subjectOf(inst);
   const item = subject.tag;
   if (listLongAnswers(ctx.db, inst.id).length) {
-    transaction(ctx.db, () => finish(ctx, 'merge', inst.id));
+    groupTransaction(ctx.db, () => finish(ctx, 'merge', inst.id));
     return 'done';
   }
   const interpretations = asAnswered(listInterpretations(ctx.db, inst.id));
@@ -143,7 +143,7 @@ export async function merge(ctx: StageContext, inst: InstanceItem): Promise<Outc
     passages: numbered(list),
   });
   if (!result.ok) return failed(ctx, 'merge', item, [result]);
-  transaction(ctx.db, () => {
+  groupTransaction(ctx.db, () => {
     const position = listLongAnswers(ctx.db, inst.id).length;
     const id = insertLongAnswer(ctx.db, inst.id, position, result.value.long_answer.trim(), provenance(ctx, 'merge', ctx.config.generator, result.prompt, result.callId));
     let n = 0;

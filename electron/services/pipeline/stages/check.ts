@@ -5,7 +5,7 @@ import { dropInterpretation } from '../../../../db/queries/interpretations';
 import { markItem } from '../../../../db/queries/pipeline-items';
 import { readyInstance, refreshInstanceText } from '../../../../db/queries/instances';
 import { upsertFilterVote } from '../../../../db/queries/filter-votes';
-import { transaction } from '../../../../db/sql';
+import { groupTransaction } from '../../../../db/sql';
 import { decided, planCollisions } from '../../../../shared/pipeline-rules';
 import { active, ask, failed, finish, modelName, provenance, remove, subjectOf, type InstanceItem, type Outcome, type StageContext } from './context';
 import { voteInOrder } from './vote';
@@ -20,7 +20,7 @@ import { voteInOrder } from './vote';
 export function collide(ctx: StageContext, inst: InstanceItem): Outcome {
   const interpretations = active(listInterpretations(ctx.db, inst.id));
   const { collisions, distinct } = planCollisions(interpretations.map((r) => ({ position: r.position, answer: r.short_answer })));
-  return transaction(ctx.db, () => {
+  return groupTransaction(ctx.db, () => {
     if (distinct < 2) {
       const pairs = collisions.map((c) => `interpretations ${c.sameAs + 1} and ${c.position + 1} have the same short answer after normalisation ("${c.answer}")`);
       return remove(ctx, 'collide', inst.id, `collide: ${pairs.join('; ')}; fewer than 2 distinct answers remain`);
@@ -61,7 +61,7 @@ export async function filter(ctx: StageContext, inst: InstanceItem): Promise<Out
     stopOn: 'any',
   });
   if (tally.outcome === null) return failed(ctx, 'filter', item, tally.asked.map((b) => b.result));
-  return transaction(ctx.db, () => {
+  return groupTransaction(ctx.db, () => {
     const against: string[] = [];
     for (const { ref, position, result } of tally.asked) {
       if (!result.ok) continue;

@@ -19,8 +19,9 @@ import type { VoteStats } from './vote';
  *
  * The nine stages of MARCH's construction (paper 000, section 3.1), one item at a time. Each
  * stage reads what the previous ones stored, makes its calls, and writes its output, the item's
- * new stage and its checkpoint in one transaction; so a stage can be re-run or resumed alone,
- * and a killed run loses only the items in flight (their calls are cached). A call that fails
+ * new stage and its checkpoint in one transaction (a savepoint in the group commit of its turn of
+ * the event loop: see groupTransaction); so a stage can be re-run or resumed alone, and a killed
+ * run loses only the items in flight or just finished (their calls are cached). A call that fails
  * after its repair attempt fails the item, with the reason and raw output kept, and the item is
  * taken up again by the next run.
  */

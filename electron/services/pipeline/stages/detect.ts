@@ -2,7 +2,7 @@ import { findInstanceId, insertInstance } from '../../../../db/queries/instances
 import { markItem } from '../../../../db/queries/pipeline-items';
 import { refreshInstanceText } from '../../../../db/queries/instances';
 import { saveDetectionVotes, type NewDetectionVote } from '../../../../db/queries/detection-votes';
-import { transaction } from '../../../../db/sql';
+import { groupTransaction } from '../../../../db/sql';
 import type { DetectableType } from '../../../../shared/pipeline';
 import { decided } from '../../../../shared/pipeline-rules';
 import { ask, cachedCompute, failed, modelName, provenance, type Outcome, type QuestionItem, type StageContext } from './context';
@@ -49,7 +49,7 @@ export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcom
     }),
   );
   if (tallies.some((t) => t.tally.outcome === null)) return failed(ctx, 'detect', item, tallies.flatMap((t) => t.tally.asked.map((b) => b.result)));
-  transaction(ctx.db, () => {
+  groupTransaction(ctx.db, () => {
     saveDetectionVotes(ctx.db, tallies.flatMap(({ type, tally }) => votesOf(ctx, q.id, type, tally)));
     for (const { type, tally } of tallies) {
       if (tally.outcome !== 'pass' || findInstanceId(ctx.db, q.id, type) !== undefined) continue;

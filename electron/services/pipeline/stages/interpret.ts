@@ -1,7 +1,7 @@
 import { insertInterpretation, insertSubQuestion, listInterpretations } from '../../../../db/queries/interpretations';
 import { detectionVotes } from '../../../../db/queries/detection-votes';
 import { refreshInstanceText } from '../../../../db/queries/instances';
-import { transaction } from '../../../../db/sql';
+import { groupTransaction } from '../../../../db/sql';
 import { type DetectableType } from '../../../../shared/pipeline';
 import { fillBridges } from '../../../../shared/pipeline-rules';
 import { foldForMatching } from '../../../../shared/text';
@@ -30,7 +30,7 @@ export async function clarify(ctx: StageContext, inst: InstanceItem): Promise<Ou
     seen.add(key);
     return true;
   });
-  return transaction(ctx.db, () => {
+  return groupTransaction(ctx.db, () => {
     if (questions.length < minimum) {
       const given = result.value.clarified_questions.length;
       return remove(
@@ -59,7 +59,7 @@ export async function decompose(ctx: StageContext, inst: InstanceItem): Promise<
   const interpretations = active(listInterpretations(ctx.db, inst.id));
   const results = await Promise.all(interpretations.map((r) => ask(ctx, 'decompose', 'decompose', subjectOf(inst), ctx.config.generator, { question: r.clarified_question ?? r.condition ?? '' })));
   if (results.some((r) => !r.ok)) return failed(ctx, 'decompose', item, results);
-  transaction(ctx.db, () => {
+  groupTransaction(ctx.db, () => {
     interpretations.forEach((interpretation, i) => {
       const result = results[i]!;
       if (!result.ok) return;

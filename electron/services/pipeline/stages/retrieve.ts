@@ -3,7 +3,7 @@ import { listInterpretations, listSubQuestions } from '../../../../db/queries/in
 import { cosine } from '../../../../shared/vectors';
 import { getPassages } from '../../../../db/queries/passages';
 import { getOrCreateProvenance } from '../../../../db/queries/provenance';
-import { transaction } from '../../../../db/sql';
+import { groupTransaction } from '../../../../db/sql';
 import { AppError } from '../../../../shared/api';
 import { fillBridges } from '../../../../shared/pipeline-rules';
 import type { EvidenceRow } from '../retrieval-work';
@@ -58,7 +58,7 @@ export async function retrieve(ctx: StageContext, inst: InstanceItem): Promise<O
       collected.push(pooled);
     }
   }
-  transaction(ctx.db, () => {
+  groupTransaction(ctx.db, () => {
     const reranker = rerank.provider === 'openai' ? `${rerank.endpoint}/${rerank.model}` : (evidenceModel ?? 'the corpus vectors');
     const provenanceId = getOrCreateProvenance(ctx.db, {
       source: 'rule',

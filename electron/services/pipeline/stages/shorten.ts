@@ -2,7 +2,7 @@ import { listInterpretations, type InterpretationDbRow } from '../../../../db/qu
 import { getPassages, type PassageWithCorpus } from '../../../../db/queries/passages';
 import { dropInterpretation, setShortAnswer } from '../../../../db/queries/interpretations';
 import { refreshInstanceText } from '../../../../db/queries/instances';
-import { transaction } from '../../../../db/sql';
+import { groupTransaction } from '../../../../db/sql';
 import { locateAnswer } from '../../../../shared/checks';
 import { shorteningProblem } from '../../../../shared/pipeline-rules';
 import { countTokens } from '../../../../shared/text';
@@ -19,14 +19,14 @@ export async function shorten(ctx: StageContext, inst: InstanceItem): Promise<Ou
   const limit = ctx.config.shortenOver;
   const long = active(listInterpretations(ctx.db, inst.id)).filter((r) => r.short_answer && countTokens(r.short_answer) > limit);
   if (long.length === 0) {
-    transaction(ctx.db, () => finish(ctx, 'shorten', inst.id));
+    groupTransaction(ctx.db, () => finish(ctx, 'shorten', inst.id));
     return 'done';
   }
   const passages = getPassages(ctx.db, long.map((r) => r.answer_passage_id!));
   const attempts = await Promise.all(long.map((r) => shortenOne(ctx, subjectOf(inst), r, passages.get(r.answer_passage_id!))));
   const failures = attempts.flatMap((a) => ('failure' in a ? [a.failure] : []));
   if (failures.length) return failed(ctx, 'shorten', item, failures);
-  return transaction(ctx.db, () => {
+  return groupTransaction(ctx.db, () => {
     long.forEach((interpretation, i) => {
       const outcome = attempts[i]!;
       if ('attempt' in outcome) keepShortening(ctx, interpretation, passages.get(interpretation.answer_passage_id!)!, outcome.attempt);
