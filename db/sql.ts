@@ -32,7 +32,22 @@ function toValue(value: Exclude<SqlInput, SqlFragment>): SqlValue {
   return value;
 }
 
+/**
+ * The text of each call site whose values are all plain, joined once: the same string object
+ * every call, so the statement cache finds it without hashing a fresh string (bulk writes run
+ * one query hundreds of thousands of times).
+ */
+const plainTexts = new WeakMap<TemplateStringsArray, string>();
+
 export function sql(strings: TemplateStringsArray, ...values: readonly SqlInput[]): SqlFragment {
+  if (!values.some(isFragment)) {
+    let plain = plainTexts.get(strings);
+    if (plain === undefined) {
+      plain = strings.join('?');
+      plainTexts.set(strings, plain);
+    }
+    return fragment(plain, values.map((value) => toValue(value as Exclude<SqlInput, SqlFragment>)));
+  }
   let text = strings[0] ?? '';
   const params: SqlValue[] = [];
   values.forEach((value, i) => {
@@ -78,6 +93,21 @@ sql.list = function list(values: readonly SqlValue[]): SqlFragment {
 };
 
 sql.empty = fragment('', []);
+
+/**
+ * Splits rows for multi-row INSERTs into chunks of at most `largest` rows whose sizes are powers
+ * of two (20 rows: 16 and 4), so a bulk write runs one statement per chunk while the statement
+ * cache holds only a few texts per query.
+ */
+export function* insertChunks<T>(rows: readonly T[], largest = 32): Generator<readonly T[]> {
+  let start = 0;
+  while (start < rows.length) {
+    let size = largest;
+    while (size > rows.length - start) size /= 2;
+    yield rows.slice(start, start + size);
+    start += size;
+  }
+}
 
 /** SQL keywords chosen by code, never by input (ASC/DESC and the like). */
 sql.keyword = function keyword(word: 'ASC' | 'DESC' | 'AND' | 'OR'): SqlFragment {
