@@ -91,6 +91,21 @@ sql.list = function list(values: readonly SqlValue[]): SqlFragment {
 
 sql.empty = fragment('', []);
 
+/**
+ * Splits rows for multi-row INSERTs into chunks of at most `largest` rows whose sizes are powers
+ * of two (20 rows: 16 and 4), so a bulk write runs one statement per chunk while the statement
+ * cache holds only a few texts per query.
+ */
+export function* insertChunks<T>(rows: readonly T[], largest = 32): Generator<readonly T[]> {
+  let start = 0;
+  while (start < rows.length) {
+    let size = largest;
+    while (size > rows.length - start) size /= 2;
+    yield rows.slice(start, start + size);
+    start += size;
+  }
+}
+
 /** SQL keywords chosen by code, never by input (ASC/DESC and the like). */
 sql.keyword = function keyword(word: 'ASC' | 'DESC' | 'AND' | 'OR'): SqlFragment {
   return fragment(word, []);

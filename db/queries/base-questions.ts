@@ -1,7 +1,7 @@
 import type { BaseQuestionFacets, BaseQuestionFilter, BaseQuestionQuery, BaseQuestionRow } from '../../shared/api';
 import type { Answerability, DecompositionStyle } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
-import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+import { all, get, insertChunks, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
 export interface NewBaseQuestion {
   datasetId: number;
@@ -39,18 +39,13 @@ export function setBaseQuestionAnswerability(db: WritableDB, id: number, label: 
   run(db, sql`UPDATE base_questions SET answerability = ${label}, answerability_provenance_id = ${label === null ? null : provenanceId} WHERE id = ${id}`);
 }
 
-export function insertBaseQuestionPassage(
-  db: WritableDB,
-  baseQuestionId: number,
-  position: number,
-  passageId: number,
-  isSupporting: boolean,
-): void {
-  run(
-    db,
-    sql`INSERT INTO base_question_passages (base_question_id, position, passage_id, is_supporting)
-        VALUES (${baseQuestionId}, ${position}, ${passageId}, ${isSupporting})`,
-  );
+/** A base question's paragraphs, in order from position 0, in multi-row INSERTs. */
+export function insertBaseQuestionPassages(db: WritableDB, baseQuestionId: number, paragraphs: readonly { passageId: number; isSupporting: boolean }[]): void {
+  let position = 0;
+  for (const chunk of insertChunks(paragraphs)) {
+    const rows = chunk.map((p) => sql`(${baseQuestionId}, ${position++}, ${p.passageId}, ${p.isSupporting})`);
+    run(db, sql`INSERT INTO base_question_passages (base_question_id, position, passage_id, is_supporting) VALUES ${sql.join(rows)}`);
+  }
 }
 
 export interface DecompositionStepRow {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, insertChunks, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 export interface PassageRow {
   id: number;
@@ -19,7 +19,8 @@ export interface PassageWithCorpus extends PassageRow {
 
 /** Passages are deduplicated within a corpus by this hash of their title and text. */
 export function contentHash(title: string, text: string): Buffer {
-  return createHash('sha256').update(title).update('\u001f').update(text).digest().subarray(0, 16);
+  // One update of the joined text: the same digest as three, with less work per passage.
+  return createHash('sha256').update(`${title}\u001f${text}`).digest().subarray(0, 16);
 }
 
 export interface NewPassage {
@@ -59,6 +60,43 @@ export function upsertPassage(db: WritableDB, passage: NewPassage): { id: number
   const existing = passageIdByHash(db, passage.corpusId, hash);
   if (existing === undefined) throw new Error('passage vanished between insert and lookup');
   return { id: existing, created: false };
+}
+
+/**
+ * `upsertPassage` for many passages, with multi-row INSERTs: the same rows, ids and index
+ * entries as one call each, in order, at a fraction of the statements (bulk imports).
+ */
+export function upsertPassages(db: WritableDB, passages: readonly NewPassage[]): { id: number; created: boolean }[] {
+  const results: { id: number; created: boolean }[] = [];
+  for (const chunk of insertChunks(passages)) {
+    if (chunk.length === 1) {
+      results.push(upsertPassage(db, chunk[0]!));
+      continue;
+    }
+    const hashes = chunk.map((p) => contentHash(p.title, p.text));
+    const key = (corpusId: number, hash: Buffer) => `${corpusId}:${hash.toString('hex')}`;
+    const inserted = all<{ id: number; corpus_id: number; content_hash: Buffer }>(
+      db,
+      sql`INSERT INTO passages (corpus_id, source_id, title, text, content_hash, origin, source_line, char_start, char_end)
+          VALUES ${sql.join(chunk.map((p, i) => sql`(${p.corpusId}, ${p.sourceId}, ${p.title}, ${p.text}, ${hashes[i]!}, ${p.origin}, ${p.sourceLine}, ${p.charStart}, ${p.charEnd})`))}
+          ON CONFLICT (corpus_id, content_hash) DO NOTHING
+          RETURNING id, corpus_id, content_hash`,
+    );
+    const created = new Map(inserted.map((row) => [key(row.corpus_id, row.content_hash), row.id]));
+    chunk.forEach((passage, i) => {
+      const k = key(passage.corpusId, hashes[i]!);
+      const id = created.get(k);
+      // A passage twice in one chunk: the first is the created one, the second finds it.
+      created.delete(k);
+      if (id !== undefined && !passage.deferIndex) {
+        run(db, sql`INSERT INTO passages_fts (rowid, title, text) VALUES (${id}, ${passage.title}, ${passage.text})`);
+      }
+      const existing = id ?? passageIdByHash(db, passage.corpusId, hashes[i]!);
+      if (existing === undefined) throw new Error('passage vanished between insert and lookup');
+      results.push({ id: existing, created: id !== undefined });
+    });
+  }
+  return results;
 }
 
 function passageIdByHash(db: ReadableDB, corpusId: number, hash: Buffer): number | undefined {

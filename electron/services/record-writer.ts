@@ -1,12 +1,12 @@
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { findDatasetByName, insertDataset, type DatasetRow } from '../../db/queries/datasets';
-import { findBaseQuestionId, insertBaseQuestion, insertBaseQuestionPassage, insertDecompositionStep } from '../../db/queries/base-questions';
+import { findBaseQuestionId, insertBaseQuestion, insertBaseQuestionPassages, insertDecompositionStep } from '../../db/queries/base-questions';
 import { insertEvidence } from '../../db/queries/evidence';
 import { insertFilterVote } from '../../db/queries/filter-votes';
 import { findInstanceId, insertInstance, writeInstanceSearchRow } from '../../db/queries/instances';
 import { insertInterpretation, insertInterpretationCitation, insertSubQuestion } from '../../db/queries/interpretations';
 import { insertLongAnswer, insertLongAnswerCitation } from '../../db/queries/long-answers';
-import { upsertPassage } from '../../db/queries/passages';
+import { upsertPassages } from '../../db/queries/passages';
 import { callIdForHash } from '../../db/queries/llm-calls';
 import { saveDetectionVote } from '../../db/queries/detection-votes';
 import { getOrCreateProvenance } from '../../db/queries/provenance';
@@ -113,18 +113,21 @@ type PassageIds = (ref: string) => number;
 /** Every passage of the record goes in (deduplicated per corpus), referenced or not. */
 function writePassages(context: WriteContext, passages: AwbRecord['passages']): PassageIds {
   const ids = new Map<string, number>();
-  for (const passage of passages) {
-    const result = upsertPassage(context.db, {
+  const results = upsertPassages(
+    context.db,
+    passages.map((passage) => ({
       corpusId: context.corpus(passage.corpus),
       sourceId: passage.source_id,
       title: passage.title,
       text: passage.text,
       origin: context.origin,
       deferIndex: context.deferIndex,
-    });
+    })),
+  );
+  results.forEach((result, i) => {
     if (result.created) context.passagesCreated++;
-    ids.set(passage.id, result.id);
-  }
+    ids.set(passages[i]!.id, result.id);
+  });
   return (ref) => {
     const id = ids.get(ref);
     if (id === undefined) throw new AppError('invalid_input', `no passage with id "${ref}"`);
@@ -146,9 +149,7 @@ function writeBaseQuestion(context: WriteContext, datasetId: number, bq: AwbReco
     extra: bq.extra,
     answerability: bq.answerability ? { label: bq.answerability, provenanceId: context.provenanceId(bq.answerability_provenance ?? null) } : null,
   });
-  bq.paragraphs.forEach((paragraph, position) =>
-    insertBaseQuestionPassage(db, baseQuestionId, position, passageId(paragraph.passage), paragraph.is_supporting),
-  );
+  insertBaseQuestionPassages(db, baseQuestionId, bq.paragraphs.map((p) => ({ passageId: passageId(p.passage), isSupporting: p.is_supporting })));
   bq.decomposition.forEach((step, position) =>
     insertDecompositionStep(db, baseQuestionId, {
       position,

@@ -6,6 +6,7 @@ import { migrations } from '../../db/migrations';
 import { countInstances, listInstances } from '../../db/queries/instances';
 import { instanceDetail, instanceFacets } from '../../electron/services/browse';
 import { importFile } from '../../electron/services/import/import-file';
+import { DEFAULT_MAX_RECORD_BYTES, readRecords } from '../../electron/services/import/json-stream';
 import { InstanceQuery, INSTANCE_SORT_COLUMNS, type InstanceFilter } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
 import { fillInstances, musiqueRecord, rng, words } from '../helpers/synthetic';
@@ -32,13 +33,16 @@ async function benchImport(ctx: BenchContext, records: number): Promise<Measurem
     fs.writeSync(out, `${JSON.stringify(record)}\n`);
   }
   fs.closeSync(out);
+  const floor = await readAndParse(file);
   const db = openDatabase(path.join(ctx.dir, `import-${records}.db`));
   const rssBefore = process.memoryUsage().rss;
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const report = await importFile(db, { file, format: 'musique' });
   const seconds = (performance.now() - started) / 1000;
+  const cpuSeconds = cpuTotal(process.cpuUsage(cpuBefore));
   clearInterval(sampler);
   db.close();
   if (report.imported !== records) throw new Error(`import bench imported ${report.imported} of ${records}`);
@@ -47,11 +51,30 @@ async function benchImport(ctx: BenchContext, records: number): Promise<Measurem
   const sized = { count: records, of: 'records' } as const;
   return [
     { series: 'import', size: sized, name: `import ${records.toLocaleString('en-US')} MuSiQue records (${paragraphs.toLocaleString('en-US')} paragraphs, ${size} MB)`, value: seconds, unit: 's', target: records === 20_000 ? { max: 30 } : undefined },
+    // The floor: the same file read by the importer's own reader and each line parsed, nothing else.
+    { series: 'import-floor', size: sized, name: `import floor at ${sizeLabel(records)}: read + JSON.parse of the same ${size} MB, line by line`, value: floor.seconds, unit: 's' },
+    { id: sizedId('import-over-floor', records), size: sized, baseline: sizedId('import-floor', records), name: `import time / floor at ${sizeLabel(records)} (issue 24: at most 3)`, value: seconds / floor.seconds, unit: '×', target: records === 20_000 ? { max: 3 } : undefined },
+    { id: sizedId('import-cpu-over-floor', records), size: sized, name: `import CPU time / floor CPU time at ${sizeLabel(records)}`, value: cpuSeconds / floor.cpuSeconds, unit: '×' },
     { id: sizedId('import-records-per-second', records), size: sized, name: `import throughput at ${sizeLabel(records)}: records`, value: records / seconds, unit: 'records/s' },
     { id: sizedId('import-paragraphs-per-second', records), size: sized, name: `import throughput at ${sizeLabel(records)}: paragraphs read (${report.passagesCreated.toLocaleString('en-US')} unique stored)`, value: paragraphs / seconds, unit: 'passages/s' },
     // Streaming: memory grows with SQLite's page cache and the record at hand, not with the file.
     { series: 'import-memory-growth', size: sized, streaming: true, name: `import peak memory growth (resident set, file of ${size} MB)`, value: (rssPeak - rssBefore) / 2 ** 20, unit: 'MiB' },
   ];
+}
+
+const cpuTotal = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1e6;
+
+/** Reads the file with the importer's reader and parses each line: what any import must spend. */
+async function readAndParse(file: string): Promise<{ seconds: number; cpuSeconds: number }> {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  let lines = 0;
+  for await (const raw of readRecords(file, { maxRecordBytes: DEFAULT_MAX_RECORD_BYTES })) {
+    JSON.parse(raw.bytes!.toString('utf8'));
+    lines++;
+  }
+  if (lines === 0) throw new Error('the import floor read no lines');
+  return { seconds: (performance.now() - started) / 1000, cpuSeconds: cpuTotal(process.cpuUsage(cpuBefore)) };
 }
 
 function benchPageQuery(ctx: BenchContext, size: number): Measurement[] {

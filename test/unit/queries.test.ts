@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { campaignProgress } from '../../db/queries/assignments';
 import { findBaseQuestionId, insertBaseQuestion, listBaseQuestions } from '../../db/queries/base-questions';
@@ -19,7 +20,7 @@ import {
 } from '../../db/queries/instances';
 import { insertInterpretation, listInterpretations, type NewInterpretation } from '../../db/queries/interpretations';
 import { insertLongAnswer } from '../../db/queries/long-answers';
-import { contentHash, findPassageId, upsertPassage } from '../../db/queries/passages';
+import { contentHash, findPassageId, upsertPassage, upsertPassages } from '../../db/queries/passages';
 import { bm25Passages, countPassageMatches } from '../../db/queries/passages-fts';
 import { refreshInstanceText } from '../../db/queries/instances';
 import { dropInterpretation } from '../../db/queries/interpretations';
@@ -327,6 +328,33 @@ describe('writes', () => {
     expect(upsertPassage(db, { corpusId: a, sourceId: null, title: 'T', text: 'Body!', origin: 'x' }).created).toBe(true);
     // Title and text are hashed apart: moving a word across the boundary is a different passage.
     expect(contentHash('ab', 'c').equals(contentHash('a', 'bc'))).toBe(false);
+  });
+
+  it('writes passages in bulk exactly as one at a time: the same ids, rows and search index', () => {
+    const [one, bulk] = [memoryDb(), memoryDb()];
+    const passages = (target: WritableDB) => {
+      const [a, b] = [getOrCreateCorpus(target, 'a'), getOrCreateCorpus(target, 'b')];
+      const p = (corpusId: number, title: string, text: string) => ({ corpusId, sourceId: null, title, text, origin: 'x' });
+      upsertPassage(target, p(a, 'Old', 'Stored before the batch.'));
+      // 37 passages (chunks of 32, 4 and 1): one stored before, one twice in the batch, one in another corpus.
+      return [
+        ...Array.from({ length: 33 }, (_, i) => p(a, `T${i}`, `Passage ${i} about rivers.`)),
+        p(a, 'Old', 'Stored before the batch.'),
+        p(a, 'T3', 'Passage 3 about rivers.'),
+        p(b, 'T3', 'Passage 3 about rivers.'),
+        p(a, 'Last', 'A lone passage at the end.'),
+      ];
+    };
+    const singly = passages(one).map((p) => upsertPassage(one, p));
+    const together = upsertPassages(bulk, passages(bulk));
+    expect(together).toEqual(singly);
+    expect(together.filter((r) => !r.created)).toHaveLength(2);
+    const rows = (target: WritableDB) => target.prepare('SELECT * FROM passages ORDER BY id').all();
+    expect(rows(bulk)).toEqual(rows(one));
+    expect(countPassageMatches(bulk, 'rivers', null)).toBe(34);
+    expect(bm25Passages(bulk, 'lone', null, 5)).toEqual(bm25Passages(one, 'lone', null, 5));
+    // The hash is SHA-256 of title, unit separator and text, cut to 16 bytes.
+    expect(contentHash('T1', 'x')).toEqual(createHash('sha256').update('T1').update('\u001f').update('x').digest().subarray(0, 16));
   });
 
   it('shares provenance rows', () => {

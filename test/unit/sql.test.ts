@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, optimize } from '../../db/connection';
-import { all, beginWrite, commit, DatabaseBusyError, explain, flushGroup, get, groupTransaction, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
+import { all, beginWrite, commit, DatabaseBusyError, explain, flushGroup, get, groupTransaction, insertChunks, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
 import { memoryDb } from '../helpers/db';
 
 describe('sql tagged template', () => {
@@ -19,6 +19,20 @@ describe('sql tagged template', () => {
     const q = sql`SELECT 1 WHERE ${where} LIMIT ${10}`;
     expect(q.text).toBe('SELECT 1 WHERE a = ? AND b IN (?, ?) LIMIT ?');
     expect(q.params).toEqual([1, 'x', 'y', 10]);
+  });
+
+  it('gives each call of a query its own values, and the same text', () => {
+    const q = (id: number, name: string | undefined) => sql`SELECT * FROM datasets WHERE id = ${id} AND name = ${name}`;
+    const [first, second] = [q(1, 'a'), q(2, undefined)];
+    expect(second.text).toBe(first.text);
+    expect(first.text).toBe('SELECT * FROM datasets WHERE id = ? AND name = ?');
+    expect([first.params, second.params]).toEqual([[1, 'a'], [2, null]]);
+  });
+
+  it('cuts rows for multi-row inserts into power-of-two chunks, in order', () => {
+    const sizes = (n: number) => [...insertChunks(Array.from({ length: n }, (_, i) => i))].map((c) => c.length);
+    expect([sizes(0), sizes(1), sizes(20), sizes(100)]).toEqual([[], [1], [16, 4], [32, 32, 32, 4]]);
+    expect([...insertChunks([1, 2, 3, 4, 5, 6, 7])].flat()).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('turns booleans into 0/1 and undefined into NULL', () => {
