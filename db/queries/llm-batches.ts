@@ -69,12 +69,18 @@ export function planBatch(
   });
 }
 
+/*
+ * What the provider holds (an uploaded file, a submitted batch, a poll's state) is written in a
+ * transaction of its own, committed on return: never inside a group of pipeline items that may
+ * commit later, since a lost batch id would send the same paid batch again on resume.
+ */
+
 export function batchUploaded(db: WritableDB, id: number, inputFileId: string): void {
-  run(db, sql`UPDATE llm_batches SET state = 'uploaded', input_file_id = ${inputFileId} WHERE id = ${id}`);
+  transaction(db, () => run(db, sql`UPDATE llm_batches SET state = 'uploaded', input_file_id = ${inputFileId} WHERE id = ${id}`));
 }
 
 export function batchSubmitted(db: WritableDB, id: number, providerBatchId: string): void {
-  run(db, sql`UPDATE llm_batches SET state = 'submitted', provider_batch_id = ${providerBatchId}, submitted_at = ${NOW} WHERE id = ${id}`);
+  transaction(db, () => run(db, sql`UPDATE llm_batches SET state = 'submitted', provider_batch_id = ${providerBatchId}, submitted_at = ${NOW} WHERE id = ${id}`));
 }
 
 /** What a poll saw: the provider's status, counts and files. */
@@ -84,10 +90,12 @@ export function batchPolled(
   p: { state: BatchState; completed: number; failed: number; outputFileId: string | null; errorFileId: string | null; errors: unknown[] },
 ): void {
   const finished = (FINISHED_BATCH_STATES as readonly string[]).includes(p.state);
-  run(
-    db,
-    sql`UPDATE llm_batches SET state = ${p.state}, completed = ${p.completed}, failed = ${p.failed}, output_file_id = ${p.outputFileId},
+  transaction(db, () =>
+    run(
+      db,
+      sql`UPDATE llm_batches SET state = ${p.state}, completed = ${p.completed}, failed = ${p.failed}, output_file_id = ${p.outputFileId},
           error_file_id = ${p.errorFileId}, errors = ${JSON.stringify(p.errors)}, finished_at = ${finished ? NOW : null} WHERE id = ${id}`,
+    ),
   );
 }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, optimize } from '../../db/connection';
+import { batchPolled, batchSubmitted, batchUploaded, planBatch } from '../../db/queries/llm-batches';
 import { all, beginWrite, commit, DatabaseBusyError, explain, flushGroup, get, groupTransaction, insertChunks, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
 import { memoryDb } from '../helpers/db';
 
@@ -157,6 +158,26 @@ describe('the write lock', () => {
 describe('group commit', () => {
   const setting = (db: Parameters<typeof run>[0], key: string) => run(db, sql`INSERT INTO settings (key, value) VALUES (${key}, '1')`);
   const keys = (db: Parameters<typeof get>[0]) => all<{ key: string }>(db, sql`SELECT key FROM settings WHERE key LIKE 'g%' ORDER BY key`).map((r) => r.key);
+
+  it('leaves out what a provider holds: a batch uploaded, submitted or polled is committed on return, even while a group is open', () => {
+    const { a, b, done } = twoConnections();
+    try {
+      run(a, sql`INSERT INTO runs (id, kind, status) VALUES (1, 'pipeline', 'running')`);
+      const id = planBatch(a, { runId: 1, stage: 'detect', endpoint: 'fake', baseUrl: 'http://127.0.0.1/v1', model: 'm', attempt: 1 }, [
+        { request_hash: 'h1', item: 'q1', stage: 'detect', ambiguity_type: null, body: '{}' },
+      ]);
+      groupTransaction(a, () => setting(a, 'g1'));
+      batchUploaded(a, id, 'file-1');
+      batchSubmitted(a, id, 'batch-1');
+      // Seen by another connection at once: a crash now could not make a resumed run send the batch again.
+      expect(get<{ provider_batch_id: string }>(b, sql`SELECT provider_batch_id FROM llm_batches WHERE id = ${id}`)!.provider_batch_id).toBe('batch-1');
+      groupTransaction(a, () => setting(a, 'g2'));
+      batchPolled(a, id, { state: 'in_progress', completed: 0, failed: 0, outputFileId: null, errorFileId: null, errors: [] });
+      expect(get<{ state: string }>(b, sql`SELECT state FROM llm_batches WHERE id = ${id}`)!.state).toBe('in_progress');
+    } finally {
+      done();
+    }
+  });
 
   it('commits the writes of one turn of the event loop together at the next, each atomic on its own', async () => {
     const { a, b, done } = twoConnections();
