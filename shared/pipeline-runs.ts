@@ -6,13 +6,18 @@ import type { PipelineStage } from './domain';
  * cost per kept instance, the funnel, and item traces. Types only (shared/pipeline.ts re-exports them).
  */
 
-/** What a voting stage asked and skipped per key (ambiguity type), and the order it ended up asking its voters in. */
+/** What a voting stage asked and skipped per key (ambiguity type), and the order it ended up asking its voters in (before any cached answers, which go first). */
 export interface VotingSummary {
   stage: string;
   key: string;
   order: string[];
   asked: number;
   notNeeded: number;
+  /**
+   * The orders the run froze: items from the `from`-th of the stage (in item order) on asked in
+   * `order` (before them, the warm-up asked everyone). Recorded so a resumed run replays them.
+   */
+  epochs?: { from: number; order: string[] }[];
 }
 
 /** Tokens and US dollars (null: a model without a price took part). */

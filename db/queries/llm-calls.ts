@@ -1,5 +1,5 @@
 import type { CallTrace } from '../../shared/pipeline';
-import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, pluck, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 /**
  * The `llm_calls` table: the content-addressed cache of model calls and their audit log (request,
@@ -244,4 +244,28 @@ export function datasetSpend(db: ReadableDB, datasetIds: readonly number[]): Spe
     sql`c.stage IN ('detect', 'clarify', 'decompose', 'retrieve', 'answer', 'merge', 'shorten', 'collide', 'filter')
         AND c.item IN (SELECT 'bq:' || id FROM base_questions ${scope} UNION ALL SELECT 'inst:' || id FROM instances ${scope})`,
   );
+}
+
+// ---- what the voting order reads (issue 26) --------------------------------------------------------
+
+/** The newest call's id (0 when there is none): answers stored up to it were in the cache when a run started. */
+export function lastCallId(db: ReadableDB): number {
+  return pluck<number>(db, sql`SELECT coalesce(max(id), 0) FROM llm_calls`) ?? 0;
+}
+
+/** Which of these request hashes have a valid answer stored by call `maxId`. */
+export function answeredAmong(db: ReadableDB, hashes: readonly string[], maxId: number): Set<string> {
+  if (hashes.length === 0) return new Set();
+  const rows = all<{ request_hash: string }>(db, sql`SELECT request_hash FROM llm_calls WHERE request_hash IN ${sql.list([...hashes])} AND status = 'ok' AND id <= ${maxId}`);
+  return new Set(rows.map((r) => r.request_hash));
+}
+
+/** The mean tokens and US dollars of these calls (dollars null when one has no price). */
+export function callMeans(db: ReadableDB, ids: readonly number[]): { n: number; tokens: number | null; usd: number | null } {
+  return get<{ n: number; tokens: number | null; usd: number | null }>(
+    db,
+    sql`SELECT count(*) AS n, avg(coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0)) AS tokens,
+               CASE WHEN count(cost_usd) = count(*) THEN avg(cost_usd) END AS usd
+        FROM llm_calls WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+  )!;
 }

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import OpenAI from 'openai';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { cachedCall, recordCall, tagCall } from '../../../db/queries/llm-calls';
+import { answeredAmong, cachedCall, lastCallId, recordCall, tagCall } from '../../../db/queries/llm-calls';
 import { listPrices } from '../../../db/queries/model-prices';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
@@ -113,6 +113,8 @@ export class LlmClient {
   readonly byStageModel = new Map<string, CallStats>();
   readonly ceiling: CostCeiling;
   readonly batcher: Batcher | null;
+  /** The newest stored call when this client was made: answers up to it were in the cache when the run (re)started. */
+  private readonly startCallId: number;
 
   constructor(
     private readonly db: WritableDB,
@@ -123,6 +125,7 @@ export class LlmClient {
     // as many listeners as requests may be in flight is expected, not a leak.
     if (options.signal) setMaxListeners(Object.values(config.endpoints).reduce((n, e) => n + e.maxInFlight, 0) + 16, options.signal);
     const note = options.note ?? (() => undefined);
+    this.startCallId = lastCallId(db);
     this.prices = new PriceTable(listPrices(db), config.prices, note);
     this.ceiling = new CostCeiling(config.budget, () => ({ usd: this.stats.costUsd, tokens: this.stats.promptTokens + this.stats.completionTokens }));
     if (config.budget.maxUsd !== null) this.refuseUnpriced();
@@ -387,6 +390,23 @@ export class LlmClient {
       return { ok: false, reason: `${problem}; the repair attempt failed too: ${repaired.reason}`, raw: repaired.raw ?? raw, callId: repaired.callId ?? callId };
     }
     return { ok: false, reason: problem!, raw, callId };
+  }
+
+  /**
+   * Which of these requests had an answer in the cache when the run (re)started (so asking costs
+   * nothing). Answers stored since do not count, so the answer never depends on which item of the
+   * run happened to finish first.
+   */
+  answeredBefore(requests: readonly LlmRequest<SchemaName>[]): boolean[] {
+    const hashes = requests.map((request) => {
+      const endpoint = this.endpoints.get(request.ref.endpoint);
+      if (!endpoint || this.options.noCache?.has(request.stage)) return null;
+      const body = this.body(endpoint, request);
+      const sample = request.sampling?.sample;
+      return LlmClient.hash(endpoint.config.baseURL, sample === undefined ? body : [body, { sample }]);
+    });
+    const found = answeredAmong(this.db, hashes.filter((h): h is string => h !== null), this.startCallId);
+    return hashes.map((h) => h !== null && found.has(h));
   }
 
   /** The answer's value, or what is wrong with it. */
