@@ -80,6 +80,8 @@ export interface StageCounts {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** Calls sent whose model has no price (left out of `costUsd`, which is then a floor; absent in older runs). */
+  unpricedCalls?: number;
   /** Summed over the calls this stage sent: the endpoints' answering time, and the time queued before sending. */
   latencyMs: number;
   queueMs: number;
@@ -96,6 +98,7 @@ export interface PipelineProgress {
   cachedCalls: number;
   failedCalls: number;
   costUsd: number;
+  unpricedCalls?: number;
   etaSeconds: number | null;
   /** Batches being sent, polled or read back (0 without batch mode). */
   openBatches?: number;
@@ -112,7 +115,10 @@ export interface RunSummary {
   cachedCalls: number;
   promptTokens: number;
   completionTokens: number;
+  /** What the priced calls cost: a floor when `unpricedCalls` is above 0. */
   costUsd: number;
+  /** Calls whose model has no price (absent in older runs). */
+  unpricedCalls?: number;
   error: string | null;
   /** Where cues and evidence were computed: a worker thread, or the run's own thread. */
   retrieval: 'worker' | 'in-thread' | null;

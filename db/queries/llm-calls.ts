@@ -126,12 +126,13 @@ export function itemUsage(db: ReadableDB, tag: string, ids: readonly number[]): 
   )!;
 }
 
-/** LLM calls made for the given datasets' items (all datasets when none), per stage and model. */
-export function callsPerStage(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number }[] {
+/** LLM calls made for the given datasets' items (all datasets when none), per stage and model; what the priced ones cost, and how many had no price. */
+export function callsPerStage(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number; unpriced: number }[] {
   const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return all(
     db,
-    sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost
+    sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost,
+               coalesce(sum(c.cost_usd IS NULL AND c.prompt_tokens IS NOT NULL), 0) AS unpriced
         FROM llm_calls c
         WHERE c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
         GROUP BY 1, 2 ORDER BY 1, 2`,

@@ -70,12 +70,14 @@ export interface CallStats {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** Calls sent whose model has no price: `costUsd` leaves them out, so it is a floor. */
+  unpricedCalls: number;
   /** Summed over the calls sent: the endpoints' time to answer, and the time spent queued before sending. */
   latencyMs: number;
   queueMs: number;
 }
 
-export const emptyStats = (): CallStats => ({ calls: 0, cachedCalls: 0, failedCalls: 0, batchCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: 0, queueMs: 0 });
+export const emptyStats = (): CallStats => ({ calls: 0, cachedCalls: 0, failedCalls: 0, batchCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0, latencyMs: 0, queueMs: 0 });
 
 interface EndpointState {
   name: string;
@@ -361,6 +363,7 @@ export class LlmClient {
       s.promptTokens += promptTokens;
       s.completionTokens += completionTokens;
       s.costUsd += costUsd ?? 0;
+      if (costUsd === null) s.unpricedCalls++;
       s.latencyMs += latencyMs;
       s.queueMs += queueMs;
     });

@@ -12,8 +12,8 @@ import { callMeans } from '../../../db/queries/llm-calls';
 import { finishRun, getRun, insertRun, markAbandonedRuns, reopenRun, saveRunSummary } from '../../../db/queries/runs';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
-import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
-import { PipelineConfig, withBaseUrlOverride, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
+import { type PipelineStage } from '../../../shared/domain';
+import { PipelineConfig, runStageOrder, withBaseUrlOverride, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
 import { stableSubset } from '../../../shared/pipeline-rules';
 import { defaultModelFor, embedCorpus, OFFLINE_DIMENSIONS, offlineModelName } from '../retrieval/models';
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
@@ -79,16 +79,6 @@ export function readConfigFile(file: string): unknown {
   }
 }
 
-/**
- * The stages in the order a run takes them. With early exit, merge moves after shortening and
- * collisions: shortening and collisions do not read the long answer, and merge writes from the
- * answers as the answer stage left them, so every output is the same, and instances that collide
- * are never merged (most of MARCH's losses before the filter happen there).
- */
-export function stageOrder(config: PipelineConfig): PipelineStage[] {
-  if (!config.earlyExit.enabled) return [...PIPELINE_STAGES];
-  return PIPELINE_STAGES.filter((s) => s !== 'merge').flatMap((s) => (s === 'collide' ? ['collide', 'merge'] : [s])) as PipelineStage[];
-}
 
 /** Why the run stops taking new items: cancelled, or the cost ceiling reached (null: it goes on). */
 function stopReason(options: RunOptions, llm: LlmClient): string | null {
@@ -98,7 +88,7 @@ function stopReason(options: RunOptions, llm: LlmClient): string | null {
 
 export async function runPipeline(db: WritableDB, options: RunOptions): Promise<RunSummary> {
   const config = parseConfig(options.config);
-  const order = stageOrder(config);
+  const order = runStageOrder(config.earlyExit.enabled);
   const chosen = options.stages?.length ? order.filter((s) => options.stages!.includes(s)) : order;
   const datasetIds = (options.datasets ?? []).map((name) => {
     const row = findDatasetByName(db, name);
@@ -151,7 +141,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
       const s = llm.byStage.get(c.stage) ?? emptyStats();
       return {
         ...c, calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
-        latencyMs: Math.round(s.latencyMs), queueMs: Math.round(s.queueMs), batchCalls: s.batchCalls,
+        latencyMs: Math.round(s.latencyMs), queueMs: Math.round(s.queueMs), batchCalls: s.batchCalls, unpricedCalls: s.unpricedCalls,
       };
     }),
     calls: llm.stats.calls,
@@ -159,6 +149,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     promptTokens: llm.stats.promptTokens,
     completionTokens: llm.stats.completionTokens,
     costUsd: llm.stats.costUsd,
+    unpricedCalls: llm.stats.unpricedCalls,
     error: null,
     retrieval: work.where,
     rerank,
@@ -224,6 +215,7 @@ async function runItems(ctx: StageContext, stage: PipelineStage, items: (Questio
       cachedCalls: llm.stats.cachedCalls,
       failedCalls: llm.stats.failedCalls,
       costUsd: llm.stats.costUsd,
+      unpricedCalls: llm.stats.unpricedCalls,
       etaSeconds: entry.processed > 0 && elapsed > 0.5 ? ((items.length - entry.processed) * elapsed) / entry.processed : null,
       openBatches: llm.batcher?.inFlight ?? 0,
     });
