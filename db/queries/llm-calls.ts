@@ -93,11 +93,12 @@ export function callIdForHash(db: WritableDB, hash: string, model: string | null
 // ---- spending ------------------------------------------------------------------------------------
 
 /** What the calls recorded under a run add up to (calls sent; cached answers are not recorded per run). */
-export function runCallTotals(db: ReadableDB, runId: number): { calls: number; failedCalls: number; promptTokens: number; completionTokens: number; costUsd: number } {
+export function runCallTotals(db: ReadableDB, runId: number): { calls: number; failedCalls: number; promptTokens: number; completionTokens: number; costUsd: number; unpricedCalls: number } {
   return get(
     db,
     sql`SELECT count(*) AS calls, coalesce(sum(status = 'error'), 0) AS failedCalls, coalesce(sum(prompt_tokens), 0) AS promptTokens,
-               coalesce(sum(completion_tokens), 0) AS completionTokens, coalesce(sum(cost_usd), 0) AS costUsd
+               coalesce(sum(completion_tokens), 0) AS completionTokens, coalesce(sum(cost_usd), 0) AS costUsd,
+               coalesce(sum(cost_usd IS NULL AND prompt_tokens IS NOT NULL), 0) AS unpricedCalls
         FROM llm_calls WHERE run_id = ${runId}`,
   )!;
 }

@@ -4,6 +4,7 @@ import type { WritableDB } from '../../db/sql';
 import { runPipeline } from '../../electron/services/pipeline/run';
 import { MARCH_PROFILE } from '../../electron/dev/fake-profile';
 import type { RunSummary } from '../../shared/pipeline';
+import { awb, awbJson } from '../helpers/cli';
 import { tempDir } from '../helpers/db';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
 import { pipelineBrain } from '../helpers/fake-pipeline';
@@ -106,5 +107,25 @@ describe('the voting order under early exit', () => {
     expect(outcomes(db)).toEqual(firstOutcomes);
     // The votes asked differ (another order stops at another voter), never what is kept.
     expect(votes(db)).not.toEqual(firstVotes);
+  }, 600_000);
+});
+
+describe('the cost of calls without a price', () => {
+  it('is never added as $0: the run counts them, and awb pipeline show says the total is a floor', async () => {
+    const file = tmp.file('unpriced.db');
+    const db = await marchDb(file, 12);
+    // Only the generator has a price; the detectors and filter models have none.
+    const run = await runPipeline(db, { config: marchConfig(fake.url, { prices: { 'openai/gpt-4.1': { input: 2, output: 8 } } }) });
+    const stored = db.prepare("SELECT count(*) AS n, coalesce(sum(cost_usd), 0) AS usd FROM llm_calls WHERE run_id = ? AND cost_usd IS NULL AND status = 'ok'").get(run.id) as { n: number };
+    db.close();
+    expect(stored.n).toBeGreaterThan(0);
+    expect(run.unpricedCalls).toBe(stored.n);
+    expect(run.stages.find((s) => s.stage === 'detect')!.unpricedCalls).toBe(run.stages.find((s) => s.stage === 'detect')!.calls);
+    expect(run.stages.find((s) => s.stage === 'clarify')!.unpricedCalls).toBe(0);
+    const shown = awbJson<RunSummary>(['pipeline', 'show', String(run.id), '--db', file, '--json']);
+    expect(shown.json.unpricedCalls).toBe(stored.n);
+    const text = awb(['pipeline', 'show', String(run.id), '--db', file]).stdout;
+    expect(text).toMatch(new RegExp(`total: .*≥ \\$0\\.\\d{4}, ${stored.n} calls unpriced`));
+    expect(text).toMatch(/detect .* unknown \(\d+ calls unpriced\)/);
   }, 600_000);
 });
