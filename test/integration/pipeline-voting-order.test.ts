@@ -110,6 +110,33 @@ describe('the voting order under early exit', () => {
   }, 600_000);
 });
 
+describe('the voting order with batches', () => {
+  it('asks in waves by the order frozen after the warm-up, and a re-run sends nothing and stores the same votes', async () => {
+    const db = await marchDb(tmp.file('batched.db'), 40);
+    const config = marchConfig(fake.url, { earlyExit: { warmup: 4 }, batch: { enabled: true, pollSeconds: 0.01, idleFlushMs: 20 } });
+    const run = await runPipeline(db, { config });
+    expect(run.status).toBe('done');
+    expect(run.stages.find((s) => s.stage === 'detect')!.batchCalls).toBe(run.stages.find((s) => s.stage === 'detect')!.calls);
+    // One freeze per stage and type, after the warm-up; the items past it ask first the voter it ranks first (or one whose answer was cached).
+    const semantic = run.voting!.find((v) => v.stage === 'detect' && v.key === 'semantic')!;
+    expect(semantic.epochs!.map((e) => e.from)).toEqual([4]);
+    const firsts = db
+      .prepare("SELECT DISTINCT v.model FROM detection_votes v WHERE v.ambiguity_type = 'semantic' AND v.asked_position = 1 AND v.base_question_id > (SELECT min(id) + 3 FROM base_questions)")
+      .all() as { model: string }[];
+    // Exploring items ask everyone in the configured order (gpt-4.1 first); every other one asks the frozen order's first.
+    const first = semantic.epochs![0]!.order[0];
+    expect(first).not.toBe('fake/openai/gpt-4.1-1');
+    expect(firsts.map((r) => r.model)).toContain(first);
+    expect(firsts.every((r) => r.model === first || r.model === 'fake/openai/gpt-4.1-1')).toBe(true);
+    const before = votes(db);
+    clearOutputs(db);
+    const again = await runPipeline(db, { config });
+    expect(again.calls).toBe(0);
+    expect(votes(db)).toEqual(before);
+    db.close();
+  }, 600_000);
+});
+
 describe('the cost of calls without a price', () => {
   it('is never added as $0: the run counts them, and awb pipeline show says the total is a floor', async () => {
     const file = tmp.file('unpriced.db');
