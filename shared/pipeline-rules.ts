@@ -201,3 +201,30 @@ export function asksEveryone(item: string, share: number): boolean {
   if (share >= 1) return true;
   return fnv1a(item) / 2 ** 32 < share;
 }
+
+/**
+ * Where an item's voting order comes from, by the item's place in its stage's list (in item order,
+ * never in the order items finish): 'everyone' for the first `warmup` items, which ask every voter;
+ * else the statistics frozen once the items before a boundary have all finished. Boundaries double
+ * (warmup, 2·warmup, 4·warmup, ...: a handful of pauses over a long run), or, for a stage sent in
+ * batches where each pause is a batch round trip, stay at the one after the warm-up. Boundary 0:
+ * no statistics (the configured order).
+ */
+export function orderEpoch(index: number, warmup: number, growth: 'double' | 'once'): 'everyone' | number {
+  if (index < warmup) return 'everyone';
+  const first = Math.max(1, warmup);
+  if (index < first) return 0;
+  if (growth === 'once') return first;
+  let boundary = first;
+  while (boundary * 2 <= index) boundary *= 2;
+  return boundary;
+}
+
+/**
+ * Voters whose answer is already stored (free to ask) go first, in the order given; the others
+ * follow in that order. The outcome does not depend on the order, so a cached answer that decides
+ * saves every call after it, and a re-run over the same questions sends nothing.
+ */
+export function cachedFirst<T>(order: readonly T[], cached: (voter: T) => boolean): T[] {
+  return [...order.filter(cached), ...order.filter((v) => !cached(v))];
+}

@@ -6,13 +6,18 @@ import type { PipelineStage } from './domain';
  * cost per kept instance, the funnel, and item traces. Types only (shared/pipeline.ts re-exports them).
  */
 
-/** What a voting stage asked and skipped per key (ambiguity type), and the order it ended up asking its voters in. */
+/** What a voting stage asked and skipped per key (ambiguity type), and the order it ended up asking its voters in (before any cached answers, which go first). */
 export interface VotingSummary {
   stage: string;
   key: string;
   order: string[];
   asked: number;
   notNeeded: number;
+  /**
+   * The orders the run froze: items from the `from`-th of the stage (in item order) on asked in
+   * `order` (before them, the warm-up asked everyone). Recorded so a resumed run replays them.
+   */
+  epochs?: { from: number; order: string[] }[];
 }
 
 /** Tokens and US dollars (null: a model without a price took part). */
@@ -75,6 +80,8 @@ export interface StageCounts {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** Calls sent whose model has no price (left out of `costUsd`, which is then a floor; absent in older runs). */
+  unpricedCalls?: number;
   /** Summed over the calls this stage sent: the endpoints' answering time, and the time queued before sending. */
   latencyMs: number;
   queueMs: number;
@@ -91,6 +98,7 @@ export interface PipelineProgress {
   cachedCalls: number;
   failedCalls: number;
   costUsd: number;
+  unpricedCalls?: number;
   etaSeconds: number | null;
   /** Batches being sent, polled or read back (0 without batch mode). */
   openBatches?: number;
@@ -107,7 +115,10 @@ export interface RunSummary {
   cachedCalls: number;
   promptTokens: number;
   completionTokens: number;
+  /** What the priced calls cost: a floor when `unpricedCalls` is above 0. */
   costUsd: number;
+  /** Calls whose model has no price (absent in older runs). */
+  unpricedCalls?: number;
   error: string | null;
   /** Where cues and evidence were computed: a worker thread, or the run's own thread. */
   retrieval: 'worker' | 'in-thread' | null;

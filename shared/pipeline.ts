@@ -305,6 +305,19 @@ export function jsonSchemaFor(name: SchemaName): Record<string, unknown> {
 // ---- runs, progress and the funnel ---------------------------------------------------------------
 
 export { PIPELINE_STAGES, type PipelineStage };
+
+/**
+ * The stages in the order a run takes them. With early exit, merge moves after shortening and
+ * collisions: they do not read the long answer, and merge writes from the answers as the answer
+ * stage left them, so every output is the same, and instances that collide are never merged.
+ */
+export function runStageOrder(earlyExit: boolean): PipelineStage[] {
+  if (!earlyExit) return [...PIPELINE_STAGES];
+  return PIPELINE_STAGES.filter((s) => s !== 'merge').flatMap((s) => (s === 'collide' ? ['collide', 'merge'] : [s])) as PipelineStage[];
+}
+
+/** The order a run takes the stages in with the default config (early exit on): every list of stages shows them so. */
+export const RUN_STAGES: readonly PipelineStage[] = runStageOrder(true);
 export * from './pipeline-runs';
 
 export interface PromptTemplate {
@@ -323,4 +336,16 @@ export function formatUsd(v: number): string {
   if (v === 0) return '$0';
   if (v < 0.0001) return '<$0.0001';
   return `$${v < 1 ? v.toFixed(4) : v.toFixed(2)}`;
+}
+
+/**
+ * Dollars spent where some calls may have had no price (a model missing from the price table): an
+ * unpriced call is never counted as free. "unknown" when no call had a price, else "≥$X" (what the
+ * priced calls cost is a floor); `long` adds how many calls were unpriced.
+ */
+export function formatCost(usd: number, unpricedCalls = 0, long = false): string {
+  if (!unpricedCalls) return formatUsd(usd);
+  const note = long ? `${unpricedCalls.toLocaleString('en-US')} call${unpricedCalls === 1 ? '' : 's'} unpriced` : '';
+  if (usd === 0) return long ? `unknown (${note})` : 'unknown';
+  return long ? `≥ ${formatUsd(usd)}, ${note}` : `≥${formatUsd(usd)}`;
 }

@@ -1,5 +1,5 @@
 import type { CallTrace } from '../../shared/pipeline';
-import { all, get, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, pluck, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
 
 /**
  * The `llm_calls` table: the content-addressed cache of model calls and their audit log (request,
@@ -102,11 +102,12 @@ export function callIdForHash(db: WritableDB, hash: string, model: string | null
 // ---- spending ------------------------------------------------------------------------------------
 
 /** What the calls recorded under a run add up to (calls sent; cached answers are not recorded per run). */
-export function runCallTotals(db: ReadableDB, runId: number): { calls: number; failedCalls: number; promptTokens: number; completionTokens: number; costUsd: number } {
+export function runCallTotals(db: ReadableDB, runId: number): { calls: number; failedCalls: number; promptTokens: number; completionTokens: number; costUsd: number; unpricedCalls: number } {
   return get(
     db,
     sql`SELECT count(*) AS calls, coalesce(sum(status = 'error'), 0) AS failedCalls, coalesce(sum(prompt_tokens), 0) AS promptTokens,
-               coalesce(sum(completion_tokens), 0) AS completionTokens, coalesce(sum(cost_usd), 0) AS costUsd
+               coalesce(sum(completion_tokens), 0) AS completionTokens, coalesce(sum(cost_usd), 0) AS costUsd,
+               coalesce(sum(cost_usd IS NULL AND prompt_tokens IS NOT NULL), 0) AS unpricedCalls
         FROM llm_calls WHERE run_id = ${runId}`,
   )!;
 }
@@ -135,12 +136,13 @@ export function itemUsage(db: ReadableDB, tag: string, ids: readonly number[]): 
   )!;
 }
 
-/** LLM calls made for the given datasets' items (all datasets when none), per stage and model. */
-export function callsPerStage(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number }[] {
+/** LLM calls made for the given datasets' items (all datasets when none), per stage and model; what the priced ones cost, and how many had no price. */
+export function callsPerStage(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number; unpriced: number }[] {
   const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return all(
     db,
-    sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost
+    sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost,
+               coalesce(sum(c.cost_usd IS NULL AND c.prompt_tokens IS NOT NULL), 0) AS unpriced
         FROM llm_calls c
         WHERE c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
         GROUP BY 1, 2 ORDER BY 1, 2`,
@@ -253,4 +255,28 @@ export function datasetSpend(db: ReadableDB, datasetIds: readonly number[]): Spe
     sql`c.stage IN ('detect', 'clarify', 'decompose', 'retrieve', 'answer', 'merge', 'shorten', 'collide', 'filter')
         AND c.item IN (SELECT 'bq:' || id FROM base_questions ${scope} UNION ALL SELECT 'inst:' || id FROM instances ${scope})`,
   );
+}
+
+// ---- what the voting order reads (issue 26) --------------------------------------------------------
+
+/** The newest call's id (0 when there is none): answers stored up to it were in the cache when a run started. */
+export function lastCallId(db: ReadableDB): number {
+  return pluck<number>(db, sql`SELECT coalesce(max(id), 0) FROM llm_calls`) ?? 0;
+}
+
+/** Which of these request hashes have a valid answer stored by call `maxId`. */
+export function answeredAmong(db: ReadableDB, hashes: readonly string[], maxId: number): Set<string> {
+  if (hashes.length === 0) return new Set();
+  const rows = all<{ request_hash: string }>(db, sql`SELECT request_hash FROM llm_calls WHERE request_hash IN ${sql.list([...hashes])} AND status = 'ok' AND id <= ${maxId}`);
+  return new Set(rows.map((r) => r.request_hash));
+}
+
+/** The mean tokens and US dollars of these calls (dollars null when one has no price). */
+export function callMeans(db: ReadableDB, ids: readonly number[]): { n: number; tokens: number | null; usd: number | null } {
+  return get<{ n: number; tokens: number | null; usd: number | null }>(
+    db,
+    sql`SELECT count(*) AS n, avg(coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0)) AS tokens,
+               CASE WHEN count(cost_usd) = count(*) THEN avg(cost_usd) END AS usd
+        FROM llm_calls WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+  )!;
 }

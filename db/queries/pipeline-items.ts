@@ -1,5 +1,5 @@
 import type { ItemTrace } from '../../shared/pipeline';
-import { all, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
 
 /**
  * The `pipeline_items` table: where each item (`bq:<id>`, `inst:<id>`) stands in each pipeline
@@ -74,4 +74,9 @@ export function mergesSkipped(db: ReadableDB, runId: number): { type: string; n:
         WHERE p.stage IN ('shorten', 'collide') AND p.run_id = ${runId} AND i.status = 'removed' AND i.removed_stage = p.stage
           AND NOT EXISTS (SELECT 1 FROM long_answers l WHERE l.instance_id = i.id) GROUP BY 1`,
   );
+}
+
+/** How many items of a stage a run has finished (done or failed): a resumed run's items come after them. */
+export function finishedInRun(db: ReadableDB, runId: number, stage: string): number {
+  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM pipeline_items WHERE run_id = ${runId} AND stage = ${stage}`)!.n;
 }

@@ -60,6 +60,7 @@ export function rowToRunSummary(row: RunRow, openBatches = 0): RunSummary {
     promptTokens: stored.promptTokens ?? 0,
     completionTokens: stored.completionTokens ?? 0,
     costUsd: stored.costUsd ?? 0,
+    ...(stored.unpricedCalls ? { unpricedCalls: stored.unpricedCalls } : {}),
     error: stored.error ?? null,
     retrieval: stored.retrieval ?? null,
     rerank: stored.rerank ?? null,
@@ -101,6 +102,7 @@ export function markAbandonedRuns(db: WritableDB): void {
       promptTokens: Math.max(Number(stored.promptTokens ?? 0), totals.promptTokens),
       completionTokens: Math.max(Number(stored.completionTokens ?? 0), totals.completionTokens),
       costUsd: Math.max(Number(stored.costUsd ?? 0), totals.costUsd),
+      unpricedCalls: Math.max(Number(stored.unpricedCalls ?? 0), totals.unpricedCalls),
       error: stored.error ?? 'The run stopped before it finished (its process ended); the calls and cost shown are those it recorded.',
     };
     run(

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { PIPELINE_STAGES } from '../../shared/domain';
-import { formatUsd, type CostPerKept, type RunSummary } from '../../shared/pipeline';
+import { formatCost, formatUsd, RUN_STAGES, type CostPerKept, type RunSummary } from '../../shared/pipeline';
 import { CliError, withClient } from './client';
 import { choices, integer, list, number, printJson, printTable, withCommon, type CommonOptions } from './common';
 import { readFakeScript, startFakeEndpoint } from '../dev/fake-model';
@@ -12,10 +11,10 @@ function printRun(run: RunSummary): void {
   for (const s of run.stages) {
     lines.push(
       `  ${s.stage.padEnd(10)} ${String(s.processed).padStart(7)} items: ${s.done} done, ${s.removed} removed, ${s.failed} failed; ` +
-        `${s.calls} calls (+${s.cachedCalls} cached), ${s.promptTokens + s.completionTokens} tokens, $${s.costUsd.toFixed(4)}`,
+        `${s.calls} calls (+${s.cachedCalls} cached), ${s.promptTokens + s.completionTokens} tokens, ${formatCost(s.costUsd, s.unpricedCalls, true)}`,
     );
   }
-  lines.push(`  total: ${run.calls} calls, ${run.cachedCalls} answered from the cache, ${run.promptTokens} tokens in, ${run.completionTokens} out, $${run.costUsd.toFixed(4)}`);
+  lines.push(`  total: ${run.calls} calls, ${run.cachedCalls} answered from the cache, ${run.promptTokens} tokens in, ${run.completionTokens} out, ${formatCost(run.costUsd, run.unpricedCalls, true)}`);
   for (const v of run.voting ?? []) if (v.notNeeded) lines.push(`  early exit: ${v.stage}${v.key ? ` ${v.key}` : ''} asked ${v.asked} votes, ${v.notNeeded} not needed; order ${v.order.join(', ')}`);
   if (run.costPerKept) lines.push(...costLines(run.costPerKept));
   for (const b of run.batches ?? []) lines.push(`  batch ${b.id} (${b.providerBatchId ?? 'not created'}): ${b.stage} ${b.model}, ${b.state}, ${b.completed}/${b.requests} answered, ${b.failed} failed${b.attempt > 1 ? `, attempt ${b.attempt}` : ''}`);
@@ -47,7 +46,7 @@ function addRunCommands(pipeline: Command): void {
       .command('run')
       .description('run the pipeline (or some stages) over the base questions; resumes where the last run stopped')
       .option('--config <file>', 'pipeline config (see resources/pipeline.example.json)')
-      .option('--stages <list>', `comma-separated stages (default all) ${choices(PIPELINE_STAGES)}`, list(String))
+      .option('--stages <list>', `comma-separated stages (default all) ${choices(RUN_STAGES)}`, list(String))
       .option('--limit <n>', 'at most this many items per stage', integer)
       .option('--dataset <name...>', 'only these datasets')
       .option('--no-cache', 'fresh calls for the stages run (with --stages: only those), ignoring cached answers')
@@ -123,7 +122,7 @@ export function addPipelineCommands(program: Command): void {
     pipeline
       .command('failures')
       .description('items that failed a stage, with the reason (the next run takes them up again)')
-      .option('--stage <stage>', `only this stage ${choices(PIPELINE_STAGES)}`)
+      .option('--stage <stage>', `only this stage ${choices(RUN_STAGES)}`)
       .option('--limit <n>', 'at most this many (default 200)', integer),
   ).action((options: CommonOptions & { stage?: string; limit?: number }) =>
     withClient(options, async (client) => {

@@ -69,7 +69,8 @@ export interface AgreementSummary {
 export interface FunnelSummary {
   types: string[];
   rows: { step: string; counts: Record<string, number>; total: number }[];
-  calls: { stage: string; model: string; calls: number; costUsd: number }[];
+  /** Per stage and model: what the priced calls cost (null when none had a price), and how many had none (absent in older plans). */
+  calls: { stage: string; model: string; calls: number; costUsd: number | null; unpriced?: number }[];
   prompts: { stage: string; versions: string[] }[];
   /** What a kept instance cost, over every construction call for these datasets (absent in older plans). */
   costPerKept?: CostPerKept;
@@ -196,9 +197,8 @@ function funnelSection(funnel: FunnelSummary): string {
     );
   }
   if (funnel.calls.length) {
-    parts.push('', 'Models and calls per stage:', '', table(['Stage', 'Model', 'Calls', 'Cost (USD)'], funnel.calls.map((c) => [c.stage, c.model, n(c.calls), c.costUsd.toFixed(4)]), ['l', 'l', 'r', 'r']));
-    const totalCost = funnel.calls.reduce((a, c) => a + c.costUsd, 0);
-    parts.push('', `In all: ${n(funnel.calls.reduce((a, c) => a + c.calls, 0))} calls, ${totalCost.toFixed(4)} USD.`);
+    parts.push('', 'Models and calls per stage:', '', table(['Stage', 'Model', 'Calls', 'Cost (USD)'], funnel.calls.map((c) => [c.stage, c.model, n(c.calls), callCost(c)]), ['l', 'l', 'r', 'r']));
+    parts.push('', `In all: ${n(funnel.calls.reduce((a, c) => a + c.calls, 0))} calls, ${totalCost(funnel.calls)}.`);
   }
   if (funnel.costPerKept && funnel.costPerKept.total.calls) parts.push('', costSection(funnel.costPerKept));
   if (funnel.prompts.length) {
@@ -207,10 +207,26 @@ function funnelSection(funnel: FunnelSummary): string {
   return parts.join('\n');
 }
 
+type CallsRow = FunnelSummary['calls'][number];
+
+/** A stage's and model's cost: unknown when no call had a price, a floor ("≥") when some had none. */
+function callCost(c: CallsRow): string {
+  if (c.costUsd === null) return 'unknown';
+  return c.unpriced ? `≥ ${c.costUsd.toFixed(4)} (${n(c.unpriced)} unpriced)` : c.costUsd.toFixed(4);
+}
+
+/** Every call's cost together: unpriced calls are never added as free. */
+function totalCost(calls: readonly CallsRow[]): string {
+  const priced = calls.reduce((a, c) => a + (c.costUsd ?? 0), 0);
+  const unpriced = calls.reduce((a, c) => a + (c.unpriced ?? 0), 0);
+  if (!unpriced) return `${priced.toFixed(4)} USD`;
+  return `at least ${priced.toFixed(4)} USD (${n(unpriced)} call${unpriced === 1 ? '' : 's'} had no price, so the total is unknown)`;
+}
+
 /** Cost per kept instance: tokens and US dollars per stage (and per type), over every construction call for the released datasets. */
 function costSection(cost: CostPerKept): string {
   const types = TYPE_ORDER.filter((t) => (cost.kept.byType[t] ?? 0) > 0);
-  const money = (v: number | null) => (v === null ? '–' : v.toFixed(4));
+  const money = (v: number | null) => (v === null ? 'unknown' : v.toFixed(4));
   const tokens = (v: number | null) => (v === null ? '–' : n(Math.round(v)));
   const rows = cost.stages.map((s) => [s.stage, tokens(s.perKept.tokens), money(s.perKept.usd), ...types.map((t) => money(s.byType[t]?.perKept.usd ?? null))]);
   rows.push(['all stages', tokens(cost.total.perKept.tokens), money(cost.total.perKept.usd), ...types.map((t) => money(cost.byType[t]?.perKept.usd ?? null))]);

@@ -68,14 +68,21 @@ describe('the pipeline page', () => {
     await ui.screenshot('30-pipeline-running');
     const result = page.getByTestId('pipeline-result');
     await result.waitFor({ timeout: 60_000 });
-    expect(await result.innerText()).toMatch(/Run #1 done, 1 failed: \d+ calls, 0 from the cache, \$0\.\d{4}\./);
+    // Only the generator has a price: the run's cost is a floor, and says how many calls it leaves out.
+    expect(await result.innerText()).toMatch(/Run #1 done, 1 failed: \d+ calls, 0 from the cache, ≥ \$0\.\d{4}, \d+ calls unpriced\./);
     await page.reload();
     await page.getByTestId('stage-status').locator('tbody tr').first().waitFor();
     const stageRows = await page.getByTestId('stage-status').locator('tbody tr').allInnerTexts();
     expect(stageRows[0]).toMatch(/^detect\s+1\s+1\s+2$/);
+    // In the order a run takes the stages (merge after shortening and collisions, as early exit runs it).
+    expect(stageRows.map((r) => r.split(/\s/)[0])).toEqual(['detect', 'clarify', 'decompose', 'retrieve', 'answer', 'shorten', 'collide', 'merge', 'filter']);
     expect(stageRows.at(-1)).toMatch(/^filter\s+1\s+0\s+1$/);
     await page.getByTestId('runs').locator('tr.clickable').first().click();
-    expect(await page.getByTestId('runs').innerText()).toMatch(/clarify\s+1\s+1\s+0\s+0\s+1/);
+    const runs = await page.getByTestId('runs').innerText();
+    expect(runs).toMatch(/clarify\s+1\s+1\s+0\s+0\s+1/);
+    // Detectors have no price: their cost is unknown, never $0; the run's total is a floor.
+    expect(runs).toMatch(/detect\s+2\s+1\s+0\s+1\s+\d+\s+\d+\s+unknown/);
+    expect(runs).toMatch(/#1\s+done[^\n]*≥\$0\.\d{4}/);
     await page.getByTestId('run-detail-1').getByTestId('cost-per-kept').waitFor();
     await ui.screenshot('31-pipeline-run');
   });

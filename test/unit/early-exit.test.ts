@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { draw, MARCH_PROFILE, profileDetect, profileFilter } from '../../electron/dev/fake-profile';
 import { CostCeiling, PriceTable } from '../../electron/services/pipeline/budget';
 import type { VoteRule } from '../../shared/pipeline';
-import { asksEveryone, decided, decidedUnanimous, orderVoters, passes, rejectionRate, type VoterRecord } from '../../shared/pipeline-rules';
+import { formatCost, runStageOrder, RUN_STAGES } from '../../shared/pipeline';
+import { asksEveryone, cachedFirst, decided, decidedUnanimous, orderEpoch, orderVoters, passes, rejectionRate, type VoterRecord } from '../../shared/pipeline-rules';
 
 /** Early exit's rules, the fake's MARCH profile and the price table, each against values computed another way. */
 
@@ -84,6 +85,38 @@ describe('the order voters are asked in', () => {
     expect(share).toBeLessThan(0.023);
     expect(items.filter((i) => asksEveryone(i, 0.02))).toEqual(items.filter((i) => asksEveryone(i, 0.02)));
     expect([asksEveryone('x', 0), asksEveryone('x', 1)]).toEqual([false, true]);
+  });
+});
+
+describe('where an item takes its voting order from', () => {
+  it('asks everyone on the warm-up items, then freezes the statistics at doubling places of the item list (once, for a batched stage)', () => {
+    const epochs = (growth: 'double' | 'once') => [0, 29, 30, 59, 60, 119, 120, 239, 240, 10_000].map((i) => orderEpoch(i, 30, growth));
+    expect(epochs('double')).toEqual(['everyone', 'everyone', 30, 30, 60, 60, 120, 120, 240, 7680]);
+    expect(epochs('once')).toEqual(['everyone', 'everyone', 30, 30, 30, 30, 30, 30, 30, 30]);
+    // Without a warm-up: the first item has no statistics (the configured order), then boundaries 1, 2, 4, ...
+    expect([0, 1, 2, 3, 4, 7, 8].map((i) => orderEpoch(i, 0, 'double'))).toEqual([0, 1, 2, 2, 4, 4, 8]);
+    // Every boundary is at most the item's own place: an item never waits for itself or a later one.
+    for (let i = 0; i < 5000; i += 7) {
+      const e = orderEpoch(i, 30, 'double');
+      if (typeof e === 'number') expect(e).toBeLessThanOrEqual(i);
+    }
+  });
+
+  it('puts voters with a cached answer first, each group in the order given', () => {
+    expect(cachedFirst(['a', 'b', 'c', 'd'], (v) => v === 'c' || v === 'd')).toEqual(['c', 'd', 'a', 'b']);
+    expect(cachedFirst(['a', 'b'], () => false)).toEqual(['a', 'b']);
+  });
+});
+
+describe('stage order and costs as shown', () => {
+  it('lists the stages in the order a run takes them', () => {
+    expect(RUN_STAGES).toEqual(['detect', 'clarify', 'decompose', 'retrieve', 'answer', 'shorten', 'collide', 'merge', 'filter']);
+    expect(runStageOrder(false)).toEqual(['detect', 'clarify', 'decompose', 'retrieve', 'answer', 'merge', 'shorten', 'collide', 'filter']);
+  });
+
+  it('never shows calls without a price as free', () => {
+    expect([formatCost(0), formatCost(0.5), formatCost(0, 3), formatCost(0.5, 3)]).toEqual(['$0', '$0.5000', 'unknown', '≥$0.5000']);
+    expect([formatCost(0, 1, true), formatCost(0.5, 3, true)]).toEqual(['unknown (1 call unpriced)', '≥ $0.5000, 3 calls unpriced']);
   });
 });
 

@@ -92,7 +92,11 @@ describe('the dataset card', () => {
         funnel: {
           types: ['semantic'],
           rows: [{ step: 'clarified', counts: { semantic: 10 }, total: 10 }],
-          calls: [{ stage: 'clarify', model: 'gpt-x', calls: 12, costUsd: 0.5 }],
+          calls: [
+            { stage: 'clarify', model: 'gpt-x', calls: 12, costUsd: 0.5, unpriced: 0 },
+            { stage: 'detect', model: 'gpt-y', calls: 8, costUsd: null, unpriced: 8 },
+            { stage: 'filter', model: 'gpt-z', calls: 5, costUsd: 0.25, unpriced: 2 },
+          ],
           prompts: [{ stage: 'clarify', versions: ['clarify/2'] }],
           costPerKept: {
             kept: { total: 4, byType: { semantic: 4 } },
@@ -114,6 +118,10 @@ describe('the dataset card', () => {
     expect(card).toContain('| Question is ambiguous | 83.0 → 94.0 (+11.0) |');
     expect(card).toContain('| All fields valid | 67.0 → 89.0 (+22.0) |');
     expect(card).toContain('| clarify | gpt-x | 12 | 0.5000 |');
+    // A model without a price is unknown, never free, and the total says it is a floor.
+    expect(card).toContain('| detect | gpt-y | 8 | unknown |');
+    expect(card).toContain('| filter | gpt-z | 5 | ≥ 0.2500 (2 unpriced) |');
+    expect(card).toContain('In all: 25 calls, at least 0.7500 USD (10 calls had no price, so the total is unknown).');
     expect(card).toContain('Prompt versions: clarify clarify/2.');
     expect(card).toContain("| Fleiss' kappa: ambiguity | ≥ 0.8 | 0.5 | FAIL |");
     expect(card).toContain('Published despite failed checks.** Reason given: pilot');

@@ -4,8 +4,7 @@ import { keptByType, mergesSkipped } from '../../../db/queries/pipeline-items';
 import { datasetSpend, runSpend, type SpendRow } from '../../../db/queries/llm-calls';
 import { listPrices } from '../../../db/queries/model-prices';
 import type { ReadableDB } from '../../../db/sql';
-import { PIPELINE_STAGES } from '../../../shared/domain';
-import type { CostPerKept, PerKept, Price, Spend } from '../../../shared/pipeline';
+import { RUN_STAGES, type CostPerKept, type PerKept, type Price, type Spend } from '../../../shared/pipeline';
 import { PriceTable } from './budget';
 
 /**
@@ -61,7 +60,7 @@ export function costPerKept(db: ReadableDB, scope: { runId: number } | { dataset
   }
   const skipped = 'runId' in scope ? notAsked(db, scope.runId, rows, prices) : { votes: 0, tokens: 0, usd: 0 };
   const everyone: Spend = { tokens: total.tokens + skipped.tokens, usd: total.unpriced ? null : total.syncUsd + skipped.usd };
-  const ordered = [...byStage.keys()].sort((a, b) => PIPELINE_STAGES.indexOf(a as never) - PIPELINE_STAGES.indexOf(b as never));
+  const ordered = [...byStage.keys()].sort((a, b) => RUN_STAGES.indexOf(a as never) - RUN_STAGES.indexOf(b as never));
   return {
     kept: { total: keptTotal, byType: kept },
     stages: ordered.map((stage) => {

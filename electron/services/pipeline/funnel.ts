@@ -6,8 +6,7 @@ import { itemStages, stageStatusCounts } from '../../../db/queries/pipeline-item
 import { listRuns } from '../../../db/queries/runs';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
-import { PIPELINE_STAGES } from '../../../shared/domain';
-import type { Funnel, ItemTrace, RunSummary } from '../../../shared/pipeline';
+import { RUN_STAGES, type Funnel, type ItemTrace, type RunSummary } from '../../../shared/pipeline';
 import { costPerKept } from './cost';
 import { keptLabelTables } from './label-tables';
 
@@ -20,7 +19,7 @@ export function pipelineRuns(db: WritableDB, limit = 50): RunSummary[] {
 export function pipelineStatus(db: WritableDB): { stages: { stage: string; done: number; failed: number }[]; runs: RunSummary[] } {
   const rows = stageStatusCounts(db);
   return {
-    stages: PIPELINE_STAGES.map((stage) => ({
+    stages: RUN_STAGES.map((stage) => ({
       stage,
       done: rows.find((r) => r.stage === stage && r.status === 'done')?.n ?? 0,
       failed: rows.find((r) => r.stage === stage && r.status === 'failed')?.n ?? 0,

@@ -10,7 +10,7 @@ import type { BatchSummary, PipelineProgress, Price } from '../../../shared/pipe
 import { costPerKept } from './cost';
 import type { Handlers } from '../../../shared/api';
 import { PIPELINE_STAGES } from '../../../shared/domain';
-import { formatUsd } from '../../../shared/pipeline';
+import { formatCost } from '../../../shared/pipeline';
 import { appRoot } from '../paths';
 import type { Workbench } from '../workbench';
 import { currentPrompts, promptHistory, savePrompt } from './prompts';
@@ -44,7 +44,7 @@ function withCeiling(config: unknown, maxUsd: number | undefined): unknown {
 
 function progressText(p: PipelineProgress): string {
   const batches = p.openBatches ? ` · waiting for ${p.openBatches} batch${p.openBatches === 1 ? '' : 'es'}` : '';
-  return `${p.stage} · ${p.calls} calls, ${p.cachedCalls} cached · ${formatUsd(p.costUsd)}${batches}`;
+  return `${p.stage} · ${p.calls} calls, ${p.cachedCalls} cached · ${formatCost(p.costUsd, p.unpricedCalls)}${batches}`;
 }
 
 function batchSummary(b: BatchRow): BatchSummary {

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import OpenAI from 'openai';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { cachedCall, recordCall, tagCall } from '../../../db/queries/llm-calls';
+import { answeredAmong, cachedCall, lastCallId, recordCall, tagCall } from '../../../db/queries/llm-calls';
 import { listPrices } from '../../../db/queries/model-prices';
 import type { WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
@@ -70,12 +70,14 @@ export interface CallStats {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** Calls sent whose model has no price: `costUsd` leaves them out, so it is a floor. */
+  unpricedCalls: number;
   /** Summed over the calls sent: the endpoints' time to answer, and the time spent queued before sending. */
   latencyMs: number;
   queueMs: number;
 }
 
-export const emptyStats = (): CallStats => ({ calls: 0, cachedCalls: 0, failedCalls: 0, batchCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: 0, queueMs: 0 });
+export const emptyStats = (): CallStats => ({ calls: 0, cachedCalls: 0, failedCalls: 0, batchCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0, latencyMs: 0, queueMs: 0 });
 
 interface EndpointState {
   name: string;
@@ -109,10 +111,10 @@ export class LlmClient {
   private readonly batchReserved = new Map<string, Reservation>();
   readonly stats = emptyStats();
   readonly byStage = new Map<string, CallStats>();
-  /** Per stage and model (`endpoint/model`): the voting order's costs. */
-  readonly byStageModel = new Map<string, CallStats>();
   readonly ceiling: CostCeiling;
   readonly batcher: Batcher | null;
+  /** The newest stored call when this client was made: answers up to it were in the cache when the run (re)started. */
+  private readonly startCallId: number;
 
   constructor(
     private readonly db: WritableDB,
@@ -123,6 +125,7 @@ export class LlmClient {
     // as many listeners as requests may be in flight is expected, not a leak.
     if (options.signal) setMaxListeners(Object.values(config.endpoints).reduce((n, e) => n + e.maxInFlight, 0) + 16, options.signal);
     const note = options.note ?? (() => undefined);
+    this.startCallId = lastCallId(db);
     this.prices = new PriceTable(listPrices(db), config.prices, note);
     this.ceiling = new CostCeiling(config.budget, () => ({ usd: this.stats.costUsd, tokens: this.stats.promptTokens + this.stats.completionTokens }));
     if (config.budget.maxUsd !== null) this.refuseUnpriced();
@@ -168,17 +171,10 @@ export class LlmClient {
     });
   }
 
-  private count(stage: string, model: string, update: (s: CallStats) => void): void {
+  private count(stage: string, update: (s: CallStats) => void): void {
     update(this.stats);
-    for (const [map, key] of [[this.byStage, stage], [this.byStageModel, `${stage}\u0000${model}`]] as const) {
-      if (!map.has(key)) map.set(key, emptyStats());
-      update(map.get(key)!);
-    }
-  }
-
-  /** This run's calls of one model in one stage. */
-  callsOf(stage: string, model: string): CallStats | undefined {
-    return this.byStageModel.get(`${stage}\u0000${model}`);
+    if (!this.byStage.has(stage)) this.byStage.set(stage, emptyStats());
+    update(this.byStage.get(stage)!);
   }
 
   /** A high estimate of a call: its prompt as characters / 4 tokens in, `maxTokens` out. */
@@ -250,7 +246,7 @@ export class LlmClient {
         if (parsed.success) {
           // A re-run's items mostly used the same call last already: no write for those.
           if (hit.item !== request.item) tagCall(this.db, hit.id, request.item);
-          this.count(request.stage, modelName, (s) => s.cachedCalls++);
+          this.count(request.stage, (s) => s.cachedCalls++);
           return { ok: true, value: parsed.data as SchemaOutput<K>, callId: hit.id, cached: true, logprobs: hit.logprobs ? (JSON.parse(hit.logprobs) as TokenLogprob[]) : null };
         }
       }
@@ -260,7 +256,7 @@ export class LlmClient {
         const shared = (await pending) as LlmResult<SchemaOutput<K>>;
         if (shared.ok) {
           tagCall(this.db, shared.callId, request.item);
-          this.count(request.stage, modelName, (s) => s.cachedCalls++);
+          this.count(request.stage, (s) => s.cachedCalls++);
         }
         return shared.ok ? { ...shared, cached: true } : shared;
       }
@@ -332,7 +328,7 @@ export class LlmClient {
         request: { ...body, awb_queue_ms: queueMs }, response: null, status: 'error', error: reason, promptTokens: null, completionTokens: null,
         latencyMs, costUsd: null, ambiguityType: request.type ?? null,
       });
-      this.count(request.stage, modelName, (s) => { s.calls++; s.failedCalls++; s.latencyMs += latencyMs; s.queueMs += queueMs; });
+      this.count(request.stage, (s) => { s.calls++; s.failedCalls++; s.latencyMs += latencyMs; s.queueMs += queueMs; });
       return { ok: false, reason, raw: null, callId };
     }
     return this.accept(endpoint, request, body, hash, modelName, completion, { mode: 'sync', latencyMs: performance.now() - sent, queueMs: sent - queued }, repair);
@@ -352,12 +348,13 @@ export class LlmClient {
     const costUsd = this.prices.cost(request.ref.model, delivery.mode, promptTokens, completionTokens, cachedTokens);
     const latencyMs = delivery.mode === 'sync' ? delivery.latencyMs : 0;
     const queueMs = delivery.mode === 'sync' ? delivery.queueMs : 0;
-    this.count(request.stage, modelName, (s) => {
+    this.count(request.stage, (s) => {
       s.calls++;
       if (delivery.mode === 'batch') s.batchCalls++;
       s.promptTokens += promptTokens;
       s.completionTokens += completionTokens;
       s.costUsd += costUsd ?? 0;
+      if (costUsd === null) s.unpricedCalls++;
       s.latencyMs += latencyMs;
       s.queueMs += queueMs;
     });
@@ -369,7 +366,7 @@ export class LlmClient {
       mode: delivery.mode, batchId: delivery.mode === 'batch' ? delivery.batchId : null, ambiguityType: request.type ?? null, cachedPromptTokens: cachedTokens || null,
     });
     if (value) return { ok: true, value, callId, cached: false, logprobs };
-    this.count(request.stage, modelName, (s) => s.failedCalls++);
+    this.count(request.stage, (s) => s.failedCalls++);
     if (repair && raw !== null && !choice?.message?.refusal) {
       const repaired = await this.ask(
         {
@@ -387,6 +384,23 @@ export class LlmClient {
       return { ok: false, reason: `${problem}; the repair attempt failed too: ${repaired.reason}`, raw: repaired.raw ?? raw, callId: repaired.callId ?? callId };
     }
     return { ok: false, reason: problem!, raw, callId };
+  }
+
+  /**
+   * Which of these requests had an answer in the cache when the run (re)started (so asking costs
+   * nothing). Answers stored since do not count, so the answer never depends on which item of the
+   * run happened to finish first.
+   */
+  answeredBefore(requests: readonly LlmRequest<SchemaName>[]): boolean[] {
+    const hashes = requests.map((request) => {
+      const endpoint = this.endpoints.get(request.ref.endpoint);
+      if (!endpoint || this.options.noCache?.has(request.stage)) return null;
+      const body = this.body(endpoint, request);
+      const sample = request.sampling?.sample;
+      return LlmClient.hash(endpoint.config.baseURL, sample === undefined ? body : [body, { sample }]);
+    });
+    const found = answeredAmong(this.db, hashes.filter((h): h is string => h !== null), this.startCallId);
+    return hashes.map((h) => h !== null && found.has(h));
   }
 
   /** The answer's value, or what is wrong with it. */

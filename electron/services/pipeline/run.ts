@@ -7,12 +7,13 @@ import { detectionVoteCounts } from '../../../db/queries/detection-votes';
 import { filterVoteCounts } from '../../../db/queries/filter-votes';
 import { instancesWaiting } from '../../../db/queries/instances';
 import { questionsToDetect, subsetCandidates } from '../../../db/queries/base-questions';
-import { markItem } from '../../../db/queries/pipeline-items';
+import { finishedInRun, markItem } from '../../../db/queries/pipeline-items';
+import { callMeans } from '../../../db/queries/llm-calls';
 import { finishRun, getRun, insertRun, markAbandonedRuns, reopenRun, saveRunSummary } from '../../../db/queries/runs';
 import { flushGroup, type WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
-import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
-import { PipelineConfig, withBaseUrlOverride, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
+import { type PipelineStage } from '../../../shared/domain';
+import { PipelineConfig, runStageOrder, withBaseUrlOverride, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
 import { stableSubset } from '../../../shared/pipeline-rules';
 import { defaultModelFor, embedCorpus, OFFLINE_DIMENSIONS, offlineModelName } from '../retrieval/models';
 import { EmbeddedRetriever, type Retriever } from '../retrieval/search';
@@ -21,7 +22,7 @@ import { currentPrompts } from './prompts';
 import { retrievalWork } from './retrieval-work';
 import { runStage } from './stages';
 import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages/context';
-import { VoteStats } from './stages/vote';
+import { VoteStats } from './stages/vote-stats';
 
 export { itemTrace, pipelineFunnel, pipelineRuns, pipelineStatus } from './funnel';
 
@@ -78,16 +79,6 @@ export function readConfigFile(file: string): unknown {
   }
 }
 
-/**
- * The stages in the order a run takes them. With early exit, merge moves after shortening and
- * collisions: shortening and collisions do not read the long answer, and merge writes from the
- * answers as the answer stage left them, so every output is the same, and instances that collide
- * are never merged (most of MARCH's losses before the filter happen there).
- */
-export function stageOrder(config: PipelineConfig): PipelineStage[] {
-  if (!config.earlyExit.enabled) return [...PIPELINE_STAGES];
-  return PIPELINE_STAGES.filter((s) => s !== 'merge').flatMap((s) => (s === 'collide' ? ['collide', 'merge'] : [s])) as PipelineStage[];
-}
 
 /** Why the run stops taking new items: cancelled, or the cost ceiling reached (null: it goes on). */
 function stopReason(options: RunOptions, llm: LlmClient): string | null {
@@ -97,7 +88,7 @@ function stopReason(options: RunOptions, llm: LlmClient): string | null {
 
 export async function runPipeline(db: WritableDB, options: RunOptions): Promise<RunSummary> {
   const config = parseConfig(options.config);
-  const order = stageOrder(config);
+  const order = runStageOrder(config.earlyExit.enabled);
   const chosen = options.stages?.length ? order.filter((s) => options.stages!.includes(s)) : order;
   const datasetIds = (options.datasets ?? []).map((name) => {
     const row = findDatasetByName(db, name);
@@ -124,8 +115,8 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
   const work = retrievalWork(db, retriever, { custom: options.retriever !== undefined });
   let rerank: RunSummary['rerank'] = null;
   let prepared: Promise<string | null> | null = null;
-  const votes = new VoteStats((stage, model) => llm.callsOf(stage, model));
-  seedVoteStats(db, runId, votes);
+  const votes = new VoteStats((ids) => callMeans(db, ids));
+  if (options.resume !== undefined) resumeVoteStats(db, runId, votes);
   const ctx: StageContext = {
     db, config, llm, prompts: currentPrompts(db), runId, retriever, work, corpusId, votes, note,
     // Vectors are made (or found) once, when the first item needs evidence.
@@ -150,7 +141,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
       const s = llm.byStage.get(c.stage) ?? emptyStats();
       return {
         ...c, calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
-        latencyMs: Math.round(s.latencyMs), queueMs: Math.round(s.queueMs), batchCalls: s.batchCalls,
+        latencyMs: Math.round(s.latencyMs), queueMs: Math.round(s.queueMs), batchCalls: s.batchCalls, unpricedCalls: s.unpricedCalls,
       };
     }),
     calls: llm.stats.calls,
@@ -158,11 +149,12 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     promptTokens: llm.stats.promptTokens,
     completionTokens: llm.stats.completionTokens,
     costUsd: llm.stats.costUsd,
+    unpricedCalls: llm.stats.unpricedCalls,
     error: null,
     retrieval: work.where,
     rerank,
     log: [...log],
-    voting: votes.summary(voters, config.earlyExit.warmup, config.earlyExit.enabled && config.earlyExit.order === 'stats'),
+    voting: votes.summary(voters),
   });
 
   let status: 'done' | 'failed' | 'cancelled' = 'done';
@@ -171,7 +163,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     for (const stage of chosen) {
       const stopped = stopReason(options, llm);
       if (stopped) throw new AppError('cancelled', stopped);
-      const items: (QuestionItem | InstanceItem)[] = stage === 'detect' ? questionsToDetect(db, datasetIds, limit, subset) : instancesWaiting(db, order.slice(1, order.indexOf(stage)), stage, datasetIds, limit, subset);
+      const items: (QuestionItem | InstanceItem)[] = stage === 'detect' ? questionsToDetect(db, datasetIds, limit, subset) : inItemOrder(instancesWaiting(db, order.slice(1, order.indexOf(stage)), stage, datasetIds, limit, subset));
       const entry: StageCounts = { stage, processed: 0, done: 0, failed: 0, removed: 0, calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: 0, queueMs: 0 };
       counts.push(entry);
       await runItems(ctx, stage, items, entry, options, () => saveRunSummary(db, runId, summary()));
@@ -197,6 +189,14 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
   return getRun(db, runId)!;
 }
 
+/**
+ * Instances by their question and type, not by id: ids are given as detection finishes, which
+ * differs with concurrency and between runs, and the voting order is frozen at places of this list.
+ */
+function inItemOrder(items: InstanceItem[]): InstanceItem[] {
+  return [...items].sort((a, b) => a.base_question_id - b.base_question_id || (a.ambiguity_type < b.ambiguity_type ? -1 : a.ambiguity_type > b.ambiguity_type ? 1 : 0));
+}
+
 /** One stage over its items, many at once (in a batched stage, as many as wait for batches). */
 async function runItems(ctx: StageContext, stage: PipelineStage, items: (QuestionItem | InstanceItem)[], entry: StageCounts, options: RunOptions, save: () => void): Promise<void> {
   const { llm, config, db, runId } = ctx;
@@ -217,6 +217,7 @@ async function runItems(ctx: StageContext, stage: PipelineStage, items: (Questio
       cachedCalls: llm.stats.cachedCalls,
       failedCalls: llm.stats.failedCalls,
       costUsd: llm.stats.costUsd,
+      unpricedCalls: llm.stats.unpricedCalls,
       etaSeconds: entry.processed > 0 && elapsed > 0.5 ? ((items.length - entry.processed) * elapsed) / entry.processed : null,
       openBatches: llm.batcher?.inFlight ?? 0,
     });
@@ -229,21 +230,17 @@ async function runItems(ctx: StageContext, stage: PipelineStage, items: (Questio
   report(true);
   const batched = config.batch.enabled && config.batch.stages.includes(stage);
   const slots = pLimit(batched ? Math.max(config.concurrency, config.batch.itemsInFlight) : config.concurrency);
+  const tag = (item: QuestionItem | InstanceItem) => (stage === 'detect' ? `bq:${item.id}` : `inst:${item.id}`);
+  // The voting order is frozen at fixed places of this list (in item order), never by what finished first.
+  ctx.votes.plan(stage, items.map(tag), options.resume === undefined ? 0 : finishedInRun(db, runId, stage), config.earlyExit.warmup, batched ? 'once' : 'double');
   await Promise.all(
     items.map((item) =>
       slots(async () => {
-        if (stopReason(options, llm)) return;
-        let outcome: Outcome;
         try {
-          outcome = await runStage(ctx, stage, item);
-        } catch (error) {
-          if (stopReason(options, llm) || (error instanceof AppError && error.code === 'cancelled')) return;
-          // Anything else (a missing corpus or vectors, a database constraint) fails this item, not the run.
-          markItem(db, stage, stage === 'detect' ? `bq:${item.id}` : `inst:${item.id}`, 'failed', runId, `${stage}: ${(error as Error).message}`);
-          outcome = 'failed';
+          await runItem(ctx, stage, item, tag(item), entry, options);
+        } finally {
+          ctx.votes.finished(stage, tag(item));
         }
-        entry.processed++;
-        entry[outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'removed']++;
         report();
       }),
     ),
@@ -251,8 +248,25 @@ async function runItems(ctx: StageContext, stage: PipelineStage, items: (Questio
   report(true);
 }
 
-/** A resumed run starts where its votes left the voting order (votes asked first count for the rates). */
-function seedVoteStats(db: WritableDB, runId: number, votes: VoteStats): void {
+/** One item of a stage, counted by its outcome (anything that goes wrong with the item alone fails the item, not the run). */
+async function runItem(ctx: StageContext, stage: PipelineStage, item: QuestionItem | InstanceItem, tag: string, entry: StageCounts, options: RunOptions): Promise<void> {
+  if (stopReason(options, ctx.llm)) return;
+  let outcome: Outcome;
+  try {
+    outcome = await runStage(ctx, stage, item);
+  } catch (error) {
+    if (stopReason(options, ctx.llm) || (error instanceof AppError && error.code === 'cancelled')) return;
+    // A missing corpus or vectors, a database constraint: this item fails.
+    markItem(ctx.db, stage, tag, 'failed', ctx.runId, `${stage}: ${(error as Error).message}`);
+    outcome = 'failed';
+  }
+  entry.processed++;
+  entry[outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'removed']++;
+}
+
+/** A resumed run replays the orders it recorded, and counts the votes it stored (those asked first count for the rates). */
+function resumeVoteStats(db: WritableDB, runId: number, votes: VoteStats): void {
+  votes.replay(getRun(db, runId)?.voting ?? []);
   for (const row of detectionVoteCounts(db, runId)) if (row.verdict !== 'not_needed') votes.count('detect', row.ambiguity_type, row.model, row.verdict === 'no', row.n, row.first === 1);
   for (const row of filterVoteCounts(db, runId)) if (row.verdict !== 'not_needed') votes.count('filter', '', row.model, row.verdict === 'misaligned', row.n, row.first === 1);
 }

@@ -167,7 +167,7 @@ function funnelFacts(db: WritableDB, datasets: readonly string[], datasetIds: re
   return {
     types: funnel.types,
     rows: reached ? funnel.rows : [],
-    calls: calls.map((c) => ({ stage: c.stage || '—', model: c.model, calls: c.calls, costUsd: c.cost })),
+    calls: calls.map((c) => ({ stage: c.stage || '—', model: c.model, calls: c.calls, costUsd: c.unpriced ? (c.cost || null) : c.cost, unpriced: c.unpriced })),
     prompts: [...prompts].map(([stage, versions]) => ({ stage: stage || '—', versions })),
     costPerKept: costPerKept(db, { datasetIds }),
   };

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
+import type { PipelineStage } from '../../../shared/domain';
+import { RUN_STAGES } from '../../../shared/pipeline';
 import { useOp } from '../../query';
 import { Trace } from './Trace';
 
@@ -23,7 +24,7 @@ export function FailuresTab() {
           aria-label="Stage"
         >
           <option value="">every stage</option>
-          {PIPELINE_STAGES.map((s) => (
+          {RUN_STAGES.map((s) => (
             <option key={s} value={s}>
               {s}
             </option>

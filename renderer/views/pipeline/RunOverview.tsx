@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
 import type { Job } from '../../../shared/api';
-import { formatUsd } from '../../../shared/pipeline';
+import { formatCost } from '../../../shared/pipeline';
 import { useOp } from '../../query';
 import { failedItems, liveRun, stageInRun } from './live-run';
 import { PipelineJobLine } from './PipelineJobLine';
@@ -76,7 +76,7 @@ function RunResult({ job }: { job: Job }) {
           , <Link href="/pipeline/failures">{failed} failed</Link>
         </>
       ) : null}
-      : {run.calls.toLocaleString('en-US')} calls, {run.cachedCalls.toLocaleString('en-US')} from the cache, {formatUsd(run.costUsd)}.
+      : {run.calls.toLocaleString('en-US')} calls, {run.cachedCalls.toLocaleString('en-US')} from the cache, {formatCost(run.costUsd, run.unpricedCalls, true)}.
     </div>
   );
 }

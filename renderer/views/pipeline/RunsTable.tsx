@@ -1,7 +1,10 @@
 import { Fragment, useState } from 'react';
-import { formatUsd, type RunSummary } from '../../../shared/pipeline';
+import { formatCost, type RunSummary } from '../../../shared/pipeline';
 import { failedItems, runStatus } from './live-run';
 import { RunDetail } from './RunDetail';
+
+/** A cost cell's explanation when some calls had no price (set one on the Prices tab). */
+const unpricedTitle = (n = 0) => (n ? `${n.toLocaleString('en-US')} call${n === 1 ? '' : 's'} had no price (set one on the Prices tab): the priced calls alone cost this much` : undefined);
 
 /** Every run, newest first; a click opens its stages and its config. */
 export function RunsTable({ runs, going }: { runs: RunSummary[]; going: boolean }) {
@@ -37,7 +40,9 @@ export function RunsTable({ runs, going }: { runs: RunSummary[]; going: boolean 
               <td className="num">
                 {r.promptTokens.toLocaleString('en-US')} / {r.completionTokens.toLocaleString('en-US')}
               </td>
-              <td className="num">{formatUsd(r.costUsd)}</td>
+              <td className="num" title={unpricedTitle(r.unpricedCalls)}>
+                {formatCost(r.costUsd, r.unpricedCalls)}
+              </td>
             </tr>
             {open === r.id ? (
               <tr>
@@ -65,7 +70,9 @@ export function RunsTable({ runs, going }: { runs: RunSummary[]; going: boolean 
                           <td className="num">{s.failed}</td>
                           <td className="num">{s.calls}</td>
                           <td className="num">{s.cachedCalls}</td>
-                          <td className="num">{formatUsd(s.costUsd)}</td>
+                          <td className="num" title={unpricedTitle(s.unpricedCalls)}>
+                            {formatCost(s.costUsd, s.unpricedCalls)}
+                          </td>
                         </tr>
                       ))}
                     </tbody>

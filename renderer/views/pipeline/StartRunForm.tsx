@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
+import type { PipelineStage } from '../../../shared/domain';
+import { RUN_STAGES } from '../../../shared/pipeline';
 import { call } from '../../api';
 import { ErrorNotice } from '../../components/bits';
 import { useOp, useOpMutation } from '../../query';
@@ -35,7 +36,7 @@ export function StartRunForm({ running }: { running: boolean }) {
   const datasets = useOp('dataset:list', {});
   const startRun = useOpMutation('pipeline:start');
   const [text, setText] = useState<string | null>(null);
-  const [stages, setStages] = useState<PipelineStage[]>([...PIPELINE_STAGES]);
+  const [stages, setStages] = useState<PipelineStage[]>([...RUN_STAGES]);
   const [limit, setLimit] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
   const [noCache, setNoCache] = useState(false);
@@ -57,7 +58,7 @@ export function StartRunForm({ running }: { running: boolean }) {
   const start = () =>
     startRun.mutate({
       config: JSON.parse(configText) as unknown,
-      stages: stages.length === PIPELINE_STAGES.length ? [] : stages,
+      stages: stages.length === RUN_STAGES.length ? [] : stages,
       ...(limit ? { limit: Number(limit) } : {}),
       datasets: chosen,
       noCache,
@@ -94,12 +95,12 @@ export function StartRunForm({ running }: { running: boolean }) {
         </button>
       </div>
       <div className="stage-chips" role="group" aria-label="Stages">
-        {PIPELINE_STAGES.map((s) => (
+        {RUN_STAGES.map((s) => (
           <label key={s} className="check">
             <input
               type="checkbox"
               checked={stages.includes(s)}
-              onChange={() => setStages(stages.includes(s) ? stages.filter((x) => x !== s) : PIPELINE_STAGES.filter((x) => x === s || stages.includes(x)))}
+              onChange={() => setStages(stages.includes(s) ? stages.filter((x) => x !== s) : RUN_STAGES.filter((x) => x === s || stages.includes(x)))}
             />{' '}
             {s}
           </label>

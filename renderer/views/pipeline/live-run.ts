@@ -1,6 +1,6 @@
 import type { Job } from '../../../shared/api';
-import { PIPELINE_STAGES, type PipelineStage } from '../../../shared/domain';
-import type { RunSummary } from '../../../shared/pipeline';
+import type { PipelineStage } from '../../../shared/domain';
+import { RUN_STAGES, type RunSummary } from '../../../shared/pipeline';
 
 /** What the pipeline tabs read off a run or a running job. */
 
@@ -33,13 +33,13 @@ const DETAIL = /^(\w+) · (\d+) calls, (\d+) cached · (\S+)$/;
 
 export function liveRun(job: Job): LiveRun | null {
   const match = job.detail ? DETAIL.exec(job.detail) : null;
-  const stage = PIPELINE_STAGES.find((s) => s === match?.[1]);
+  const stage = RUN_STAGES.find((s) => s === match?.[1]);
   if (!match || !stage) return null;
   // The job's title lists the chosen stages ("Pipeline: clarify, decompose"), or none for all of them.
   const chosen = job.title.startsWith('Pipeline: ')
-    ? PIPELINE_STAGES.filter((s) => job.title.slice('Pipeline: '.length).split(', ').includes(s))
-    : PIPELINE_STAGES;
-  return { stage, stages: chosen.includes(stage) ? chosen : PIPELINE_STAGES, calls: Number(match[2]), cached: Number(match[3]), cost: match[4]! };
+    ? RUN_STAGES.filter((s) => job.title.slice('Pipeline: '.length).split(', ').includes(s))
+    : RUN_STAGES;
+  return { stage, stages: chosen.includes(stage) ? chosen : RUN_STAGES, calls: Number(match[2]), cached: Number(match[3]), cost: match[4]! };
 }
 
 /** A stage's place in the running run: finished, in progress (items done of those waiting for it), waiting, or not in it. */

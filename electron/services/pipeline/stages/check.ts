@@ -7,7 +7,7 @@ import { readyInstance, refreshInstanceText } from '../../../../db/queries/insta
 import { upsertFilterVote } from '../../../../db/queries/filter-votes';
 import { groupTransaction } from '../../../../db/sql';
 import { decided, planCollisions } from '../../../../shared/pipeline-rules';
-import { active, ask, failed, finish, modelName, provenance, remove, subjectOf, type InstanceItem, type Outcome, type StageContext } from './context';
+import { active, ask, failed, finish, modelName, provenance, remove, requestOf, subjectOf, type InstanceItem, type Outcome, type StageContext } from './context';
 import { voteInOrder } from './vote';
 
 /** The last checks: colliding short answers, then the filter models' vote on the whole instance. */
@@ -54,8 +54,10 @@ export async function filter(ctx: StageContext, inst: InstanceItem): Promise<Out
     stage: 'filter',
     key: '',
     item,
+    identity: `bq:${inst.base_question_id}|${inst.ambiguity_type}`,
     voters: ctx.config.filters,
     ask: (ref) => ask(ctx, 'filter', 'filter', subjectOf(inst), ref, values),
+    request: (ref) => requestOf(ctx, 'filter', 'filter', subjectOf(inst), ref, values),
     rejects: (v: { aligned: boolean }) => !v.aligned,
     decide: (votes, n) => decided(rule, votes.filter((v) => v.aligned).length, votes.filter((v) => !v.aligned).length, n),
     stopOn: 'any',

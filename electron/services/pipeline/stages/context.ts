@@ -8,10 +8,10 @@ import type { AmbiguityType, PipelineStage } from '../../../../shared/domain';
 import { schemaOfPrompt, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput } from '../../../../shared/pipeline';
 import type { Retriever } from '../../retrieval/search';
 import { sha256 } from '../../hash';
-import type { LlmClient, LlmResult, Message } from '../llm';
+import type { LlmClient, LlmRequest, LlmResult, Message } from '../llm';
 import type { RetrievalWork } from '../retrieval-work';
 import { promptVersion, render } from '../prompts';
-import type { VoteStats } from './vote';
+import type { VoteStats } from './vote-stats';
 
 /**
  * What every stage of the pipeline shares: its context, the items it works on, asking a model
@@ -84,7 +84,8 @@ export interface Subject {
 
 export const subjectOf = (inst: InstanceItem): Subject => ({ tag: `inst:${inst.id}`, type: inst.ambiguity_type });
 
-export async function ask<P extends PromptName>(
+/** The request a stage's prompt makes of a model, as `ask` sends it (and as the cache knows it). */
+export function requestOf<P extends PromptName>(
   ctx: StageContext,
   name: P,
   stage: PipelineStage,
@@ -92,7 +93,7 @@ export async function ask<P extends PromptName>(
   ref: ModelRef,
   values: Record<string, string | number>,
   followUp: Message[] = [],
-): Promise<LlmResult<SchemaOutput<SchemaOfPrompt<P>>> & { prompt: string; messages: Message[] }> {
+): LlmRequest<SchemaOfPrompt<P>> {
   const prompt = ctx.prompts.get(name)!;
   // Templates edited before "readings" became "interpretations" still fill their old placeholders.
   const filled = 'interpretations' in values ? { ...values, readings: values.interpretations! } : 'min_interpretations' in values ? { ...values, min_readings: values.min_interpretations! } : values;
@@ -101,8 +102,15 @@ export async function ask<P extends PromptName>(
     { role: 'user', content: render(prompt.user, filled) },
     ...followUp,
   ];
-  const result = await ctx.llm.ask({ schema: schemaOfPrompt(name) as SchemaOfPrompt<P>, stage, item: subject.tag, type: subject.type, ref, messages });
-  return { ...result, prompt: promptVersion(prompt), messages };
+  return { schema: schemaOfPrompt(name) as SchemaOfPrompt<P>, stage, item: subject.tag, type: subject.type, ref, messages };
+}
+
+/** Asks a model with a stored prompt (the arguments are `requestOf`'s). */
+export async function ask<P extends PromptName>(...args: Parameters<typeof requestOf<P>>): Promise<LlmResult<SchemaOutput<SchemaOfPrompt<P>>> & { prompt: string; messages: Message[] }> {
+  const [ctx, name] = args;
+  const request = requestOf(...args);
+  const result = await ctx.llm.ask(request);
+  return { ...result, prompt: promptVersion(ctx.prompts.get(name)!), messages: request.messages };
 }
 
 export type SchemaOfPrompt<P extends PromptName> = P extends `clarify_${string}` ? 'clarify' : P & SchemaName;

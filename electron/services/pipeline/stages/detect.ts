@@ -5,7 +5,7 @@ import { saveDetectionVotes, type NewDetectionVote } from '../../../../db/querie
 import { groupTransaction } from '../../../../db/sql';
 import type { DetectableType } from '../../../../shared/pipeline';
 import { decided } from '../../../../shared/pipeline-rules';
-import { ask, cachedCompute, failed, modelName, provenance, type Outcome, type QuestionItem, type StageContext } from './context';
+import { ask, cachedCompute, failed, modelName, provenance, requestOf, type Outcome, type QuestionItem, type StageContext } from './context';
 import { voteInOrder, type Tally } from './vote';
 
 /**
@@ -39,8 +39,10 @@ export async function detect(ctx: StageContext, q: QuestionItem): Promise<Outcom
         stage: 'detect',
         key: type,
         item,
+        identity: item,
         voters: ctx.config.detectors,
         ask: (ref) => ask(ctx, `detect_${type}` as const, 'detect', { tag: item, type }, ref, values),
+        request: (ref) => requestOf(ctx, `detect_${type}` as const, 'detect', { tag: item, type }, ref, values),
         rejects: (v: Verdict) => !v.ambiguous,
         decide: (verdicts, voters) => decided(rule, verdicts.filter((v) => v.ambiguous).length, verdicts.filter((v) => !v.ambiguous).length, voters),
         stopOn: 'fail',

@@ -1,6 +1,6 @@
-import type { ModelRef, VotingSummary } from '../../../../shared/pipeline';
-import { asksEveryone, orderVoters, type VoteOutcome, type VoterRecord } from '../../../../shared/pipeline-rules';
-import type { CallStats } from '../llm';
+import type { ModelRef, SchemaName } from '../../../../shared/pipeline';
+import { asksEveryone, cachedFirst, type VoteOutcome } from '../../../../shared/pipeline-rules';
+import type { LlmRequest } from '../llm';
 import { modelName, type StageContext } from './context';
 
 /**
@@ -31,16 +31,20 @@ export interface Tally<R> {
   everyone: boolean;
 }
 
-type Answer<V> = { ok: true; value: V } | { ok: false };
+type Answer<V> = { ok: true; value: V; callId: number } | { ok: false };
 
 export interface Election<V, R extends Answer<V>> {
   stage: string;
   /** What the statistics are kept per within the stage (the ambiguity type), or '' for one set. */
   key: string;
-  /** The item's tag: which items explore is fixed by it. */
+  /** The item's tag (`bq:12`, `inst:5`): its place in the stage's list. */
   item: string;
+  /** What picks the items that explore, the same in every run (a question and type, never an instance id). */
+  identity: string;
   voters: readonly ModelRef[];
   ask(ref: ModelRef): Promise<R>;
+  /** The request `ask` would send this voter (to find the voters whose answer is already in the cache). */
+  request?(ref: ModelRef): LlmRequest<SchemaName>;
   /** Whether an answer counts against passing (for the voters' rejection rates). */
   rejects(value: V): boolean;
   /** The rule: the outcome from the answers so far, if no open voter can change it. */
@@ -51,30 +55,53 @@ export interface Election<V, R extends Answer<V>> {
 
 export async function voteInOrder<V, R extends Answer<V>>(ctx: StageContext, election: Election<V, R>): Promise<Tally<R>> {
   const { earlyExit } = ctx.config;
-  const byStats = earlyExit.enabled && earlyExit.order === 'stats';
-  const record = (ref: ModelRef) => ctx.votes.record(election.stage, election.key, modelName(ref));
-  // The first `warmup` items of each stage and key ask everyone, so every voter has that many unbiased votes
-  // (counted as items start: in a batched stage every item starts before any vote is back).
-  const warming = byStats && ctx.votes.warmupItem(election.stage, election.key, earlyExit.warmup);
-  const everyone = !earlyExit.enabled || warming || asksEveryone(`${election.stage}|${election.key}|${election.item}`, earlyExit.explore);
-  const order = byStats ? orderVoters(election.voters, record, earlyExit.warmup) : [...election.voters];
-  const wave = everyone ? order.length : earlyExit.wave;
+  const order = await orderOf(ctx, election);
+  const everyone = order.everyone;
+  const wave = everyone ? order.voters.length : earlyExit.wave;
   const asked: Ballot<R>[] = [];
   let outcome: VoteOutcome | null = null;
-  while (asked.length < order.length) {
-    const next = order.slice(asked.length, asked.length + wave);
+  while (asked.length < order.voters.length) {
+    const next = order.voters.slice(asked.length, asked.length + wave);
     const results = await Promise.all(next.map((ref) => election.ask(ref)));
     results.forEach((result, i) => asked.push({ ref: next[i]!, position: asked.length + 1, result }));
     if (results.some((r) => !r.ok)) return { asked, notNeeded: [], outcome: null, everyone };
-    outcome = election.decide(values(asked), order.length);
+    outcome = election.decide(values(asked), order.voters.length);
     if (outcome && (election.stopOn === 'any' || outcome === 'fail')) break;
   }
   // A voter's answer counts for its rate only when nothing asked before it decided that it be asked.
-  for (const ballot of asked) ctx.votes.count(election.stage, election.key, modelName(ballot.ref), election.rejects((ballot.result as { value: V }).value), 1, everyone || ballot.position <= wave);
+  for (const ballot of asked) {
+    const result = ballot.result as Extract<Answer<V>, { ok: true }>;
+    ctx.votes.count(election.stage, election.key, modelName(ballot.ref), election.rejects(result.value), 1, everyone || ballot.position <= wave);
+    ctx.votes.cost(election.stage, election.key, modelName(ballot.ref), result.callId);
+  }
   if (everyone && earlyExit.enabled) checkAgainstEarlyExit(ctx, election, asked, outcome);
-  const notNeeded = order.slice(asked.length);
+  const notNeeded = order.voters.slice(asked.length);
   ctx.votes.notNeeded(election.stage, election.key, notNeeded.length);
   return { asked, notNeeded, outcome, everyone };
+}
+
+/**
+ * The order one item asks its voters in, the same however many items run at once and however
+ * often the run is repeated: the configured order, or the order the statistics frozen at the
+ * item's boundary give (waiting until every item before it has finished), with the voters whose
+ * answer was in the cache when the run started moved first. Whether the item asks everyone: early
+ * exit off, a warm-up item, or an exploring one.
+ */
+async function orderOf<V, R extends Answer<V>>(ctx: StageContext, election: Election<V, R>): Promise<{ voters: ModelRef[]; everyone: boolean }> {
+  const { earlyExit } = ctx.config;
+  if (!earlyExit.enabled) return { voters: [...election.voters], everyone: true };
+  const epoch = earlyExit.order === 'stats' ? ctx.votes.epochOf(election.stage, election.item) : 0;
+  const everyone = epoch === 'everyone' || asksEveryone(`${election.stage}|${election.key}|${election.identity}`, earlyExit.explore);
+  let voters = [...election.voters];
+  if (typeof epoch === 'number' && epoch > 0) {
+    // Exploring items wait too: what they count must not reach the statistics of an earlier boundary.
+    await ctx.votes.reached(election.stage, epoch);
+    const names = voters.map(modelName);
+    voters = ctx.votes.orderAt(election.stage, election.key, epoch, names, earlyExit.warmup).map((name) => voters[names.indexOf(name)]!);
+  }
+  if (everyone || !election.request) return { voters, everyone };
+  const answered = ctx.llm.answeredBefore(voters.map((ref) => election.request!(ref)));
+  return { voters: cachedFirst(voters, (ref) => answered[voters.indexOf(ref)]!), everyone };
 }
 
 const values = <V>(ballots: Ballot<Answer<V>>[]) => ballots.map((b) => (b.result as { value: V }).value);
@@ -94,72 +121,4 @@ function checkAgainstEarlyExit<V, R extends Answer<V>>(ctx: StageContext, electi
     }
   }
   ctx.votes.checked++;
-}
-
-/**
- * Per stage, key and voter: votes asked in this run, and the unbiased ones among them (asked first,
- * or on an item that asked everyone) with their rejections, which give the voter's rate; costs per
- * call from the client's accounting. A voter asked only after others said yes sees mostly items
- * that pass, so its later votes would understate how often it rejects.
- */
-export class VoteStats {
-  private readonly seen = new Map<string, { asked: number; rejected: number }>();
-  private readonly total = new Map<string, number>();
-  private readonly warming = new Map<string, number>();
-  private readonly skipped = new Map<string, number>();
-  /** Exploring items whose early-exit outcome was checked against asking everyone. */
-  checked = 0;
-
-  constructor(private readonly callsOf: (stage: string, model: string) => CallStats | undefined) {}
-
-  private static key(stage: string, key: string, model: string): string {
-    return `${stage}\u0000${key}\u0000${model}`;
-  }
-
-  count(stage: string, key: string, model: string, rejected: boolean, n = 1, unbiased = true): void {
-    const k = VoteStats.key(stage, key, model);
-    this.total.set(k, (this.total.get(k) ?? 0) + n);
-    if (!unbiased) return;
-    const entry = this.seen.get(k) ?? { asked: 0, rejected: 0 };
-    entry.asked += n;
-    if (rejected) entry.rejected += n;
-    this.seen.set(k, entry);
-  }
-
-  /** Whether one more item of this stage and key is among the first `warmup`, which ask everyone. */
-  warmupItem(stage: string, key: string, warmup: number): boolean {
-    const k = `${stage}\u0000${key}`;
-    const started = this.warming.get(k) ?? 0;
-    if (started >= warmup) return false;
-    this.warming.set(k, started + 1);
-    return true;
-  }
-
-  notNeeded(stage: string, key: string, n: number): void {
-    const k = `${stage}\u0000${key}`;
-    this.skipped.set(k, (this.skipped.get(k) ?? 0) + n);
-  }
-
-  record(stage: string, key: string, model: string): VoterRecord | undefined {
-    const entry = this.seen.get(VoteStats.key(stage, key, model));
-    if (!entry) return undefined;
-    const calls = this.callsOf(stage, model);
-    const sent = calls?.calls ?? 0;
-    return {
-      ...entry,
-      meanUsd: sent > 0 && calls!.costUsd > 0 ? calls!.costUsd / sent : null,
-      meanTokens: sent > 0 ? (calls!.promptTokens + calls!.completionTokens) / sent : null,
-    };
-  }
-
-  /** What the run asked and skipped per stage and key, and the order it would ask the voters in now. */
-  summary(voters: { stage: string; key: string; refs: readonly ModelRef[] }[], warmup: number, byStats: boolean): VotingSummary[] {
-    return voters.flatMap(({ stage, key, refs }) => {
-      const names = refs.map(modelName);
-      const asked = names.reduce((n, m) => n + (this.total.get(VoteStats.key(stage, key, m)) ?? 0), 0);
-      if (asked === 0) return [];
-      const order = byStats ? orderVoters(names, (m) => this.record(stage, key, m), warmup) : names;
-      return [{ stage, key, order, asked, notNeeded: this.skipped.get(`${stage}\u0000${key}`) ?? 0 }];
-    });
-  }
 }
