@@ -169,7 +169,7 @@ async function benchSize(ctx: BenchContext, size: number): Promise<Measurement[]
     { series: 'cold-peak-rss', size: sized, name: '  fresh process: peak resident memory', value: cold.peakMB, unit: 'MB' },
     { ...scan, series: 'cold-dense-p50', name: '  fresh process: dense top-10 p50', value: cold.denseP50, unit: 'ms' },
     { series: 'first-dense-warm', size: sized, name: `first dense query at ${label} in the ingesting process`, value: firstDense / 1000, unit: 's' },
-    { ...scan, series: 'dense-p50', name: `dense top-10 p50 at ${label} (sign bits → 2,000 → magnitude planes → 40 → float32)`, value: p50.dense, unit: 'ms' },
+    { ...scan, series: 'dense-p50', name: `dense top-10 p50 at ${label} (sign bits → 2,000 → magnitude planes → 80 → float32)`, value: p50.dense, unit: 'ms' },
     { ...scan, series: 'dense-p95', name: '  dense p95', value: percentile(dense, 95), unit: 'ms' },
     { id: sizedId('dense-over-exact', size), baseline: exactId, name: `  dense p50 as a share of the exact scan at ${label}`, value: p50.dense / exactP50, unit: '×', target: big ? { max: 0.02 } : undefined },
     { id: sizedId('dense-recall', size), size: sized, name: '  dense recall@10 against the exact scan', value: recall, unit: '', target: big ? { min: 0.97 } : undefined },
