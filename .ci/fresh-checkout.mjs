@@ -106,8 +106,10 @@ const steps = [
       const { code, output } = await runToEnd('npm', ['run', 'bench', '--', '--quick']);
       if (code !== 0) throw new Error(`exit ${code}:\n${output.slice(-3000)}`);
       const latest = JSON.parse(fs.readFileSync(path.join(root, 'bench-results', 'latest.json'), 'utf8'));
-      const suites = latest.results.map((r) => r.suite);
-      if (!latest.quick || suites.length < 9) throw new Error(`bench-results/latest.json has ${suites.join(', ')} (quick: ${latest.quick})`);
+      // Every suite ran (each in its own process) and finished (test/bench/results.ts has the shape).
+      const suites = latest.suites.map((s) => s.suite);
+      const unfinished = latest.suites.filter((s) => !s.ok).map((s) => s.suite);
+      if (!latest.quick || suites.length < 9 || unfinished.length) throw new Error(`bench-results/latest.json has ${suites.join(', ')} (quick: ${latest.quick}; unfinished: ${unfinished.join(', ') || 'none'})`);
     },
   ],
 ];
