@@ -22,7 +22,7 @@ export function sessionSearch(session: JudgingSession): string {
  * The session (the same object while only the item changes), the item's position, and a way to
  * another item. Moving on shows the item at once and writes the URL after that frame is painted
  * (writing history costs the main thread about a millisecond): until then the position moved to
- * wins over the URL's, and a URL changed from outside (back, forward) wins over both.
+ * wins over the URL's; after it, the URL alone says where the screen is.
  */
 export function useJudgingLocation(): { session: JudgingSession | null; position: number | null; goTo: (position: number) => void } {
   const search = useSearch();
@@ -31,13 +31,12 @@ export function useJudgingLocation(): { session: JudgingSession | null; position
   const key = parsed ? sessionSearch(parsed) : '';
   const session = useMemo(() => sessionFromSearch(key), [key]);
   const at = Number(new URLSearchParams(search).get('at') ?? NaN);
-  const [moved, setMoved] = useState<{ position: number; search: string } | null>(null);
-  const current = useRef(search);
-  current.current = search;
+  // The position moved to, until its URL is written (one frame at most).
+  const [moved, setMoved] = useState<number | null>(null);
   const writing = useRef<number | null>(null);
   const goTo = useCallback(
     (position: number) => {
-      setMoved({ position, search: current.current });
+      setMoved(position);
       // One write after the paint, of the latest position moved to (none if the user went elsewhere meanwhile).
       const scheduled = writing.current !== null;
       writing.current = position;
@@ -47,10 +46,11 @@ export function useJudgingLocation(): { session: JudgingSession | null; position
         const latest = writing.current!;
         writing.current = null;
         if (window.location.href === from) navigate(`/judge?${key}&at=${latest}`, { replace: true });
+        setMoved(null);
       });
     },
     [navigate, key],
   );
-  const position = moved && moved.search === search ? moved.position : Number.isInteger(at) ? at : null;
+  const position = moved ?? (Number.isInteger(at) ? at : null);
   return { session, position, goTo };
 }
