@@ -81,26 +81,41 @@ describe('browsing instances', () => {
     expect(top).toBeLessThanOrEqual(most);
   });
 
-  it('searches questions, interpretations and answers with FTS5 and highlights the words', async () => {
+  it('searches questions, interpretations and answers with FTS5, in the table\'s order or by best match, and highlights the words', async () => {
     await ui.goto('/instances');
     await ui.waitForRowCount(478);
     await ui.search('darth vader');
-    await page.waitForURL(/q=darth\+vader/);
+    // The search filters the table and keeps its order (by id): the URL holds no sort.
+    await page.waitForURL(/\/instances\?q=darth\+vader$/);
     await expect.poll(() => ui.rowCount()).toBeLessThan(10);
+    const count = await ui.rowCount();
+    expect(count).toBeGreaterThan(1);
     await ui.waitForRows();
-    expect(await ui.cellText(0, 1)).toMatch(/darth vader/i);
+    const ids = async () => Promise.all(Array.from({ length: count }, (_, i) => ui.cellText(i, 0).then(Number)));
+    await expect.poll(async () => (await ids()).every((id) => id > 0)).toBe(true);
+    const shown = await ids();
+    expect(shown).toEqual([...shown].sort((a, b) => a - b));
+    const best = page.getByRole('button', { name: 'Best match first' });
+    expect(await best.getAttribute('aria-pressed')).toBe('false');
+    await best.click();
+    await page.waitForURL(/q=darth\+vader&sort=relevance/);
+    expect(await best.getAttribute('aria-pressed')).toBe('true');
+    // Best match puts the instance with both words in its question first.
+    await expect.poll(() => ui.cellText(0, 1)).toMatch(/darth vader/i);
     expect(await ui.grid.locator('.grid-row[data-index="0"] mark').count()).toBeGreaterThanOrEqual(2);
     await ui.screenshot('03-search');
+    await best.click();
+    await page.waitForURL(/\/instances\?q=darth\+vader$/);
   });
 });
 
 describe('the side-by-side instance view', () => {
   it('opens from the keyboard and shows the question, each interpretation, its answer and the long answer', async () => {
-    await ui.goto('/instances?q=darth%20vader');
+    await ui.goto('/instances?q=darth%20vader&sort=relevance');
     await ui.waitForRows();
     const question = await ui.cellText(0, 1);
     await page.keyboard.press('Enter');
-    await page.waitForURL(/\/instances\/\d+\?q=darth\+vader&at=0/);
+    await page.waitForURL(/\/instances\/\d+\?q=darth\+vader&sort=relevance&at=0/);
     await expect.poll(() => page.getByTestId('original-question').innerText()).toBe(question);
     const interpretations = page.getByTestId('interpretation');
     await interpretations.first().waitFor();
