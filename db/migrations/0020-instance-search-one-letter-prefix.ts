@@ -5,8 +5,8 @@ import type { Migration } from '../migrate';
  * for two, three and four. The search box shows its matches in the table's order, and FTS5 can
  * then stop reading at the page, but only when the typed prefix has an index of its own: without
  * one it first merges the lists of every word the prefix starts, and a single letter (the first
- * key typed) starts a large share of all words (about 55 ms a page at 1M instances, against
- * 0.05 ms through an index). The rows found and their ranks are the same: an index is a copy of
+ * key typed) starts a large share of all words (about 55 ms a page at 1M instances; through an
+ * index, well under a millisecond). The rows found and their ranks are the same: an index is a copy of
  * what the term lists hold, merged ahead of time. It makes the search table about a fifth larger
  * and writing an instance's search row about as much slower.
  *
