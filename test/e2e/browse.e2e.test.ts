@@ -116,6 +116,13 @@ describe('browsing instances', () => {
     await best.click();
     await page.waitForURL(/\/instances\?q=star\+wars$/);
     await expect.poll(ids).toEqual(inTableOrder);
+    // Clearing the search (Esc) while ranked goes back to the whole table in its order.
+    await best.click();
+    await page.waitForURL(/sort=relevance/);
+    await page.keyboard.press('/');
+    await page.keyboard.press('Escape');
+    await page.waitForURL(/\/instances$/);
+    await ui.waitForRowCount(478);
   });
 });
 
