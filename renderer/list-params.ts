@@ -9,7 +9,9 @@ import { AMBIGUITY_TYPES, ANSWERABILITY_LABELS, DOMAIN_SLUGS, INSTANCE_STATUSES,
 /**
  * The browse views keep their whole state in the URL (`?type=semantic&hops=2&q=ford&sort=hops&dir=desc`)
  * so every view can be bookmarked, shared and reached with back/forward. These functions turn
- * such a query string into an API query and back.
+ * such a query string into an API query and back. The sort defaults to the table's order (`id`),
+ * with a search as without: the operations' own default, so a URL and a CLI call with the same
+ * filters list the same rows. Best match is `sort=relevance`.
  */
 
 export type InstanceListState = Omit<InstanceQuery, 'offset' | 'limit'>;
@@ -44,7 +46,7 @@ export function parseInstanceParams(search: string): InstanceListState {
     hops: numbers(params, 'hops'),
     domains: listOf<InstanceListState['domains'][number]>([...DOMAIN_SLUGS, 'none'], params, 'domain'),
     search: q,
-    sort: oneOf(INSTANCE_SORT_COLUMNS, params.get('sort'), q ? 'relevance' : 'id'),
+    sort: oneOf(INSTANCE_SORT_COLUMNS, params.get('sort'), 'id'),
     direction: params.get('dir') === 'desc' ? 'desc' : 'asc',
   };
 }
@@ -57,7 +59,7 @@ export function parseBaseQuestionParams(search: string): BaseQuestionListState {
     hops: numbers(params, 'hops'),
     answerability: listOf<BaseQuestionListState['answerability'][number]>([...ANSWERABILITY_LABELS, 'unlabelled'], params, 'answerability'),
     search: q,
-    sort: oneOf(BASE_QUESTION_SORT_COLUMNS, params.get('sort'), q ? 'relevance' : 'id'),
+    sort: oneOf(BASE_QUESTION_SORT_COLUMNS, params.get('sort'), 'id'),
     direction: params.get('dir') === 'desc' ? 'desc' : 'asc',
   };
 }
@@ -72,8 +74,7 @@ export function listStateToSearch(state: InstanceListState | BaseQuestionListSta
   if ('domains' in state && state.domains.length) params.set('domain', state.domains.join(','));
   if ('answerability' in state && state.answerability.length) params.set('answerability', state.answerability.join(','));
   if (state.search) params.set('q', state.search);
-  const defaultSort = state.search ? 'relevance' : 'id';
-  if (state.sort !== defaultSort) params.set('sort', state.sort);
+  if (state.sort !== 'id') params.set('sort', state.sort);
   if (state.direction === 'desc') params.set('dir', 'desc');
   const text = params.toString();
   return text ? `?${text}` : '';

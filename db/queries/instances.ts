@@ -4,6 +4,7 @@ import { toFtsQuery } from '../../shared/search';
 import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 import { conditions, countConditions, EVERYTHING, type FacetName, hasSearch, where } from './instances-filters';
 import { ascendingIds, BLOCK_SORTS, instanceColumn, placeable } from './instances-order';
+import { searchPageIdsQuery } from './instances-search';
 
 export interface NewInstance {
   baseQuestionId: number;
@@ -194,11 +195,8 @@ export function pageIdsQuery(query: InstanceQuery, plan: Exclude<PagePlan, 'posi
   const list = conditions(query, undefined, plan === 'walk-index');
   const page = sql`LIMIT ${query.limit} OFFSET ${query.offset}`;
   const fts = toFtsQuery(query.search, { prefixLast: true });
-  if (plan === 'search' && fts && query.sort === 'relevance') {
-    return sql`SELECT i.id FROM instances_fts f JOIN instances i ON i.id = f.rowid
-               ${where([sql`instances_fts MATCH ${fts}`, ...conditions({ ...query, search: '' })])}
-               ORDER BY f.rank ${direction}, i.id ${page}`;
-  }
+  const search = plan === 'search' && fts ? searchPageIdsQuery(query, fts) : null;
+  if (search) return search;
   if (query.sort === 'question' || query.sort === 'source_id') {
     // Sorted by a base question column: walk that column's index on base_questions.
     const column = query.sort === 'question' ? sql`b.question` : sql`b.source_id`;

@@ -118,8 +118,8 @@ function addBrowseCommands(program: Command): void {
       .option('--status <status...>', `statuses ${choices(INSTANCE_STATUSES)}`)
       .option('--dataset <id...>', 'dataset ids (see awb dataset list)', list(integer))
       .option('--hops <n...>', 'numbers of hops', list(integer))
-      .option('--search <text>', 'full-text search over questions, interpretations and answers')
-      .option('--sort <column>', `sort column ${choices(INSTANCE_SORT_COLUMNS)}`)
+      .option('--search <text>', 'full-text search over questions, interpretations and answers: a filter, the rows stay in the sort\'s order')
+      .option('--sort <column>', `sort column ${choices(INSTANCE_SORT_COLUMNS)}; default id, with a search too (relevance: best match first, bm25)`)
       .option('--direction <dir>', 'asc or desc')
       .option('--offset <n>', 'rows to skip', integer)
       .option('--limit <n>', 'rows (default 100, at most 500)', integer),

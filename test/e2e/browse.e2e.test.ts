@@ -81,26 +81,58 @@ describe('browsing instances', () => {
     expect(top).toBeLessThanOrEqual(most);
   });
 
-  it('searches questions, interpretations and answers with FTS5 and highlights the words', async () => {
+  it('searches questions, interpretations and answers with FTS5, in the table\'s order or by best match, and highlights the words', async () => {
     await ui.goto('/instances');
     await ui.waitForRowCount(478);
-    await ui.search('darth vader');
-    await page.waitForURL(/q=darth\+vader/);
+    await ui.search('star wars');
+    // The search filters the table and keeps its order (by id): the URL holds no sort.
+    await page.waitForURL(/\/instances\?q=star\+wars$/);
     await expect.poll(() => ui.rowCount()).toBeLessThan(10);
+    const count = await ui.rowCount();
+    expect(count).toBeGreaterThan(2);
     await ui.waitForRows();
-    expect(await ui.cellText(0, 1)).toMatch(/darth vader/i);
+    const ids = () => Promise.all(Array.from({ length: count }, (_, i) => ui.cellText(i, 0).then(Number)));
+    const ascending = (list: number[]) => list.every((id, i) => i === 0 || id > list[i - 1]!);
+    await expect.poll(async () => (await ids()).every((id) => id > 0)).toBe(true);
+    const inTableOrder = await ids();
+    expect(ascending(inTableOrder)).toBe(true);
+    const best = page.getByRole('button', { name: 'Best match first' });
+    expect(await best.getAttribute('aria-pressed')).toBe('false');
+    await best.click();
+    await page.waitForURL(/q=star\+wars&sort=relevance/);
+    expect(await best.getAttribute('aria-pressed')).toBe('true');
+    // The same rows, in the order the operation gives for sort=relevance, which here is not the table's.
+    const response = await fetch(`${server.url}/api/instance:list`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ search: 'star wars', sort: 'relevance' }),
+    });
+    const ranked = ((await response.json()) as { value: { rows: { id: number }[] } }).value.rows.map((r) => r.id);
+    expect([...ranked].sort((a, b) => a - b)).toEqual(inTableOrder);
+    expect(ascending(ranked)).toBe(false);
+    await expect.poll(ids).toEqual(ranked);
     expect(await ui.grid.locator('.grid-row[data-index="0"] mark').count()).toBeGreaterThanOrEqual(2);
     await ui.screenshot('03-search');
+    await best.click();
+    await page.waitForURL(/\/instances\?q=star\+wars$/);
+    await expect.poll(ids).toEqual(inTableOrder);
+    // Clearing the search (Esc) while ranked goes back to the whole table in its order.
+    await best.click();
+    await page.waitForURL(/sort=relevance/);
+    await page.keyboard.press('/');
+    await page.keyboard.press('Escape');
+    await page.waitForURL(/\/instances$/);
+    await ui.waitForRowCount(478);
   });
 });
 
 describe('the side-by-side instance view', () => {
   it('opens from the keyboard and shows the question, each interpretation, its answer and the long answer', async () => {
-    await ui.goto('/instances?q=darth%20vader');
+    await ui.goto('/instances?q=darth%20vader&sort=relevance');
     await ui.waitForRows();
     const question = await ui.cellText(0, 1);
     await page.keyboard.press('Enter');
-    await page.waitForURL(/\/instances\/\d+\?q=darth\+vader&at=0/);
+    await page.waitForURL(/\/instances\/\d+\?q=darth\+vader&sort=relevance&at=0/);
     await expect.poll(() => page.getByTestId('original-question').innerText()).toBe(question);
     const interpretations = page.getByTestId('interpretation');
     await interpretations.first().waitFor();

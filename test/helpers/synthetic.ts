@@ -79,9 +79,16 @@ export function musiqueRecord(i: number, random: () => number, sharedPool = 2000
  * the page-query benchmark. Real writes go through the importers; this is only for volume.
  * `searchOnly` writes the search rows again, alone and the same as the full fill with the same
  * seed: for a database whose search table a migration remade from the rows (which hold no
- * interpretations to give it).
+ * interpretations to give it). `searched` hears each search row's text as it is written (the
+ * search table keeps no text), for tests that compute a search's answer themselves.
  */
-export function fillInstances(db: WritableDB, count: number, seed = 7, searchOnly = false): void {
+export function fillInstances(
+  db: WritableDB,
+  count: number,
+  seed = 7,
+  searchOnly = false,
+  searched?: (id: number, question: string, interpretations: string) => void,
+): void {
   const random = rng(seed);
   if (searchOnly) db.exec(`INSERT INTO instances_fts (instances_fts) VALUES ('delete-all')`);
   else db.exec(`INSERT OR IGNORE INTO datasets (id, name, source_format) VALUES (1, 'synthetic A', 'musique'), (2, 'synthetic B', 'asqa')`);
@@ -109,7 +116,9 @@ export function fillInstances(db: WritableDB, count: number, seed = 7, searchOnl
           removed ? 'filter' : null, removed ? 'a filter model disagreed' : null,
           hops, 2 + Math.floor(random() * 3), new Date(1_700_000_000_000 + id * 1000).toISOString(),
         );
-        insertSearch.run(id, question, words(random, 12));
+        const interpretations = words(random, 12);
+        insertSearch.run(id, question, interpretations);
+        searched?.(id, question, interpretations);
         id++;
       }
     }

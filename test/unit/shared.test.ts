@@ -5,6 +5,7 @@ import { BUILT_IN_PROTOCOLS, ProtocolDocument, questionFor } from '../../shared/
 import { matchRanges, searchTerms, toFtsQuery } from '../../shared/search';
 import { countTokens, findSpan, foldForMatching, htmlToText } from '../../shared/text';
 import { listStateToSearch, parseBaseQuestionParams, parseInstanceParams } from '../../renderer/list-params';
+import { InstanceQuery } from '../../shared/api';
 import { all, sql } from '../../db/sql';
 import { memoryDb } from '../helpers/db';
 
@@ -107,13 +108,18 @@ describe('list URL state', () => {
     expect(parseInstanceParams(listStateToSearch(state))).toEqual(state);
   });
 
-  it('drops unknown values and uses relevance as the default sort of a search', () => {
+  it('drops unknown values and keeps the table\'s order (the operations\' default) for a search', () => {
     const state = parseInstanceParams('?type=bogus&sort=nope&q=x&hops=-1,a');
     expect(state.types).toEqual([]);
     expect(state.hops).toEqual([]);
-    expect(state.sort).toBe('relevance');
+    expect(state.sort).toBe(InstanceQuery.parse({ search: 'x' }).sort);
+    expect(state.sort).toBe('id');
     expect(listStateToSearch(state)).toBe('?q=x');
-    expect(parseBaseQuestionParams('').sort).toBe('id');
+    expect(parseBaseQuestionParams('?q=x').sort).toBe('id');
+    // Best match is a sort of its own, kept in the URL.
+    const best = parseInstanceParams('?q=x&sort=relevance');
+    expect(best.sort).toBe('relevance');
+    expect(listStateToSearch(best)).toBe('?q=x&sort=relevance');
   });
 });
 

@@ -126,6 +126,26 @@ function Tabs({ active }: { active: Kind }) {
 
 type ListState = InstanceListState | BaseQuestionListState;
 
+/**
+ * A search filters the table and keeps its order (by id unless a column is chosen): the first
+ * page comes as soon as it is found. Best match ranks every match by bm25 first, so on a broad
+ * search it takes longer; pressing again goes back to the table's order.
+ */
+function BestMatch<State extends ListState>({ state, update }: { state: State; update: (patch: Partial<State>) => void }) {
+  const on = state.sort === 'relevance';
+  return (
+    <button
+      type="button"
+      className="button small best-match"
+      aria-pressed={on}
+      onClick={() => update({ sort: on ? 'id' : 'relevance', direction: 'asc' } as Partial<State>)}
+      title={on ? 'Back to the table\'s order' : 'Order the matches by how well they match (slower on a broad search)'}
+    >
+      Best match first
+    </button>
+  );
+}
+
 /** The list's state from the URL, and a way to change it (typing in the search box replaces the entry; facets and sorting can be gone back over). */
 export function useListState<State extends ListState>(kind: Kind, parse: (search: string) => State) {
   const search = useSearch();
@@ -167,7 +187,8 @@ export function ListScreen<Row extends { id: number }, State extends ListState>(
       <section className="table-area">
         <div className="toolbar">
           <Tabs active={kind} />
-          <SearchBox value={state.search} onChange={(q) => update({ search: q, sort: q ? 'relevance' : 'id' } as Partial<State>)} placeholder={props.searchPlaceholder} />
+          <SearchBox value={state.search} onChange={(q) => update({ search: q, ...(q || state.sort !== 'relevance' ? {} : { sort: 'id', direction: 'asc' }) } as Partial<State>)} placeholder={props.searchPlaceholder} />
+          {state.search ? <BestMatch state={state} update={update} /> : null}
           <span className="summary" data-testid="row-count">
             {plural(props.total, props.noun)}
           </span>
