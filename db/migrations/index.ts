@@ -19,6 +19,7 @@ import { instanceOrder } from './0017-instance-order';
 import { instanceSearchPrefixes } from './0018-instance-search-prefixes';
 import { constructionAnswerabilityDomains } from './0019-construction-answerability-domains';
 import { instanceSearchOneLetterPrefix } from './0020-instance-search-one-letter-prefix';
+import { vectorCodeBlockIds } from './0021-vector-code-block-ids';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   instanceSearchPrefixes,
   constructionAnswerabilityDomains,
   instanceSearchOneLetterPrefix,
+  vectorCodeBlockIds,
 ];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import { findCorpusByName, getOrCreateCorpus } from '../../db/queries/corpora';
-import { createModel, exactNeighbours, findModel, storeEmbeddings, type EmbeddingModelRow } from '../../db/queries/embeddings';
+import { clearEmbeddings, createModel, exactNeighbours, findModel, getVectors, storeEmbeddings, type EmbeddingModelRow } from '../../db/queries/embeddings';
 import { upsertPassage } from '../../db/queries/passages';
 import { codeBlockSummary } from '../../db/queries/vector-code-blocks';
 import { transaction, type WritableDB } from '../../db/sql';
@@ -117,6 +117,40 @@ describe('dense search through the vector codes', () => {
       for (const question of questions.slice(0, 5)) {
         expect((await dense(reader, question)).hits.map((h) => h.passage.id)).toEqual((await dense(writer, question)).hits.map((h) => h.passage.id));
       }
+    } finally {
+      writer.close();
+      reader.close();
+    }
+  });
+});
+
+describe('dense search after another process rewrote every code', () => {
+  it('reads the new codes, though there are as many blocks as before and the table was emptied first (a refit)', async () => {
+    const copy = tmp.file('refit.db');
+    await db.backup(copy);
+    const reader = openDatabase(copy);
+    const writer = openDatabase(copy);
+    try {
+      const question = questions[7]!;
+      const query = (await embedderFor(reader, model).embedQueries([question]))[0]!;
+      const before = await dense(reader, question);
+      const old = loadCodes(writer, model.id, corpusId);
+      // The passage least like the query: after the rewrite its vector is the query's.
+      const target = Number(old.blocks.at(-1)!.ids.at(-1));
+      expect(before.hits.map((h) => h.passage.id)).not.toContain(target);
+      const batches = old.blocks.map((block) => Array.from(block.ids));
+      const vectors = getVectors(writer, model.id, batches.flat());
+      transaction(writer, () => {
+        clearEmbeddings(writer, model.id);
+        for (const batch of batches) {
+          storeEmbeddings(writer, model.id, batch.map((id) => ({ passageId: id, corpusId, vector: id === target ? query : vectors.get(id)! })));
+        }
+      });
+      // As many blocks and codes as before: only their ids can tell the reader they changed.
+      expect(codeBlockSummary(writer, model.id, corpusId)).toMatchObject({ blocks: old.blocks.length, codes: SIZE });
+      const after = await dense(reader, question);
+      expect(after.denseMethod).toBe('codes');
+      expect(after.hits[0]!.passage.id).toBe(target);
     } finally {
       writer.close();
       reader.close();
