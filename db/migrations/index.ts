@@ -20,6 +20,7 @@ import { instanceSearchPrefixes } from './0018-instance-search-prefixes';
 import { constructionAnswerabilityDomains } from './0019-construction-answerability-domains';
 import { instanceSearchOneLetterPrefix } from './0020-instance-search-one-letter-prefix';
 import { vectorCodeBlockIds } from './0021-vector-code-block-ids';
+import { triggersWithoutUpdateAliases } from './0022-triggers-without-update-aliases';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -44,4 +45,5 @@ export const migrations: readonly Migration[] = [
   constructionAnswerabilityDomains,
   instanceSearchOneLetterPrefix,
   vectorCodeBlockIds,
+  triggersWithoutUpdateAliases,
 ];
