@@ -20,6 +20,10 @@ import { conditions, countConditions } from './instances-filters';
  *   which stretch holds the position, the fine ones within it narrow it down, and the walk starts
  *   at a fine fence's key.
  *
+ * - The topic sort (domain, then the four filter columns, then id): `instance_counts` already
+ *   counts the rows of each combination (a cell), in sort order, so the cell holding the position
+ *   is found from it and the walk reads that cell's index entries only (never more than a cell).
+ *
  * A descending page is the ascending one read from the other end: every sort term, id included,
  * turns around with the direction. The counts are read in the same transaction as the walk, so a
  * writer in another process cannot slip between them. When the counts do not add up to the
@@ -96,14 +100,16 @@ const FENCES: Record<FenceSort, FenceOrder> = {
 const and = (list: SqlFragment[]) => (list.length ? sql`AND ${sql.join(list, sql` AND `)}` : sql.empty);
 const idsOf = (rows: { id: number }[]) => rows.map((r) => r.id);
 
-/** The sorts the order tables keep (every sort but the topic's: they count the four filter columns, not the topic). */
-export const PLACED_SORTS: readonly string[] = [...Object.keys(BLOCK_SORTS), ...Object.keys(FENCES), 'relevance'];
+/** The sorts the counts can place a page of (the order tables count the four filter columns, `instance_counts` the topic too). */
+export const PLACED_SORTS: readonly string[] = [...Object.keys(BLOCK_SORTS), ...Object.keys(FENCES), 'relevance', 'domain'];
 
-/** Whether the order tables can place a page of this query: a sort they keep, and no topic filter. */
-export const placeable = (query: InstanceFilter & { sort: InstanceQuery['sort'] }) => query.domains.length === 0 && PLACED_SORTS.includes(query.sort);
+/** Whether the counts can place a page of this query: a sort they keep, and a topic filter only on the topic sort. */
+export const placeable = (query: InstanceFilter & { sort: InstanceQuery['sort'] }) =>
+  (query.domains.length === 0 || query.sort === 'domain') && PLACED_SORTS.includes(query.sort);
 
 /** Rows [start, start + count) of a filter in ascending order, or null when the counts disagree with `matching`. */
 export function ascendingIds(db: ReadableDB, sort: InstanceQuery['sort'], filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
+  if (sort === 'domain') return cellPage(db, filter, start, count, matching);
   if (sort in FENCES) return fencePage(db, sort as FenceSort, filter, start, count, matching);
   return blockPage(db, sort === 'relevance' ? 'id' : (sort as BlockSort), filter, start, count, matching);
 }
@@ -219,6 +225,47 @@ function walkRun(db: ReadableDB, sort: BlockSort, filter: InstanceFilter, at: Ru
           ORDER BY i.id LIMIT ${count} OFFSET ${skip}`,
     ),
   );
+}
+
+// ---- the topic sort ------------------------------------------------------------------------------
+
+type Cell = { domain: string; ambiguity_type: string; status: string; dataset_id: number; hops: number; n: number };
+
+/**
+ * The matching cells in the topic sort's order, from `instance_counts` (a few hundred rows at
+ * most), then the ids of the cell holding the position onwards, each cell's in id order. The
+ * counts keep "no topic" as '' and no hop count as 0, which sort first as NULL does.
+ */
+function cellPage(db: ReadableDB, filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
+  const cells = all<Cell>(
+    db,
+    sql`SELECT c.domain, c.ambiguity_type, c.status, c.dataset_id, c.hops, c.n FROM instance_counts c
+        WHERE c.n > 0 ${and(countConditions(filter))} ORDER BY c.domain, c.ambiguity_type, c.status, c.dataset_id, c.hops`,
+  );
+  if (total(cells) !== matching) return null;
+  const found = locate(cells, start);
+  if (!found) return [];
+  const page: number[] = [];
+  for (let at = found.at, skip = found.within; at < cells.length && page.length < count; at++, skip = 0) {
+    const c = cells[at]!;
+    const same = [
+      c.domain === '' ? sql`i.domain IS NULL` : sql`i.domain = ${c.domain}`,
+      sql`i.ambiguity_type = ${c.ambiguity_type}`,
+      sql`i.status = ${c.status}`,
+      sql`i.dataset_id = ${c.dataset_id}`,
+      c.hops === 0 ? sql`i.hops IS NULL` : sql`i.hops = ${c.hops}`,
+    ];
+    page.push(
+      ...idsOf(
+        all<{ id: number }>(
+          db,
+          sql`SELECT i.id FROM instances i INDEXED BY instances_by_domain WHERE ${sql.join(same, sql` AND `)}
+              ORDER BY i.id LIMIT ${count - page.length} OFFSET ${skip}`,
+        ),
+      ),
+    );
+  }
+  return page;
 }
 
 // ---- fence sorts ---------------------------------------------------------------------------------
