@@ -99,6 +99,9 @@ export function chooseFailurePlan(db: ReadableDB, runId: number, filter: Failure
   const list = conditions(runId, filter, sort);
   // Nothing to filter: walking the sort index reads exactly the page.
   if (list.length === 1) return 'walk-index';
+  // No filter an index can narrow (the flags, a tag, the other run): filtering first would read
+  // every item of the run, which is never less than the walk reads, so there is nothing to measure.
+  if (!filter.type && !filter.status && !filter.thresholds?.length) return 'walk-index';
   const valued = sort === 'position' ? sql`1` : sql`a.${sql.id(sort)} IS NOT NULL`;
   const tests = list.length > 1 ? sql.join(list.slice(1), sql` AND `) : sql`1`;
   const ofType = filter.type ? sql`a.ambiguity_type = ${filter.type}` : sql`1`;
