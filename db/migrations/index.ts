@@ -21,6 +21,7 @@ import { constructionAnswerabilityDomains } from './0019-construction-answerabil
 import { instanceSearchOneLetterPrefix } from './0020-instance-search-one-letter-prefix';
 import { vectorCodeBlockIds } from './0021-vector-code-block-ids';
 import { triggersWithoutUpdateAliases } from './0022-triggers-without-update-aliases';
+import { instancesByBaseQuestion } from './0023-instances-by-base-question';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -46,4 +47,5 @@ export const migrations: readonly Migration[] = [
   instanceSearchOneLetterPrefix,
   vectorCodeBlockIds,
   triggersWithoutUpdateAliases,
+  instancesByBaseQuestion,
 ];

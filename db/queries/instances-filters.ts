@@ -6,9 +6,9 @@ import { sql, type SqlFragment } from '../sql';
  * The instance table's filters as SQL conditions, on the instances themselves (`i`) and on the
  * tables that count them per combination of the four filter columns (`instance_counts` and the
  * order tables of migration 0017, which store a missing hop count as 0). The topic (domain) is
- * counted in `instance_counts` only: the order tables know the four columns, so a page filtered or
- * sorted by topic is walked or sorted rather than placed from them (see `placeable` in
- * instances-order.ts).
+ * counted in `instance_counts` only: the order tables know the four columns, so a page filtered by
+ * topic and sorted otherwise is walked or sorted rather than placed from them; a page sorted by
+ * topic is placed from `instance_counts` (see `placeable` in instances-order.ts).
  */
 
 export type FacetName = 'datasets' | 'types' | 'statuses' | 'hops' | 'domains';

@@ -1,5 +1,5 @@
 import type { InstanceFilter, InstanceQuery } from '../../shared/api';
-import { all, allRaw, get, run, sql, type ReadableDB, type SqlFragment, type SqlValue, type WritableDB } from '../sql';
+import { all, allRaw, get, iterate, run, sql, type ReadableDB, type SqlFragment, type SqlValue, type WritableDB } from '../sql';
 import { conditions, countConditions } from './instances-filters';
 
 /**
@@ -19,6 +19,10 @@ import { conditions, countConditions } from './instances-filters';
  *   and every 256, each with counts up to the next fence of its level; the coarse fences say
  *   which stretch holds the position, the fine ones within it narrow it down, and the walk starts
  *   at a fine fence's key.
+ *
+ * - The topic sort (domain, then the four filter columns, then id): `instance_counts` already
+ *   counts the rows of each combination (a cell), in sort order, so the cell holding the position
+ *   is found from it and the walk reads that cell's index entries only (never more than a cell).
  *
  * A descending page is the ascending one read from the other end: every sort term, id included,
  * turns around with the direction. The counts are read in the same transaction as the walk, so a
@@ -96,14 +100,16 @@ const FENCES: Record<FenceSort, FenceOrder> = {
 const and = (list: SqlFragment[]) => (list.length ? sql`AND ${sql.join(list, sql` AND `)}` : sql.empty);
 const idsOf = (rows: { id: number }[]) => rows.map((r) => r.id);
 
-/** The sorts the order tables keep (every sort but the topic's: they count the four filter columns, not the topic). */
-export const PLACED_SORTS: readonly string[] = [...Object.keys(BLOCK_SORTS), ...Object.keys(FENCES), 'relevance'];
+/** The sorts the counts can place a page of (the order tables count the four filter columns, `instance_counts` the topic too). */
+export const PLACED_SORTS: readonly string[] = [...Object.keys(BLOCK_SORTS), ...Object.keys(FENCES), 'relevance', 'domain'];
 
-/** Whether the order tables can place a page of this query: a sort they keep, and no topic filter. */
-export const placeable = (query: InstanceFilter & { sort: InstanceQuery['sort'] }) => query.domains.length === 0 && PLACED_SORTS.includes(query.sort);
+/** Whether the counts can place a page of this query: a sort they keep, and a topic filter only on the topic sort. */
+export const placeable = (query: InstanceFilter & { sort: InstanceQuery['sort'] }) =>
+  (query.domains.length === 0 || query.sort === 'domain') && PLACED_SORTS.includes(query.sort);
 
 /** Rows [start, start + count) of a filter in ascending order, or null when the counts disagree with `matching`. */
 export function ascendingIds(db: ReadableDB, sort: InstanceQuery['sort'], filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
+  if (sort === 'domain') return cellPage(db, filter, start, count, matching);
   if (sort in FENCES) return fencePage(db, sort as FenceSort, filter, start, count, matching);
   return blockPage(db, sort === 'relevance' ? 'id' : (sort as BlockSort), filter, start, count, matching);
 }
@@ -221,27 +227,98 @@ function walkRun(db: ReadableDB, sort: BlockSort, filter: InstanceFilter, at: Ru
   );
 }
 
+// ---- the topic sort ------------------------------------------------------------------------------
+
+type Cell = { domain: string; ambiguity_type: string; status: string; dataset_id: number; hops: number; n: number };
+
+/**
+ * The matching cells in the topic sort's order, from `instance_counts` (a few hundred rows at
+ * most), then the ids of the cell holding the position onwards, each cell's in id order. The
+ * counts keep "no topic" as '' and no hop count as 0, which sort first as NULL does.
+ */
+function cellPage(db: ReadableDB, filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
+  const cells = all<Cell>(
+    db,
+    sql`SELECT c.domain, c.ambiguity_type, c.status, c.dataset_id, c.hops, c.n FROM instance_counts c
+        WHERE c.n > 0 ${and(countConditions(filter))} ORDER BY c.domain, c.ambiguity_type, c.status, c.dataset_id, c.hops`,
+  );
+  if (total(cells) !== matching) return null;
+  const found = locate(cells, start);
+  if (!found) return [];
+  const page: number[] = [];
+  for (let at = found.at, skip = found.within; at < cells.length && page.length < count; at++, skip = 0) {
+    const c = cells[at]!;
+    const same = [
+      c.domain === '' ? sql`i.domain IS NULL` : sql`i.domain = ${c.domain}`,
+      sql`i.ambiguity_type = ${c.ambiguity_type}`,
+      sql`i.status = ${c.status}`,
+      sql`i.dataset_id = ${c.dataset_id}`,
+      c.hops === 0 ? sql`i.hops IS NULL` : sql`i.hops = ${c.hops}`,
+    ];
+    page.push(
+      ...idsOf(
+        all<{ id: number }>(
+          db,
+          sql`SELECT i.id FROM instances i INDEXED BY instances_by_domain WHERE ${sql.join(same, sql` AND `)}
+              ORDER BY i.id LIMIT ${count - page.length} OFFSET ${skip}`,
+        ),
+      ),
+    );
+  }
+  return page;
+}
+
 // ---- fence sorts ---------------------------------------------------------------------------------
 
 type Fence = Record<string, SqlValue> & { bucket: number; n: number };
 
 const keyOf = (order: FenceOrder, fence: Fence) => order.keys.map((k) => fence[k]!);
 
-/** The fences of one level (from `from` on and before `before`, if given) with their matching rows, in key order. */
-function fences(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, level: 0 | 1, from?: Fence, before?: Fence): Fence[] {
+/**
+ * The fences of one level with their matching rows, in key order from `from` on (from the level's
+ * start without it), or backwards from the level's end: read one at a time, so that a caller
+ * that stops early reads no further (the count of each is a subquery run per fence read).
+ */
+function* fenceRows(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, level: 0 | 1, how: { from?: Fence; backwards?: boolean } = {}): Generator<Fence> {
   const order = FENCES[sort];
   const keys = order.keys.map((k) => sql`f.${sql.id(k)}`);
-  // Bounds on (level, key...) as row values, so that SQLite reads only that range of the key index.
-  const withLevel = sql`(f.level, ${sql.join(keys)})`;
-  const row = (fence: Fence) => sql`(${level}, ${sql.join(keyOf(order, fence).map((v) => sql`${v}`))})`;
-  const range = [from ? sql`${withLevel} >= ${row(from)}` : sql`f.level >= ${level}`, before ? sql`${withLevel} < ${row(before)}` : sql`f.level <= ${level}`];
-  return all<Fence>(
+  // A bound on (level, key...) as a row value, so that SQLite reads only that range of the key index.
+  const from = how.from ? sql`(f.level, ${sql.join(keys)}) >= (${level}, ${sql.join(keyOf(order, how.from).map((v) => sql`${v}`))})` : sql`f.level >= ${level}`;
+  const direction = sql.keyword(how.backwards ? 'DESC' : 'ASC');
+  yield* iterate<Fence>(
     db,
     sql`SELECT f.bucket, ${sql.join(keys)},
                (SELECT coalesce(sum(c.n), 0) FROM instance_order_counts c WHERE c.sort = ${sort} AND c.bucket = f.bucket ${and(countConditions(filter))}) AS n
-        FROM ${sql.id(order.table)} f WHERE ${sql.join(range, sql` AND `)}
-        ORDER BY f.level, ${sql.join(keys)}`,
+        FROM ${sql.id(order.table)} f WHERE ${from} AND f.level <= ${level}
+        ORDER BY ${sql.join([sql`f.level`, ...keys].map((k) => sql`${k} ${direction}`))}`,
   );
+}
+
+/** The first fence (in the order read) whose running sum of rows passes `position`, and the position within it; reads no further. */
+function fenceAt(rows: Iterable<Fence>, position: number): { fence: Fence; within: number } | null {
+  let before = 0;
+  for (const fence of rows) {
+    if (before + fence.n > position) return { fence, within: position - before };
+    before += fence.n;
+  }
+  return null;
+}
+
+/** The first fence of a level from `from` on. */
+function firstFence(rows: Iterable<Fence>): Fence | undefined {
+  for (const fence of rows) return fence;
+  return undefined;
+}
+
+/**
+ * Whether the coarse fences hold every row of the table, as the triggers keep them: a database
+ * copied without its triggers and written since fails this, and its pages are walked instead.
+ * (The check is on the table's rows, not per filter: the fences are summed per filter only as
+ * far as the position, so that a page near either end reads a fence or two, not all of them.)
+ */
+function fencesHoldEveryRow(db: ReadableDB, sort: FenceSort): boolean {
+  const held = get<{ n: number }>(db, sql`SELECT coalesce(sum(f.size), 0) AS n FROM ${sql.id(FENCES[sort].table)} f WHERE f.level = 1`)!.n;
+  return held === get<{ n: number }>(db, sql`SELECT coalesce(sum(cells.n), 0) AS n FROM instance_counts cells`)!.n;
 }
 
 /** The matching rows in key order from a fence (the start, for a level's first fence), skipping `skip`. */
@@ -256,25 +333,28 @@ function walkFrom(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, from:
 }
 
 /**
- * The coarse fence holding the position, then the fine fences within it: the rows between the
- * coarse fence and the first fine fence after it are counted by walking (fewer than twice a
- * fine fence's rows), the fine fences' counts take it from there, and the page is walked from
- * the fine fence holding the position.
+ * The coarse fence holding the position, summed from the nearer end of the order, then the fine
+ * fences from it: the rows between the coarse fence and the first fine fence after it are
+ * counted by walking (fewer than twice a fine fence's rows), the fine fences' counts take it from
+ * there, and the page is walked from the fine fence holding the position.
  */
 function fencePage(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
-  const coarse = fences(db, sort, filter, 1);
-  if (total(coarse) !== matching) return null;
-  const found = locate(coarse, start);
-  if (!found) return [];
-  const here = coarse[found.at]!;
+  if (start >= matching) return [];
+  if (!fencesHoldEveryRow(db, sort)) return null;
+  const backwards = start >= matching / 2;
+  const found = fenceAt(fenceRows(db, sort, filter, 1, { backwards }), backwards ? matching - 1 - start : start);
+  if (!found) return null;
+  const here = found.fence;
+  const within = backwards ? here.n - 1 - found.within : found.within;
   const page = (from: Fence | null, skip: number) => idsOf(all<{ id: number }>(db, walkFrom(db, sort, filter, from, skip, count)));
-  const fine = fences(db, sort, filter, 0, here.bucket > 1 ? here : undefined, coarse[found.at + 1]);
-  if (fine.length === 0) return page(here, found.within);
-  const head = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM (${walkFrom(db, sort, filter, here, 0, -1, fine[0])})`)!.n;
-  if (found.within < head) return page(here, found.within);
-  const inFine = locate(fine, found.within - head);
+  const from = here.bucket > 1 ? here : undefined;
+  const first = firstFence(fenceRows(db, sort, filter, 0, from ? { from } : {}));
+  if (!first) return page(here, within);
+  const head = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM (${walkFrom(db, sort, filter, here, 0, -1, first)})`)!.n;
+  if (within < head) return page(here, within);
+  const inFine = fenceAt(fenceRows(db, sort, filter, 0, { from: first }), within - head);
   if (!inFine) return null;
-  return page(fine[inFine.at]!, inFine.within);
+  return page(inFine.fence, inFine.within);
 }
 
 // ---- upkeep and checks ---------------------------------------------------------------------------

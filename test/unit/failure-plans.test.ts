@@ -140,6 +140,20 @@ describe('filter-then-sort reads only the filtered entries of a covering index',
   });
 });
 
+describe('filter-then-sort in position order', () => {
+  it('reads a status\'s or a type\'s entries in their own position order, with no sort step', () => {
+    for (const filter of [{ status: 'failed' }, { type: 'constraint', collapsed: true }, { status: 'done', type: 'semantic' }] as FailureFilter[]) {
+      const p = plan('position', filter, 'filter-then-sort');
+      expect(p, JSON.stringify(filter)).toMatch(/^SEARCH a USING COVERING INDEX failures_by_(status|type) \(run_id=\? AND (status|ambiguity_type)=\?\)$/);
+      for (const direction of ['asc', 'desc'] as const) {
+        const walked = failurePageIds(db, runA, filter, 'position', direction, 30, 5, 'walk-index');
+        expect(walked.length, JSON.stringify(filter)).toBeGreaterThan(0);
+        expect(failurePageIds(db, runA, filter, 'position', direction, 30, 5, 'filter-then-sort'), JSON.stringify(filter)).toEqual(walked);
+      }
+    }
+  });
+});
+
 describe('counts read a covering index', () => {
   it('of the narrowest filter, with no sort step', () => {
     expect(explained(countFailuresQuery(runA, {}))).toMatch(/^SEARCH a USING COVERING INDEX \w+ \(run_id=\?\)$/);

@@ -7,18 +7,19 @@ import { migrations } from '../../db/migrations';
 import { withoutUpdateAliases } from '../../db/migrations/0022-triggers-without-update-aliases';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { createModel, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
-import { countInstances, instanceFacetCounts, listInstances } from '../../db/queries/instances';
+import { countInstances, instanceFacetCounts, listInstances, pageIdsQuery } from '../../db/queries/instances';
 import { orderCountErrors } from '../../db/queries/instances-order';
 import { upsertPassage } from '../../db/queries/passages';
 import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-blocks';
-import { all, sql, transaction, type ReadableDB } from '../../db/sql';
+import { all, sql, transaction, type ReadableDB, type WritableDB } from '../../db/sql';
 import { importFile } from '../../electron/services/import/import-file';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { InstanceQuery } from '../../shared/api';
 import { encodeVector, layoutBlock } from '../../shared/retrieval/vector-codes';
 import { toFtsQuery } from '../../shared/search';
 import { AMBIGNQ, memoryDb, tempDir } from '../helpers/db';
-import { rng } from '../helpers/synthetic';
+import { plansOf } from '../helpers/query-plans';
+import { fillInstances, rng } from '../helpers/synthetic';
 
 describe('migrations', () => {
   // SQLite's own tables (sqlite_sequence, kept for AUTOINCREMENT) cannot be STRICT.
@@ -264,6 +265,33 @@ describe('migrations', () => {
     expect(countInstances(db as unknown as ReadableDB, InstanceQuery.parse({ domains: ['geography-places'] }))).toBe(1);
     expect(() => db.exec("UPDATE instances SET domain = 'gardening' WHERE id = 1")).toThrow(/CHECK/);
     expect(() => db.exec("INSERT INTO construction_rounds (instance_id, round, status) VALUES (1, 1, 'rejected')")).toThrow(/CHECK/);
+  });
+
+  it('0023 indexes the instances by base question: pages sorted by question read its entries, not the rows, and stay the same', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 19));
+    fillInstances(db, 600, 3);
+    const queries = [
+      InstanceQuery.parse({ sort: 'question', statuses: ['ready'], offset: 40, limit: 30 }),
+      InstanceQuery.parse({ sort: 'source_id', direction: 'desc', hops: [3], offset: 7, limit: 50 }),
+      InstanceQuery.parse({ sort: 'question', direction: 'desc', types: ['constraint'], offset: 250, limit: 20 }),
+    ];
+    const ids = () => queries.map((q) => listInstances(db as unknown as ReadableDB, q).map((r) => r.id));
+    const walk = (q: InstanceQuery) => pageIdsQuery(q, 'walk-index');
+    const plans = (q: InstanceQuery) => plansOf(db as unknown as WritableDB, (d) => all(d, walk(q))).join(' | ');
+    const before = ids();
+    // Before: each question's instances through the unique key, then sorted by id.
+    for (const q of queries) expect(plans(q), q.sort).toMatch(/TEMP B-TREE/);
+    migrate(db);
+    expect(schemaVersion(db)).toBe(latestVersion());
+    expect(ids()).toEqual(before);
+    expect(before.flat().length).toBeGreaterThan(60);
+    // The join from a base question to its instances reads the new index alone (the filters on its entries, the ids in order).
+    for (const q of queries) {
+      const plan = plans(q);
+      expect(plan, q.sort).toMatch(/SEARCH i USING COVERING INDEX instances_by_base_question \(base_question_id=\?\)/);
+      expect(plan, q.sort).not.toMatch(/TEMP B-TREE/);
+    }
   });
 
   it('0014 keeps every vote, allows not_needed only without a call, and adds batches and call modes', () => {
