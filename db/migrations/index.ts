@@ -18,6 +18,7 @@ import { vectorCodeBlocks } from './0016-vector-code-blocks';
 import { instanceOrder } from './0017-instance-order';
 import { instanceSearchPrefixes } from './0018-instance-search-prefixes';
 import { constructionAnswerabilityDomains } from './0019-construction-answerability-domains';
+import { passagesByCorpus } from './0020-passages-by-corpus';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -40,4 +41,5 @@ export const migrations: readonly Migration[] = [
   instanceOrder,
   instanceSearchPrefixes,
   constructionAnswerabilityDomains,
+  passagesByCorpus,
 ];
