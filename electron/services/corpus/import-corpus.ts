@@ -215,10 +215,7 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
     report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));
     return report;
   }
-  // Batches of 10,000 passages: FTS5 writes a segment per commit and merges them as they pile
-  // up, and at 2,000 that merging was a fifth of an import's time (200,000 passages: main thread
-  // 19-22 s against 15-17 s at 10,000, and no better at 20,000 or 50,000).
-  const batchSize = options.batchSize ?? 10_000;
+  const batchSize = options.batchSize ?? 2000;
   let done = progress.records_done;
   let created = progress.passages_created;
   let pending: { record: SourceRecord; passages: NewCorpusPassage[] }[] = [];
