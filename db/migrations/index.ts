@@ -22,6 +22,7 @@ import { instanceSearchOneLetterPrefix } from './0020-instance-search-one-letter
 import { vectorCodeBlockIds } from './0021-vector-code-block-ids';
 import { triggersWithoutUpdateAliases } from './0022-triggers-without-update-aliases';
 import { instancesByBaseQuestion } from './0023-instances-by-base-question';
+import { passagesByCorpus } from './0024-passages-by-corpus';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -48,4 +49,5 @@ export const migrations: readonly Migration[] = [
   vectorCodeBlockIds,
   triggersWithoutUpdateAliases,
   instancesByBaseQuestion,
+  passagesByCorpus,
 ];

@@ -343,6 +343,26 @@ describe('migrations', () => {
     );
   });
 
+  it('0024 lets a corpus be read batch by batch after an id, in id order, without reading or sorting the rest', () => {
+    const db = memoryDb();
+    const a = getOrCreateCorpus(db, 'a');
+    const b = getOrCreateCorpus(db, 'b');
+    transaction(db, () => {
+      for (let i = 0; i < 3000; i++) upsertPassage(db, { corpusId: i % 3 === 0 ? b : a, sourceId: null, title: `${i}`, text: `${i}`, origin: 't' });
+    });
+    const queries = [
+      'SELECT id, title, text FROM passages WHERE corpus_id = ? AND id > ? ORDER BY id LIMIT 100',
+      'SELECT id, title, text FROM passages WHERE corpus_id = ? AND id > ? AND id % 2 = 0 ORDER BY id LIMIT 100',
+    ];
+    const plan = (query: string) => (db.prepare(`EXPLAIN QUERY PLAN ${query}`).all(a, 10) as { detail: string }[]).map((r) => r.detail).join('; ');
+    for (const query of queries) expect(plan(query)).not.toMatch(/TEMP B-TREE|sqlite_autoindex_passages_1/);
+    // Without the index (and before any statistics), the deduplication index is chosen and every later passage sorted.
+    db.exec('DROP INDEX passages_by_corpus');
+    for (const query of queries) expect(plan(query)).toMatch(/USING INDEX sqlite_autoindex_passages_1 .*TEMP B-TREE FOR ORDER BY/);
+    const ids = (db.prepare('SELECT id FROM passages WHERE corpus_id = ? AND id > ? ORDER BY id LIMIT 5').all(a, 10) as { id: number }[]).map((r) => r.id);
+    expect(ids).toEqual([11, 12, 14, 15, 17]);
+  });
+
   it('vector-code-blocks writes the codes of every stored vector into blocks, as storing them now does', () => {
     const at = migrations.findIndex((m) => m.name === 'vector-code-blocks');
     const db = openDatabase(':memory:', { migrate: false });
