@@ -332,12 +332,14 @@ describe('migrations', () => {
     const before = triggersOf();
     // SQLite's schema check rejects an UPDATE that names its target by an alias inside a trigger.
     expect(() => db.exec('ALTER TABLE datasets RENAME TO datasets_renamed')).toThrow(/no such column: c\.n/);
+    db.exec('ALTER TABLE datasets ADD COLUMN scratch TEXT');
+    expect(() => db.exec('ALTER TABLE datasets DROP COLUMN scratch')).toThrow(/no such column: c\.n/);
     migrate(db);
     expect(triggersOf()).toEqual(before);
     const sqlOf = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger'`).pluck().all() as string[];
     expect(sqlOf.filter((text) => /UPDATE\s+\w+\s+AS\s/i.test(text))).toEqual([]);
     db.exec('ALTER TABLE datasets RENAME TO datasets_renamed; ALTER TABLE datasets_renamed RENAME TO datasets');
-    db.exec('ALTER TABLE datasets ADD COLUMN scratch TEXT; ALTER TABLE datasets DROP COLUMN scratch');
+    db.exec('ALTER TABLE datasets DROP COLUMN scratch');
     expect(withoutUpdateAliases('UPDATE t AS c SET n = c.n - m.n FROM t m WHERE c.k = m.k; UPDATE u AS g SET size = g.size;')).toBe(
       'UPDATE t SET n = t.n - m.n FROM t m WHERE t.k = m.k; UPDATE u SET size = u.size;',
     );
