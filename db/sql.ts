@@ -148,12 +148,17 @@ export function all<Row>(db: ReadableDB, query: SqlFragment): Row[] {
  * rows (export, releases), where making an object of each row costs as much as the query itself.
  */
 export function allRaw<Row extends readonly unknown[]>(db: ReadableDB, query: SqlFragment): Row[] {
+  return allIn<Row>('raw', db, query);
+}
+
+/** Every row, with the statement switched to arrays (`raw`) or first values (`pluck`) for the call. */
+function allIn<Row>(mode: 'raw' | 'pluck', db: ReadableDB, query: SqlFragment): Row[] {
   const statement = prepare(db, query);
-  statement.raw(true);
+  statement[mode](true);
   try {
     return statement.all(...query.params) as Row[];
   } finally {
-    statement.raw(false);
+    statement[mode](false);
   }
 }
 
@@ -178,6 +183,11 @@ export function* iterateRaw<Row extends readonly unknown[]>(db: ReadableDB, quer
 
 export function run(db: WritableDB, query: SqlFragment): BetterSqlite3.RunResult {
   return prepare(db, query).run(...query.params);
+}
+
+/** The first column of every row, as a plain array of values (no object or array per row). */
+export function column<Value>(db: ReadableDB, query: SqlFragment): Value[] {
+  return allIn<Value>('pluck', db, query);
 }
 
 /** The single column of the first row, or undefined. */

@@ -2,7 +2,7 @@ import type { InstanceFilter, InstancePagePlan, InstanceQuery, InstanceRow } fro
 import type { AmbiguityType, Answerability, ConstructionMode, Domain, InstanceStage, InstanceStatus } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
 import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
-import { conditions, countConditions, EVERYTHING, type FacetName, hasSearch, where } from './instances-filters';
+import { conditions, countConditions, EVERYTHING, hasSearch, where } from './instances-filters';
 import { ascendingIds, BLOCK_SORTS, instanceColumn, placeable } from './instances-order';
 import { searchPageIdsQuery } from './instances-search';
 
@@ -113,34 +113,6 @@ function rowToInstance(row: InstanceDbRow): InstanceRow {
 export function countInstances(db: ReadableDB, filter: InstanceFilter): number {
   if (hasSearch(filter)) return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM instances i ${where(conditions(filter))}`)!.n;
   return get<{ n: number }>(db, sql`SELECT coalesce(sum(n), 0) AS n FROM instance_counts c ${where(countConditions(filter))}`)!.n;
-}
-
-/** Counts per value of each facet, each under every other active filter (as facet UIs expect). */
-export function instanceFacetCounts(db: ReadableDB, filter: InstanceFilter) {
-  const search = hasSearch(filter);
-  const facet = <V>(column: string, name: FacetName) => {
-    const rows = search
-      ? all<{ value: V; count: number }>(
-          db,
-          sql`SELECT i.${sql.id(column)} AS value, count(*) AS count FROM instances i ${where(conditions(filter, name))}
-              GROUP BY value ORDER BY value`,
-        )
-      : all<{ value: V; count: number }>(
-          db,
-          sql`SELECT c.${sql.id(column)} AS value, sum(n) AS count FROM instance_counts c ${where(countConditions(filter, name))}
-              GROUP BY value HAVING sum(n) > 0 ORDER BY value`,
-        );
-    return rows;
-  };
-  const hops = facet<number | null>('hops', 'hops').map((h) => ({ ...h, value: h.value === 0 ? null : h.value }));
-  return {
-    total: countInstances(db, filter),
-    datasets: facet<number>('dataset_id', 'datasets'),
-    types: facet<AmbiguityType>('ambiguity_type', 'types'),
-    statuses: facet<InstanceStatus>('status', 'statuses'),
-    hops,
-    domains: facet<string | null>('domain', 'domains').map((d) => ({ ...d, value: (d.value === '' || d.value === null ? 'none' : d.value) as Domain | 'none' })),
-  };
 }
 
 /**

@@ -9,7 +9,8 @@ import {
 import { datasetNames, listDatasets } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
 import { listFilterVotes } from '../../db/queries/filter-votes';
-import { getInstance, instanceFacetCounts, instancesOfBaseQuestion, readInstancePage } from '../../db/queries/instances';
+import { instanceFacetSteps } from '../../db/queries/instance-facets';
+import { getInstance, instancesOfBaseQuestion, readInstancePage } from '../../db/queries/instances';
 import { listInterpretationCitations, listInterpretations, listSubQuestions } from '../../db/queries/interpretations';
 import { listLongAnswerCitations, listLongAnswers } from '../../db/queries/long-answers';
 import { getPassages, type PassageWithCorpus } from '../../db/queries/passages';
@@ -65,8 +66,18 @@ export function instancePage(db: ReadableDB, query: InstanceQuery): InstancePage
   return { ...readInstancePage(db, query), offset: query.offset };
 }
 
-export function instanceFacets(db: ReadableDB, filter: InstanceFilter): InstanceFacets {
-  const counts = instanceFacetCounts(db, filter);
+/**
+ * The counts beside the instance table. Under a search they take a pass over its matches, in
+ * steps: other requests run between the steps, so a broad search does not hold them up.
+ */
+export async function instanceFacets(db: ReadableDB, filter: InstanceFilter): Promise<InstanceFacets> {
+  const steps = instanceFacetSteps(db, filter);
+  let step = steps.next();
+  while (!step.done) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    step = steps.next();
+  }
+  const counts = step.value;
   const names = datasetNames(db);
   return {
     total: counts.total,
