@@ -1,6 +1,7 @@
 import type { FailureRow } from '../../shared/api';
 import { all, allRaw, get, sql, type ReadableDB, type SqlFragment } from '../sql';
 import { currentTagKeys } from './eval-item-tags';
+import { countable, countFromCounts, placePage } from './eval-items-failure-counts';
 import { itemFields, type EvalItemRow, type ItemColumns } from './eval-items';
 
 /**
@@ -96,9 +97,9 @@ type Sample = { n: number; matching: number; inType: number; inStatus: number; t
  * the run's first items (positions follow the source's order, not any metric).
  */
 export function chooseFailurePlan(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, wanted: number): FailurePlan {
+  // Filters on the counted columns alone: the counts place the page (migration 0025).
+  if (countable(filter)) return 'counts';
   const list = conditions(runId, filter, sort);
-  // Nothing to filter: walking the sort index reads exactly the page.
-  if (list.length === 1) return 'walk-index';
   // No filter an index can narrow (the flags, a tag, the other run): filtering first would read
   // every item of the run, which is never less than the walk reads, so there is nothing to measure.
   if (!filter.type && !filter.status && !filter.thresholds?.length) return 'walk-index';
@@ -139,13 +140,14 @@ export function chooseFailurePlan(db: ReadableDB, runId: number, filter: Failure
   return walkCost <= sortCost ? 'walk-index' : 'filter-then-sort';
 }
 
-export type FailurePlan = 'walk-index' | 'filter-then-sort';
+export type FailurePlan = 'walk-index' | 'filter-then-sort' | 'counts';
 
 /**
- * The statement for the ids of one page, in order. Under `walk-index` with a metric sort it
- * gives the items that have a value for the metric; `valuelessPageQuery` continues past them.
+ * The statement for the ids of one page, in order. Under `walk-index` (and `counts`, which walks
+ * from `start`, where the counts placed the page) with a metric sort it gives the items that have
+ * a value for the metric; `valuelessPageQuery` continues past them.
  */
-export function failurePageQuery(runId: number, filter: FailureFilter, sort: FailureSort, direction: 'asc' | 'desc', limit: number, offset: number, plan: FailurePlan): SqlFragment {
+export function failurePageQuery(runId: number, filter: FailureFilter, sort: FailureSort, direction: 'asc' | 'desc', limit: number, offset: number, plan: FailurePlan, start?: SqlFragment): SqlFragment {
   const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
   if (plan === 'filter-then-sort') {
     const list = conditions(runId, filter, sort, false);
@@ -158,7 +160,7 @@ export function failurePageQuery(runId: number, filter: FailureFilter, sort: Fai
     return sql`SELECT a.id FROM eval_items a WHERE ${sql.join(list, sql` AND `)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
   }
   const index = sql.id(walkIndex(sort, filter));
-  const list = conditions(runId, filter, sort);
+  const list = [...conditions(runId, filter, sort), ...(start ? [start] : [])];
   if (sort === 'position') {
     return sql`SELECT a.id FROM eval_items a INDEXED BY ${index} WHERE ${sql.join(list, sql` AND `)} ORDER BY a.position ${dir} LIMIT ${limit} OFFSET ${offset}`;
   }
@@ -168,9 +170,9 @@ export function failurePageQuery(runId: number, filter: FailureFilter, sort: Fai
 }
 
 /** Under `walk-index` with a metric sort: the items without a value for it, in position order. */
-export function valuelessPageQuery(runId: number, filter: FailureFilter, sort: FailureMetric, direction: 'asc' | 'desc', limit: number, offset: number): SqlFragment {
+export function valuelessPageQuery(runId: number, filter: FailureFilter, sort: FailureMetric, direction: 'asc' | 'desc', limit: number, offset: number, start?: SqlFragment): SqlFragment {
   const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
-  const list = [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NULL`];
+  const list = [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NULL`, ...(start ? [start] : [])];
   return sql`SELECT a.id FROM eval_items a INDEXED BY ${sql.id(walkIndex(sort, filter))} WHERE ${sql.join(list, sql` AND `)} ORDER BY a.position ${dir} LIMIT ${limit} OFFSET ${offset}`;
 }
 
@@ -186,14 +188,18 @@ export function failurePageIds(
   direction: 'asc' | 'desc',
   limit: number,
   offset: number,
-  /** Tests: one plan or the other, to check that both give the same page. */
+  /** Tests: one plan or another, to check that all give the same page. */
   plan: FailurePlan = chooseFailurePlan(db, runId, filter, sort, offset + limit),
 ): number[] {
   const ids = (query: SqlFragment) => all<{ id: number }>(db, query).map((r) => r.id);
-  const page = ids(failurePageQuery(runId, filter, sort, direction, limit, offset, plan));
+  // Under `counts`, the page is walked from the block the counts place it in (null: past the last item).
+  const placed = plan === 'counts' ? placePage(db, runId, filter, sort, direction, offset) : undefined;
+  if (placed === null) return [];
+  if (placed?.valueless && sort !== 'position') return ids(valuelessPageQuery(runId, filter, sort, direction, limit, placed.skip, placed.start));
+  const page = ids(failurePageQuery(runId, filter, sort, direction, limit, placed?.skip ?? offset, plan, placed?.start));
   if (plan === 'filter-then-sort' || sort === 'position' || page.length === limit) return page;
   // The page runs past the items with a value: continue with those without one.
-  const before = page.length > 0 ? 0 : Math.max(0, offset - countWhere(db, [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NOT NULL`], sql.id(walkIndex(sort, filter))));
+  const before = placed || page.length > 0 ? 0 : Math.max(0, offset - countWhere(db, [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NOT NULL`], sql.id(walkIndex(sort, filter))));
   return [...page, ...ids(valuelessPageQuery(runId, filter, sort, direction, limit - page.length, before))];
 }
 
@@ -208,6 +214,7 @@ export function countFailuresQuery(runId: number, filter: FailureFilter): SqlFra
 
 /** Items matching a filter, counted on whichever index SQLite finds narrowest for it. */
 export function countFailures(db: ReadableDB, runId: number, filter: FailureFilter): number {
+  if (countable(filter)) return countFromCounts(db, runId, filter);
   return get<{ n: number }>(db, countFailuresQuery(runId, filter))!.n;
 }
 
