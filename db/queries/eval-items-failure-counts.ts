@@ -1,6 +1,6 @@
 import { NULL_KEY, POSITION_SHIFTS, STEPS, VALUE_BLOCK_SHIFT } from '../migrations/0025-failure-counts';
 import { all, sql, type ReadableDB, type SqlFragment } from '../sql';
-import type { FailureFilter, FailureSort } from './eval-items-failures';
+import type { FailureFilter, FailureMetric, FailureSort } from './eval-items-failures';
 
 /**
  * Placing a failure page from the counts of migration 0025 (`eval_item_blocks`, kept by triggers
@@ -11,9 +11,13 @@ import type { FailureFilter, FailureSort } from './eval-items-failures';
  * start, skipping only the rest. The layout of the levels is the migration's.
  */
 
-/** Filters the counts can place: those on the counted columns alone (status, type, the two flags). */
-export function countable(f: FailureFilter): boolean {
-  return !f.thresholds?.length && f.tagId === undefined && f.versus === undefined;
+/**
+ * Filters the counts can place: those on the counted columns (status, type, the two flags) and
+ * thresholds on the sort metric (its matching items are one stretch of the order). Without a
+ * sort (a count), thresholds are not counted.
+ */
+export function countable(f: FailureFilter, sort?: FailureSort): boolean {
+  return f.tagId === undefined && f.versus === undefined && (f.thresholds ?? []).every((t) => t.metric === sort);
 }
 
 /** Where a page starts: a condition on `eval_items a` that its walk starts from, and the items to skip after it. */
@@ -27,12 +31,15 @@ export interface Placement {
 type Count = { key: number; n: number };
 type Direction = 'asc' | 'desc';
 
-function cellConditions(f: FailureFilter): SqlFragment[] {
+/** The filter on the counted columns, of `eval_item_blocks` or (`items`) of `eval_items a`, where a missing flag reads as 0. */
+function cellConditions(f: FailureFilter, items = false): SqlFragment[] {
+  const column = (name: string) => (items ? sql`a.${sql.id(name)}` : sql.id(name));
+  const flag = (name: string) => (items ? sql`coalesce(a.${sql.id(name)}, 0)` : sql.id(name));
   const list: SqlFragment[] = [];
-  if (f.status) list.push(sql`status = ${f.status}`);
-  if (f.type) list.push(sql`ambiguity_type = ${f.type}`);
-  if (f.collapsed !== undefined) list.push(sql`collapsed = ${f.collapsed ? 1 : 0}`);
-  if (f.retrievalMiss !== undefined) list.push(sql`retrieval_miss = ${f.retrievalMiss ? 1 : 0}`);
+  if (f.status) list.push(sql`${column('status')} = ${f.status}`);
+  if (f.type) list.push(sql`${column('ambiguity_type')} = ${f.type}`);
+  if (f.collapsed !== undefined) list.push(sql`${flag('collapsed')} = ${f.collapsed ? 1 : 0}`);
+  if (f.retrievalMiss !== undefined) list.push(sql`${flag('retrieval_miss')} = ${f.retrievalMiss ? 1 : 0}`);
   return list;
 }
 
@@ -69,10 +76,15 @@ function fromBlock(block: number, shift: number, direction: Direction): SqlFragm
  * Only for countable filters.
  */
 export function placePage(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, direction: Direction, offset: number): Placement | null {
+  // With a threshold on the sort metric, the page is placed past the items before its stretch;
+  // the walk tests the threshold, so it skips only the matching items after the later of the
+  // block's start and the stretch's.
+  const lead = sort === 'position' ? 0 : itemsBeforeStretch(db, runId, filter, sort, direction);
+  const target = offset + lead;
   const keys: number[] = [];
   let before = 0;
   const descend = () => {
-    const found = locate(levelCounts(db, runId, sort, filter, keys, direction), offset - before);
+    const found = locate(levelCounts(db, runId, sort, filter, keys, direction), target - before);
     if (found) {
       keys.push(found.key);
       before += found.before;
@@ -80,9 +92,10 @@ export function placePage(db: ReadableDB, runId: number, filter: FailureFilter, 
     return found !== null;
   };
   if (!descend() || !descend()) return null;
-  const place = (valueless: boolean, start: SqlFragment): Placement => ({ valueless, start, skip: offset - before });
+  const place = (valueless: boolean, start: SqlFragment): Placement => ({ valueless, start, skip: target - Math.max(before, lead) });
   if (sort === 'position') return place(false, fromBlock(keys[1]!, POSITION_SHIFTS[1], direction));
-  if (keys[0] === NULL_KEY) return place(true, fromBlock(keys[1]!, VALUE_BLOCK_SHIFT, direction));
+  // Past the stretch of a threshold, which keeps no item without a value.
+  if (keys[0] === NULL_KEY) return filter.thresholds?.length ? null : place(true, fromBlock(keys[1]!, VALUE_BLOCK_SHIFT, direction));
   const fine = keys[1]!;
   const step = STEPS[sort].fine;
   const column = sql`a.${sql.id(sort)}`;
@@ -100,6 +113,53 @@ export function placePage(db: ReadableDB, runId: number, filter: FailureFilter, 
     false,
     direction === 'asc' ? sql`(${column}, a.position) >= (${value}, ${block * size})` : sql`(${column}, a.position) <= (${value}, ${(block + 1) * size - 1})`,
   );
+}
+
+/**
+ * The items matching the counted filters that come before a threshold's stretch of the metric's
+ * order: below the highest `atLeast` ascending, at or above the lowest `below` descending.
+ */
+function itemsBeforeStretch(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureMetric, direction: Direction): number {
+  const thresholds = filter.thresholds ?? [];
+  if (direction === 'asc') {
+    const from = thresholds.flatMap((t) => (t.atLeast === undefined ? [] : [t.atLeast]));
+    return from.length ? itemsBelow(db, runId, filter, sort, Math.max(...from)) : 0;
+  }
+  const until = thresholds.flatMap((t) => (t.below === undefined ? [] : [t.below]));
+  if (!until.length) return 0;
+  const valued = levelCounts(db, runId, sort, filter, [], 'asc').filter((c) => c.key !== NULL_KEY);
+  return valued.reduce((sum, c) => sum + c.n, 0) - itemsBelow(db, runId, filter, sort, Math.min(...until));
+}
+
+/**
+ * Items matching the counted filters with a value below `x`: the buckets wholly below it from the
+ * counts, and the items of the one fine bucket it falls strictly inside, if any, from the index.
+ */
+function itemsBelow(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureMetric, x: number): number {
+  const { coarse, fine } = STEPS[sort];
+  let below = 0;
+  for (const c of levelCounts(db, runId, sort, filter, [], 'asc')) {
+    if (c.key === NULL_KEY || bound(c.key, coarse) >= x) break;
+    if (bound(c.key + 1, coarse) <= x) {
+      below += c.n;
+      continue;
+    }
+    for (const f of levelCounts(db, runId, sort, filter, [c.key], 'asc')) {
+      // An exact bucket holds its lower bound alone; an open one the values strictly up to the next.
+      const lower = bound(Math.floor(f.key / 2), fine);
+      if (lower >= x) break;
+      if (f.key % 2 === 0 || bound((f.key + 1) / 2, fine) <= x) below += f.n;
+      else below += straddling(db, runId, filter, sort, lower, x);
+    }
+  }
+  return below;
+}
+
+/** Items matching the counted filters with a value strictly between `lower` and `x`. */
+function straddling(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureMetric, lower: number, x: number): number {
+  const column = sql`a.${sql.id(sort)}`;
+  const list = [sql`a.run_id = ${runId}`, sql`${column} > ${lower}`, sql`${column} < ${x}`, ...cellConditions(filter, true)];
+  return all<{ n: number }>(db, sql`SELECT count(*) AS n FROM eval_items a WHERE ${sql.join(list, sql` AND `)}`)[0]!.n;
 }
 
 /** Items matching a countable filter, summed from the counts. */

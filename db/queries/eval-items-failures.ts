@@ -98,7 +98,7 @@ type Sample = { n: number; matching: number; inType: number; inStatus: number; t
  */
 export function chooseFailurePlan(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, wanted: number): FailurePlan {
   // Filters on the counted columns alone: the counts place the page (migration 0025).
-  if (countable(filter)) return 'counts';
+  if (countable(filter, sort)) return 'counts';
   const list = conditions(runId, filter, sort);
   // No filter an index can narrow (the flags, a tag, the other run): filtering first would read
   // every item of the run, which is never less than the walk reads, so there is nothing to measure.

@@ -3,7 +3,7 @@ import { openDatabase } from '../../db/connection';
 import { migrate } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
 import { insertEvalRun } from '../../db/queries/eval-runs';
-import { chooseFailurePlan, countFailures, failurePageIds, FAILURE_SORTS, type FailureFilter, type FailureSort } from '../../db/queries/eval-items-failures';
+import { chooseFailurePlan, countFailures, failurePageIds, FAILURE_SORTS, type FailureFilter, type FailureMetric, type FailureSort } from '../../db/queries/eval-items-failures';
 import { all, sql, type WritableDB } from '../../db/sql';
 import { rng } from '../helpers/synthetic';
 
@@ -16,7 +16,7 @@ import { rng } from '../helpers/synthetic';
  */
 
 const TYPES = ['semantic', 'syntactic', 'constraint', 'unspecified'];
-const METRIC_SORTS = FAILURE_SORTS.filter((s) => s !== 'position');
+const METRIC_SORTS = FAILURE_SORTS.filter((s): s is FailureMetric => s !== 'position');
 
 type Random = () => number;
 
@@ -62,9 +62,25 @@ function plainPage(db: WritableDB, runId: number, f: FailureFilter, sort: Failur
   if (f.type) list.push(sql`ambiguity_type = ${f.type}`);
   if (f.collapsed !== undefined) list.push(sql`coalesce(collapsed, 0) = ${f.collapsed ? 1 : 0}`);
   if (f.retrievalMiss !== undefined) list.push(sql`coalesce(retrieval_miss, 0) = ${f.retrievalMiss ? 1 : 0}`);
+  for (const t of f.thresholds ?? []) {
+    if (t.below !== undefined) list.push(sql`${sql.id(t.metric)} < ${t.below}`);
+    if (t.atLeast !== undefined) list.push(sql`${sql.id(t.metric)} >= ${t.atLeast}`);
+  }
   const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
   const order = sort === 'position' ? sql`position ${dir}` : sql`${sql.id(sort)} IS NULL, ${sql.id(sort)} ${dir}, position ${dir}`;
   return all<{ id: number }>(db, sql`SELECT id FROM eval_items WHERE ${sql.join(list, sql` AND `)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`).map((r) => r.id);
+}
+
+/** A threshold on the sort metric: at a value some item has (a bucket's bound, often), or between values. */
+function randomThreshold(db: WritableDB, runId: number, sort: FailureMetric, random: Random): NonNullable<FailureFilter['thresholds']>[number] {
+  const values = all<{ v: number }>(db, sql`SELECT DISTINCT ${sql.id(sort)} AS v FROM eval_items WHERE run_id = ${runId} AND ${sql.id(sort)} IS NOT NULL ORDER BY 1`).map((r) => r.v);
+  const at = () => {
+    const i = Math.floor(random() * values.length);
+    return random() < 0.5 ? values[i]! : (values[i]! + (values[i + 1] ?? values[i]! + 1)) / 2;
+  };
+  const [x, y] = [at(), at()].sort((a, b) => a - b);
+  const kind = random();
+  return kind < 0.35 ? { metric: sort, atLeast: x } : kind < 0.7 ? { metric: sort, below: y } : { metric: sort, atLeast: x, below: y };
 }
 
 function randomFilter(random: Random): FailureFilter {
@@ -82,9 +98,12 @@ function expectPagesPlain(db: WritableDB, runIds: number[], seed: number, querie
     const runId = runIds[q % runIds.length]!;
     const filter = randomFilter(random);
     const sort = FAILURE_SORTS[Math.floor(random() * FAILURE_SORTS.length)]!;
+    if (sort !== 'position' && random() < 0.4) filter.thresholds = [randomThreshold(db, runId, sort, random)];
     const direction = random() < 0.5 ? 'asc' : 'desc';
-    const total = countFailures(db, runId, filter);
-    const offset = random() < 0.1 ? Math.max(0, total - Math.floor(random() * 60)) : Math.floor(random() * (total + 10));
+    const total = filter.thresholds ? plainPage(db, runId, filter, 'position', 'asc', 1e9, 0).length : countFailures(db, runId, filter);
+    // Near the start (where a threshold's stretch may begin inside a bucket), near the end, anywhere.
+    const where = random();
+    const offset = where < 0.15 ? Math.floor(random() * 5) : where < 0.25 ? Math.max(0, total - Math.floor(random() * 60)) : Math.floor(random() * (total + 10));
     const limit = 1 + Math.floor(random() * 120);
     expect(chooseFailurePlan(db, runId, filter, sort, offset + limit)).toBe('counts');
     const label = JSON.stringify({ runId, filter, sort, direction, offset, limit });
