@@ -3,8 +3,9 @@ import { openDatabase } from '../../db/connection';
 import { migrate } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
 import { insertEvalRun } from '../../db/queries/eval-runs';
-import { chooseFailurePlan, countFailures, failurePageIds, FAILURE_SORTS, type FailureFilter, type FailureMetric, type FailureSort } from '../../db/queries/eval-items-failures';
-import { all, sql, type WritableDB } from '../../db/sql';
+import { placePage } from '../../db/queries/eval-items-failure-counts';
+import { chooseFailurePlan, countFailures, failurePageIds, failurePageQuery, FAILURE_SORTS, type FailureFilter, type FailureMetric, type FailureSort } from '../../db/queries/eval-items-failures';
+import { all, explain, sql, type WritableDB } from '../../db/sql';
 import { rng } from '../helpers/synthetic';
 
 /**
@@ -175,6 +176,28 @@ describe('failure pages placed from counts (migration 0025)', () => {
     expect(db.prepare('SELECT count(*) AS n FROM eval_item_blocks WHERE run_id = ?').get(runs[1])).toEqual({ n: 0 });
     expectPagesPlain(db, [runs[0]!, runs[2]!], 4, 150);
     expect(blocks(db)).toEqual(backfilledBlocks(db));
+    db.close();
+  });
+
+  it('walks a covering index from the block placed, over a range of it, and reads the counts through their key', () => {
+    const db = openDatabase(':memory:');
+    const runId = fillRun(db, 3000, 8);
+    db.exec('ANALYZE');
+    const filters: FailureFilter[] = [{}, { type: 'semantic' }, { collapsed: true, status: 'done' }];
+    for (const sort of FAILURE_SORTS) {
+      for (const filter of filters) {
+        for (const direction of ['asc', 'desc'] as const) {
+          const placed = placePage(db, runId, filter, sort, direction, 150)!;
+          expect(placed.valueless).toBe(false);
+          const plan = explain(db, failurePageQuery(runId, filter, sort, direction, 100, placed.skip, 'counts', placed.start)).join(' | ');
+          // A range after the run (and the type): the walk starts at the block, not at the run's first item.
+          expect(plan, `${sort} ${direction} ${JSON.stringify(filter)}`).toMatch(/^SEARCH a USING COVERING INDEX failures_by_\w+ \(run_id=\? (AND ambiguity_type=\? )?AND .*[<>]/);
+          expect(plan).not.toMatch(/TEMP B-TREE/);
+        }
+      }
+    }
+    const counts = explain(db, sql`SELECT k2, sum(n) FROM eval_item_blocks WHERE run_id = ${runId} AND sort = 'str_em' AND level = 2 AND k1 = 5 AND collapsed = 1 GROUP BY k2 ORDER BY k2 DESC`);
+    expect(counts.join(' | ')).toBe('SEARCH eval_item_blocks USING PRIMARY KEY (run_id=? AND sort=? AND level=? AND k1=?)');
     db.close();
   });
 });
