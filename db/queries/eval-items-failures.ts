@@ -6,7 +6,9 @@ import { itemFields, type EvalItemRow, type ItemColumns } from './eval-items';
 
 /**
  * The failure table: pages of one evaluation run's `eval_items`, filtered and sorted on the
- * covering indexes of migrations 0010 and 0012. It only reads; eval-items.ts writes the table.
+ * covering indexes of migrations 0010 and 0012, placed from the counts of migration 0025 when the
+ * filter is one they count (eval-items-failure-counts.ts). It only reads; eval-items.ts writes
+ * the table.
  * A module apart from eval-items.ts because choosing and walking the indexes is one algorithm
  * that fills a file of its own; test/unit/failure-plans.test.ts checks the plans it gets.
  */
@@ -91,10 +93,12 @@ const ENOUGH = 32;
 type Sample = { n: number; matching: number; inType: number; inStatus: number; total: number };
 
 /**
- * How a page is read, chosen on numbers as the instance table does: walk the sort index testing
- * the filters on its entries until the page is filled (cheap when many items match), or take the
- * matching items and sort them (cheap when few do). The share of items matching is measured on
- * the run's first items (positions follow the source's order, not any metric).
+ * How a page is read. When the counts of migration 0025 count the filter (status, type, the flags,
+ * a threshold on the sort metric), they place it (`counts`). Otherwise chosen on numbers as the
+ * instance table does: walk the sort index testing the filters on its entries until the page is
+ * filled (cheap when many items match), or take the matching items and sort them (cheap when few
+ * do). The share of items matching is measured on the run's first items (positions follow the
+ * source's order, not any metric).
  */
 export function chooseFailurePlan(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, wanted: number): FailurePlan {
   // Filters on the counted columns alone: the counts place the page (migration 0025).
@@ -212,7 +216,7 @@ export function countFailuresQuery(runId: number, filter: FailureFilter): SqlFra
   return sql`SELECT count(*) AS n FROM eval_items a WHERE ${sql.join(conditions(runId, filter, 'position', false), sql` AND `)}`;
 }
 
-/** Items matching a filter, counted on whichever index SQLite finds narrowest for it. */
+/** Items matching a filter: summed from the counts when they count it, else counted on whichever index SQLite finds narrowest for it. */
 export function countFailures(db: ReadableDB, runId: number, filter: FailureFilter): number {
   if (countable(filter)) return countFromCounts(db, runId, filter);
   return get<{ n: number }>(db, countFailuresQuery(runId, filter))!.n;
