@@ -1,11 +1,14 @@
 import type { FailureRow } from '../../shared/api';
 import { all, allRaw, get, sql, type ReadableDB, type SqlFragment } from '../sql';
 import { currentTagKeys } from './eval-item-tags';
+import { countable, countFromCounts, placePage } from './eval-items-failure-counts';
 import { itemFields, type EvalItemRow, type ItemColumns } from './eval-items';
 
 /**
  * The failure table: pages of one evaluation run's `eval_items`, filtered and sorted on the
- * covering indexes of migrations 0010 and 0012. It only reads; eval-items.ts writes the table.
+ * covering indexes of migrations 0010 and 0012, placed from the counts of migration 0025 when the
+ * filter is one they count (eval-items-failure-counts.ts). It only reads; eval-items.ts writes
+ * the table.
  * A module apart from eval-items.ts because choosing and walking the indexes is one algorithm
  * that fills a file of its own; test/unit/failure-plans.test.ts checks the plans it gets.
  */
@@ -90,15 +93,17 @@ const ENOUGH = 32;
 type Sample = { n: number; matching: number; inType: number; inStatus: number; total: number };
 
 /**
- * How a page is read, chosen on numbers as the instance table does: walk the sort index testing
- * the filters on its entries until the page is filled (cheap when many items match), or take the
- * matching items and sort them (cheap when few do). The share of items matching is measured on
- * the run's first items (positions follow the source's order, not any metric).
+ * How a page is read. When the counts of migration 0025 count the filter (status, type, the flags,
+ * a threshold on the sort metric), they place it (`counts`). Otherwise chosen on numbers as the
+ * instance table does: walk the sort index testing the filters on its entries until the page is
+ * filled (cheap when many items match), or take the matching items and sort them (cheap when few
+ * do). The share of items matching is measured on the run's first items (positions follow the
+ * source's order, not any metric).
  */
 export function chooseFailurePlan(db: ReadableDB, runId: number, filter: FailureFilter, sort: FailureSort, wanted: number): FailurePlan {
+  // Filters on the counted columns alone: the counts place the page (migration 0025).
+  if (countable(filter, sort)) return 'counts';
   const list = conditions(runId, filter, sort);
-  // Nothing to filter: walking the sort index reads exactly the page.
-  if (list.length === 1) return 'walk-index';
   // No filter an index can narrow (the flags, a tag, the other run): filtering first would read
   // every item of the run, which is never less than the walk reads, so there is nothing to measure.
   if (!filter.type && !filter.status && !filter.thresholds?.length) return 'walk-index';
@@ -139,13 +144,14 @@ export function chooseFailurePlan(db: ReadableDB, runId: number, filter: Failure
   return walkCost <= sortCost ? 'walk-index' : 'filter-then-sort';
 }
 
-export type FailurePlan = 'walk-index' | 'filter-then-sort';
+export type FailurePlan = 'walk-index' | 'filter-then-sort' | 'counts';
 
 /**
- * The statement for the ids of one page, in order. Under `walk-index` with a metric sort it
- * gives the items that have a value for the metric; `valuelessPageQuery` continues past them.
+ * The statement for the ids of one page, in order. Under `walk-index` (and `counts`, which walks
+ * from `start`, where the counts placed the page) with a metric sort it gives the items that have
+ * a value for the metric; `valuelessPageQuery` continues past them.
  */
-export function failurePageQuery(runId: number, filter: FailureFilter, sort: FailureSort, direction: 'asc' | 'desc', limit: number, offset: number, plan: FailurePlan): SqlFragment {
+export function failurePageQuery(runId: number, filter: FailureFilter, sort: FailureSort, direction: 'asc' | 'desc', limit: number, offset: number, plan: FailurePlan, start?: SqlFragment): SqlFragment {
   const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
   if (plan === 'filter-then-sort') {
     const list = conditions(runId, filter, sort, false);
@@ -158,7 +164,7 @@ export function failurePageQuery(runId: number, filter: FailureFilter, sort: Fai
     return sql`SELECT a.id FROM eval_items a WHERE ${sql.join(list, sql` AND `)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
   }
   const index = sql.id(walkIndex(sort, filter));
-  const list = conditions(runId, filter, sort);
+  const list = [...conditions(runId, filter, sort), ...(start ? [start] : [])];
   if (sort === 'position') {
     return sql`SELECT a.id FROM eval_items a INDEXED BY ${index} WHERE ${sql.join(list, sql` AND `)} ORDER BY a.position ${dir} LIMIT ${limit} OFFSET ${offset}`;
   }
@@ -168,9 +174,9 @@ export function failurePageQuery(runId: number, filter: FailureFilter, sort: Fai
 }
 
 /** Under `walk-index` with a metric sort: the items without a value for it, in position order. */
-export function valuelessPageQuery(runId: number, filter: FailureFilter, sort: FailureMetric, direction: 'asc' | 'desc', limit: number, offset: number): SqlFragment {
+export function valuelessPageQuery(runId: number, filter: FailureFilter, sort: FailureMetric, direction: 'asc' | 'desc', limit: number, offset: number, start?: SqlFragment): SqlFragment {
   const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
-  const list = [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NULL`];
+  const list = [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NULL`, ...(start ? [start] : [])];
   return sql`SELECT a.id FROM eval_items a INDEXED BY ${sql.id(walkIndex(sort, filter))} WHERE ${sql.join(list, sql` AND `)} ORDER BY a.position ${dir} LIMIT ${limit} OFFSET ${offset}`;
 }
 
@@ -186,14 +192,18 @@ export function failurePageIds(
   direction: 'asc' | 'desc',
   limit: number,
   offset: number,
-  /** Tests: one plan or the other, to check that both give the same page. */
+  /** Tests: one plan or another, to check that all give the same page. */
   plan: FailurePlan = chooseFailurePlan(db, runId, filter, sort, offset + limit),
 ): number[] {
   const ids = (query: SqlFragment) => all<{ id: number }>(db, query).map((r) => r.id);
-  const page = ids(failurePageQuery(runId, filter, sort, direction, limit, offset, plan));
+  // Under `counts`, the page is walked from the block the counts place it in (null: past the last item).
+  const placed = plan === 'counts' ? placePage(db, runId, filter, sort, direction, offset) : undefined;
+  if (placed === null) return [];
+  if (placed?.valueless && sort !== 'position') return ids(valuelessPageQuery(runId, filter, sort, direction, limit, placed.skip, placed.start));
+  const page = ids(failurePageQuery(runId, filter, sort, direction, limit, placed?.skip ?? offset, plan, placed?.start));
   if (plan === 'filter-then-sort' || sort === 'position' || page.length === limit) return page;
   // The page runs past the items with a value: continue with those without one.
-  const before = page.length > 0 ? 0 : Math.max(0, offset - countWhere(db, [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NOT NULL`], sql.id(walkIndex(sort, filter))));
+  const before = placed || page.length > 0 ? 0 : Math.max(0, offset - countWhere(db, [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NOT NULL`], sql.id(walkIndex(sort, filter))));
   return [...page, ...ids(valuelessPageQuery(runId, filter, sort, direction, limit - page.length, before))];
 }
 
@@ -206,8 +216,9 @@ export function countFailuresQuery(runId: number, filter: FailureFilter): SqlFra
   return sql`SELECT count(*) AS n FROM eval_items a WHERE ${sql.join(conditions(runId, filter, 'position', false), sql` AND `)}`;
 }
 
-/** Items matching a filter, counted on whichever index SQLite finds narrowest for it. */
+/** Items matching a filter: summed from the counts when they count it, else counted on whichever index SQLite finds narrowest for it. */
 export function countFailures(db: ReadableDB, runId: number, filter: FailureFilter): number {
+  if (countable(filter)) return countFromCounts(db, runId, filter);
   return get<{ n: number }>(db, countFailuresQuery(runId, filter))!.n;
 }
 

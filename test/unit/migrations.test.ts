@@ -335,7 +335,8 @@ describe('migrations', () => {
     expect(() => db.exec('ALTER TABLE datasets RENAME TO datasets_renamed')).toThrow(/no such column: c\.n/);
     db.exec('ALTER TABLE datasets ADD COLUMN scratch TEXT');
     expect(() => db.exec('ALTER TABLE datasets DROP COLUMN scratch')).toThrow(/no such column: c\.n/);
-    migrate(db);
+    // Up to 0022 itself: later migrations add triggers of their own.
+    migrate(db, migrations.slice(0, 22));
     expect(triggersOf()).toEqual(before);
     const sqlOf = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger'`).pluck().all() as string[];
     expect(sqlOf.filter((text) => /UPDATE\s+\w+\s+AS\s/i.test(text))).toEqual([]);

@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../db/connection';
+import { migrate } from '../../db/migrate';
+import { migrations } from '../../db/migrations';
+import { insertEvalRun } from '../../db/queries/eval-runs';
+import { placePage } from '../../db/queries/eval-items-failure-counts';
+import { chooseFailurePlan, countFailures, failurePageIds, failurePageQuery, FAILURE_SORTS, type FailureFilter, type FailureMetric, type FailureSort } from '../../db/queries/eval-items-failures';
+import { all, explain, sql, type WritableDB } from '../../db/sql';
+import { rng } from '../helpers/synthetic';
+
+/**
+ * The failure table's pages placed from the counts of migration 0025: every page equals a plain
+ * ORDER BY … LIMIT/OFFSET over the run's items (written here with no index hint and no counts),
+ * for random filters, sorts, directions and offsets, on a database migrated from 0024 with items
+ * in it (the backfill) and after items are added, updated and deleted and a run is deleted (the
+ * triggers); and the counts kept by the triggers equal those the backfill computes from scratch.
+ */
+
+const TYPES = ['semantic', 'syntactic', 'constraint', 'unspecified'];
+const METRIC_SORTS = FAILURE_SORTS.filter((s): s is FailureMetric => s !== 'position');
+
+type Random = () => number;
+
+/** Metric values of every kind the buckets meet: on their bounds (k/4, k/100), between them (k/3, any real), none. */
+function metrics(random: Random): (number | null)[] {
+  const maybe = (v: number) => (random() < 0.06 ? null : v);
+  return [
+    maybe(Math.floor(random() * 5) / 4),
+    maybe(random() < 0.5 ? Math.floor(random() * 21) / 20 : random()),
+    maybe(Math.floor(random() * 101) / 100),
+    maybe(Math.floor(random() * 16) / 3),
+    maybe(random() < 0.3 ? Math.floor(200 + random() * 3000) : 200 + random() * 3000),
+  ];
+}
+
+function insertItem(db: WritableDB, runId: number, position: number, random: Random): void {
+  const status = random() < 0.05 ? 'failed' : random() < 0.05 ? 'pending' : 'done';
+  const flag = () => (random() < 0.1 ? null : Number(random() < 0.3));
+  db.prepare(
+    `INSERT INTO eval_items (run_id, position, key, ambiguity_type, question, gold, status, str_em, disambig_f1, rouge_l, judge_mean, latency_ms,
+                             collapsed, retrieval_miss, cost_usd, error)
+     VALUES (?, ?, ?, ?, 'Q?', '{}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(runId, position, `key-${position}`, TYPES[Math.floor(random() * 4)]!, status, ...metrics(random), flag(), flag(), random() < 0.2 ? 0 : random() / 50, status === 'failed' ? 'e' : null);
+}
+
+function fillRun(db: WritableDB, count: number, seed: number): number {
+  const runId = insertEvalRun(db, {
+    method: 'naive_rag', model: `counts-${seed}`, endpoint: {}, sourceKind: 'dataset', source: 'counts', releaseId: null, split: null,
+    datasetId: null, corpus: null, retrievalMode: null, k: null, options: {}, promptVersions: {},
+  });
+  const random = rng(seed);
+  // Positions with gaps, past a coarse block of 2^14.
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) insertItem(db, runId, i * 7, random);
+  })();
+  return runId;
+}
+
+/** The page as one plain sort of the run's matching items would give it. */
+function plainPage(db: WritableDB, runId: number, f: FailureFilter, sort: FailureSort, direction: 'asc' | 'desc', limit: number, offset: number): number[] {
+  const list = [sql`run_id = ${runId}`];
+  if (f.status) list.push(sql`status = ${f.status}`);
+  if (f.type) list.push(sql`ambiguity_type = ${f.type}`);
+  if (f.collapsed !== undefined) list.push(sql`coalesce(collapsed, 0) = ${f.collapsed ? 1 : 0}`);
+  if (f.retrievalMiss !== undefined) list.push(sql`coalesce(retrieval_miss, 0) = ${f.retrievalMiss ? 1 : 0}`);
+  for (const t of f.thresholds ?? []) {
+    if (t.below !== undefined) list.push(sql`${sql.id(t.metric)} < ${t.below}`);
+    if (t.atLeast !== undefined) list.push(sql`${sql.id(t.metric)} >= ${t.atLeast}`);
+  }
+  const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
+  const order = sort === 'position' ? sql`position ${dir}` : sql`${sql.id(sort)} IS NULL, ${sql.id(sort)} ${dir}, position ${dir}`;
+  return all<{ id: number }>(db, sql`SELECT id FROM eval_items WHERE ${sql.join(list, sql` AND `)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`).map((r) => r.id);
+}
+
+/** A threshold on the sort metric: at a value some item has (a bucket's bound, often), or between values. */
+function randomThreshold(db: WritableDB, runId: number, sort: FailureMetric, random: Random): NonNullable<FailureFilter['thresholds']>[number] {
+  const values = all<{ v: number }>(db, sql`SELECT DISTINCT ${sql.id(sort)} AS v FROM eval_items WHERE run_id = ${runId} AND ${sql.id(sort)} IS NOT NULL ORDER BY 1`).map((r) => r.v);
+  const at = () => {
+    const i = Math.floor(random() * values.length);
+    return random() < 0.5 ? values[i]! : (values[i]! + (values[i + 1] ?? values[i]! + 1)) / 2;
+  };
+  const [x, y] = [at(), at()].sort((a, b) => a - b);
+  const kind = random();
+  return kind < 0.35 ? { metric: sort, atLeast: x } : kind < 0.7 ? { metric: sort, below: y } : { metric: sort, atLeast: x, below: y };
+}
+
+function randomFilter(random: Random): FailureFilter {
+  const f: FailureFilter = {};
+  if (random() < 0.3) f.status = (['pending', 'done', 'failed'] as const)[Math.floor(random() * 3)];
+  if (random() < 0.4) f.type = TYPES[Math.floor(random() * 4)];
+  if (random() < 0.3) f.collapsed = random() < 0.5;
+  if (random() < 0.3) f.retrievalMiss = random() < 0.5;
+  return f;
+}
+
+function expectPagesPlain(db: WritableDB, runIds: number[], seed: number, queries: number): void {
+  const random = rng(seed);
+  for (let q = 0; q < queries; q++) {
+    const runId = runIds[q % runIds.length]!;
+    const filter = randomFilter(random);
+    const sort = FAILURE_SORTS[Math.floor(random() * FAILURE_SORTS.length)]!;
+    if (sort !== 'position' && random() < 0.4) filter.thresholds = [randomThreshold(db, runId, sort, random)];
+    const direction = random() < 0.5 ? 'asc' : 'desc';
+    const total = filter.thresholds ? plainPage(db, runId, filter, 'position', 'asc', 1e9, 0).length : countFailures(db, runId, filter);
+    // Near the start (where a threshold's stretch may begin inside a bucket), near the end, anywhere.
+    const where = random();
+    const offset = where < 0.15 ? Math.floor(random() * 5) : where < 0.25 ? Math.max(0, total - Math.floor(random() * 60)) : Math.floor(random() * (total + 10));
+    const limit = 1 + Math.floor(random() * 120);
+    expect(chooseFailurePlan(db, runId, filter, sort, offset + limit)).toBe('counts');
+    const label = JSON.stringify({ runId, filter, sort, direction, offset, limit });
+    expect(failurePageIds(db, runId, filter, sort, direction, limit, offset), label).toEqual(plainPage(db, runId, filter, sort, direction, limit, offset));
+    expect(total, label).toBe(plainPage(db, runId, filter, 'position', 'asc', 1e9, 0).length);
+  }
+}
+
+type Block = Record<string, number | string>;
+const blocks = (db: WritableDB) => all<Block>(db, sql`SELECT * FROM eval_item_blocks WHERE n > 0 ORDER BY run_id, sort, level, k1, k2, k3, status, ambiguity_type, collapsed, retrieval_miss`);
+
+/** The counts migration 0025 computes from scratch for the same items. */
+function backfilledBlocks(db: WritableDB): Block[] {
+  const fresh = openDatabase(':memory:', { migrate: false });
+  migrate(fresh, migrations.slice(0, 24));
+  const runs = db.prepare('SELECT * FROM eval_runs').all() as Record<string, unknown>[];
+  const items = db.prepare('SELECT * FROM eval_items').all() as Record<string, unknown>[];
+  const copy = (table: string, rows: Record<string, unknown>[]) => {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]!);
+    const insert = fresh.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
+    for (const r of rows) insert.run(r);
+  };
+  fresh.pragma('foreign_keys = OFF');
+  fresh.transaction(() => {
+    copy('runs', db.prepare("SELECT * FROM runs WHERE kind = 'evaluation'").all() as Record<string, unknown>[]);
+    copy('eval_runs', runs);
+    copy('eval_items', items);
+  })();
+  migrate(fresh);
+  const result = blocks(fresh);
+  fresh.close();
+  return result;
+}
+
+describe('failure pages placed from counts (migration 0025)', () => {
+  it('backfills the counts of existing runs, and every page equals a plain sort', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, 24));
+    const runs = [fillRun(db, 3000, 3), fillRun(db, 400, 4)];
+    migrate(db);
+    expect(blocks(db).length).toBeGreaterThan(100);
+    expectPagesPlain(db, runs, 1, 400);
+    db.close();
+  });
+
+  it('keeps the counts as items are added, updated and deleted and a run is deleted, pages equal to a plain sort throughout', () => {
+    const db = openDatabase(':memory:');
+    const runs = [fillRun(db, 2500, 5), fillRun(db, 600, 6), fillRun(db, 300, 7)];
+    expectPagesPlain(db, runs, 2, 150);
+    const random = rng(9);
+    db.transaction(() => {
+      for (let i = 0; i < 300; i++) insertItem(db, runs[0]!, 100_000 + i * 3, random);
+      const ids = (db.prepare('SELECT id FROM eval_items WHERE run_id IN (?, ?) ORDER BY id').all(runs[0], runs[1]) as { id: number }[]).map((r) => r.id);
+      for (let i = 0; i < 600; i++) {
+        const id = ids[Math.floor(random() * ids.length)]!;
+        const metric = METRIC_SORTS[Math.floor(random() * METRIC_SORTS.length)]!;
+        const value = metric === 'cost_usd' ? random() / 10 : random() < 0.2 ? null : Math.floor(random() * 40) / 8;
+        db.prepare(`UPDATE eval_items SET ${metric} = ? WHERE id = ?`).run(value, id);
+        if (random() < 0.3) db.prepare("UPDATE eval_items SET status = 'failed', error = 'x', collapsed = NULL WHERE id = ?").run(id);
+        if (random() < 0.2) db.prepare('UPDATE eval_items SET retrieval_miss = 1 - coalesce(retrieval_miss, 0), position = position + 1 WHERE id = ?').run(id);
+      }
+      for (let i = 0; i < 200; i++) db.prepare('DELETE FROM eval_items WHERE id = ?').run(ids[Math.floor(random() * ids.length)]);
+    })();
+    expectPagesPlain(db, runs, 3, 300);
+    // As the app deletes a run: its `runs` row, the cascade taking its eval_runs row and items.
+    db.prepare('DELETE FROM runs WHERE id = ?').run(runs[1]);
+    expect(db.prepare('SELECT count(*) AS n FROM eval_items WHERE run_id = ?').get(runs[1])).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM eval_item_blocks WHERE run_id = ?').get(runs[1])).toEqual({ n: 0 });
+    expectPagesPlain(db, [runs[0]!, runs[2]!], 4, 150);
+    expect(blocks(db)).toEqual(backfilledBlocks(db));
+    db.close();
+  });
+
+  it('walks a covering index from the block placed, over a range of it, and reads the counts through their key', () => {
+    const db = openDatabase(':memory:');
+    const runId = fillRun(db, 3000, 8);
+    db.exec('ANALYZE');
+    const filters: FailureFilter[] = [{}, { type: 'semantic' }, { collapsed: true, status: 'done' }];
+    for (const sort of FAILURE_SORTS) {
+      for (const filter of filters) {
+        for (const direction of ['asc', 'desc'] as const) {
+          const placed = placePage(db, runId, filter, sort, direction, 150)!;
+          expect(placed.valueless).toBe(false);
+          const plan = explain(db, failurePageQuery(runId, filter, sort, direction, 100, placed.skip, 'counts', placed.start)).join(' | ');
+          // A range after the run (and the type): the walk starts at the block, not at the run's first item.
+          expect(plan, `${sort} ${direction} ${JSON.stringify(filter)}`).toMatch(/^SEARCH a USING COVERING INDEX failures_by_\w+ \(run_id=\? (AND ambiguity_type=\? )?AND .*[<>]/);
+          expect(plan).not.toMatch(/TEMP B-TREE/);
+        }
+      }
+    }
+    const counts = explain(db, sql`SELECT k2, sum(n) FROM eval_item_blocks WHERE run_id = ${runId} AND sort = 'str_em' AND level = 2 AND k1 = 5 AND collapsed = 1 GROUP BY k2 ORDER BY k2 DESC`);
+    expect(counts.join(' | ')).toBe('SEARCH eval_item_blocks USING PRIMARY KEY (run_id=? AND sort=? AND level=? AND k1=?)');
+    db.close();
+  });
+});
