@@ -54,15 +54,18 @@ export function encodeVector(vector: Float32Array): VectorCode {
   return { signs, planes, weight: 1 / Math.sqrt(squares) };
 }
 
-/** The words of a code the first pass of the scan reads: its first third. */
+/**
+ * The words of a code stored word-major in a block: its first third (the stored layout dates from a
+ * two-pass scan; the fast scan regroups every code sixteen to a group when it reads a block).
+ */
 export function headWords(dimensions: number): number {
   return Math.ceil(codeBits(dimensions) / 32 / 3);
 }
 
 /**
- * A block of codes as the scan reads them (and as they are stored): the heads of its codes word
- * by word (word w of code i at w · size + i), so the first pass streams through them; the rest of
- * each code, code by code; the magnitude planes, code by code; the weights.
+ * A block of codes as it is stored: the heads of its codes word by word (word w of code i at
+ * w · size + i); the rest of each code, code by code; the magnitude planes, code by code; the
+ * weights.
  */
 export interface CodeBlock {
   size: number;
