@@ -24,6 +24,7 @@ import { triggersWithoutUpdateAliases } from './0022-triggers-without-update-ali
 import { instancesByBaseQuestion } from './0023-instances-by-base-question';
 import { passagesByCorpus } from './0024-passages-by-corpus';
 import { failureCounts } from './0025-failure-counts';
+import { embeddingModelFits } from './0026-embedding-model-fits';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -52,4 +53,5 @@ export const migrations: readonly Migration[] = [
   instancesByBaseQuestion,
   passagesByCorpus,
   failureCounts,
+  embeddingModelFits,
 ];

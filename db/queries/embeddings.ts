@@ -19,15 +19,16 @@ export interface EmbeddingModelRow {
   dimensions: number;
   lexical: number;
   config: string;
-  /** Size of the saved state (0 when none) and a hash of it: enough to tell a new fit. */
+  /** Size of the saved state (0 when none), and its fit: the count of saves, then the size (a new fit changes it). */
   state_bytes: number;
   state_tag: string;
   created_at: string;
 }
 
-// The state (1 MB for the offline model) is read only when an embedder is built.
+// The state (1 MB for the offline model) is read only when an embedder is built: `length` reads
+// a value's size from its row header, where any other function of it would load it whole.
 const MODEL_COLUMNS = sql`id, name, provider, model, dimensions, lexical, config, coalesce(length(state), 0) AS state_bytes,
-                          coalesce(hex(substr(state, 1, 8)), '') || ':' || coalesce(length(state), 0) AS state_tag, created_at`;
+                          fits || ':' || coalesce(length(state), 0) AS state_tag, created_at`;
 
 export function getModelState(db: ReadableDB, id: number): Buffer | null {
   return get<{ state: Buffer | null }>(db, sql`SELECT state FROM embedding_models WHERE id = ${id}`)?.state ?? null;
@@ -64,12 +65,14 @@ export interface NewModel {
 
 /** Registers a model and creates its two vector tables, in the caller's transaction. */
 export function createModel(db: WritableDB, model: NewModel): EmbeddingModelRow {
-  const id = get<{ id: number }>(
+  // A new model has no state and no fit yet: its tag is written here, not read back.
+  const row = get<EmbeddingModelRow>(
     db,
     sql`INSERT INTO embedding_models (name, provider, model, dimensions, lexical, config)
         VALUES (${model.name}, ${model.provider}, ${model.model}, ${model.dimensions}, ${model.lexical}, ${JSON.stringify(model.config)})
-        RETURNING id`,
-  )!.id;
+        RETURNING id, name, provider, model, dimensions, lexical, config, 0 AS state_bytes, '0:0' AS state_tag, created_at`,
+  )!;
+  const id = row.id;
   const dims = Number(model.dimensions);
   db.exec(`
     CREATE TABLE "embeddings_${id}" (
@@ -90,11 +93,11 @@ export function createModel(db: WritableDB, model: NewModel): EmbeddingModelRow 
       UPDATE vector_counts SET n = n - 1, revision = revision + 1 WHERE model_id = ${id} AND corpus_id = old.corpus_id;
     END;
   `);
-  return getModel(db, id)!;
+  return row;
 }
 
 export function saveModelState(db: WritableDB, modelId: number, state: Buffer): void {
-  run(db, sql`UPDATE embedding_models SET state = ${state} WHERE id = ${modelId}`);
+  run(db, sql`UPDATE embedding_models SET state = ${state}, fits = fits + 1 WHERE id = ${modelId}`);
 }
 
 export function toBlob(vector: Float32Array): Buffer {

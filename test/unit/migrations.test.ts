@@ -6,7 +6,7 @@ import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError
 import { migrations } from '../../db/migrations';
 import { withoutUpdateAliases } from '../../db/migrations/0022-triggers-without-update-aliases';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
-import { createModel, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
+import { createModel, getModel, getModelState, saveModelState, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
 import { instanceFacetCounts } from '../../db/queries/instance-facets';
 import { countInstances, listInstances, pageIdsQuery } from '../../db/queries/instances';
 import { orderCountErrors } from '../../db/queries/instances-order';
@@ -365,6 +365,27 @@ describe('migrations', () => {
     for (const query of queries) expect(plan(query)).toMatch(/USING INDEX sqlite_autoindex_passages_1 .*TEMP B-TREE FOR ORDER BY/);
     const ids = (db.prepare('SELECT id FROM passages WHERE corpus_id = ? AND id > ? ORDER BY id LIMIT 5').all(a, 10) as { id: number }[]).map((r) => r.id);
     expect(ids).toEqual([11, 12, 14, 15, 17]);
+  });
+
+  it('embedding-model-fits counts a fitted model once, and every save after it tells a refit the old tag did not', () => {
+    const at = migrations.findIndex((m) => m.name === 'embedding-model-fits');
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, at));
+    const fitted = transaction(db, () => createModel(db, { name: 'fitted', provider: 'offline', model: 'm', dimensions: 24, lexical: true, config: {} }));
+    const unfitted = transaction(db, () => createModel(db, { name: 'unfitted', provider: 'offline', model: 'm', dimensions: 24, lexical: true, config: {} }));
+    // Two fits of the same size that agree in their first 8 bytes (the sampled passage count and one frequency).
+    const first = Buffer.alloc(4096, 1);
+    const second = Buffer.alloc(4096, 2);
+    second.fill(1, 0, 8);
+    const oldTag = (state: Buffer) => `${state.subarray(0, 8).toString('hex').toUpperCase()}:${state.length}`;
+    expect(oldTag(first)).toBe(oldTag(second));
+    db.prepare('UPDATE embedding_models SET state = ? WHERE id = ?').run(first, fitted.id);
+    migrate(db, migrations.slice(0, at + 1));
+    expect(getModel(db, fitted.id)).toMatchObject({ state_bytes: 4096, state_tag: '1:4096' });
+    expect(getModel(db, unfitted.id)).toMatchObject({ state_bytes: 0, state_tag: '0:0' });
+    saveModelState(db, fitted.id, second);
+    expect(getModel(db, fitted.id)!.state_tag).toBe('2:4096');
+    expect(getModelState(db, fitted.id)).toEqual(second);
   });
 
   it('vector-code-blocks writes the codes of every stored vector into blocks, as storing them now does', () => {
