@@ -23,6 +23,7 @@ import { vectorCodeBlockIds } from './0021-vector-code-block-ids';
 import { triggersWithoutUpdateAliases } from './0022-triggers-without-update-aliases';
 import { instancesByBaseQuestion } from './0023-instances-by-base-question';
 import { passagesByCorpus } from './0024-passages-by-corpus';
+import { baseQuestionsQuestionWithSource } from './0025-base-questions-question-with-source';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -50,4 +51,5 @@ export const migrations: readonly Migration[] = [
   triggersWithoutUpdateAliases,
   instancesByBaseQuestion,
   passagesByCorpus,
+  baseQuestionsQuestionWithSource,
 ];
