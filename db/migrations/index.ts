@@ -25,6 +25,7 @@ import { instancesByBaseQuestion } from './0023-instances-by-base-question';
 import { passagesByCorpus } from './0024-passages-by-corpus';
 import { failureCounts } from './0025-failure-counts';
 import { embeddingModelFits } from './0026-embedding-model-fits';
+import { baseQuestionsQuestionWithSource } from './0027-base-questions-question-with-source';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -54,4 +55,5 @@ export const migrations: readonly Migration[] = [
   passagesByCorpus,
   failureCounts,
   embeddingModelFits,
+  baseQuestionsQuestionWithSource,
 ];

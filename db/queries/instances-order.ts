@@ -1,6 +1,7 @@
 import type { InstanceFilter, InstanceQuery } from '../../shared/api';
 import { all, allRaw, get, iterate, run, sql, type ReadableDB, type SqlFragment, type SqlValue, type WritableDB } from '../sql';
 import { conditions, countConditions } from './instances-filters';
+import { type InstanceDbRow, ROW_COLUMNS } from './instances-rows';
 
 /**
  * A page of the instance table at any offset, without walking the rows before it (issue 24).
@@ -59,6 +60,8 @@ interface FenceOrder {
   table: string;
   keys: readonly string[];
   from: SqlFragment;
+  /** `from` with the base question joined, for a walk that reads the page's rows as it finds them. */
+  rowsFrom: SqlFragment;
   orderBy: SqlFragment;
   /** Rows at or after a fence's key, and rows before it: each a range of the index, then a test of the key's last parts. */
   atOrAfter(key: readonly SqlValue[]): SqlFragment;
@@ -71,6 +74,8 @@ function byBaseQuestion(column: 'question' | 'source_id', table: string, index: 
     table,
     keys: [column, 'base_question_id', 'id'],
     from: sql`base_questions b INDEXED BY ${sql.id(index)} JOIN instances i ON i.base_question_id = b.id`,
+    // The instances through their index by base question still (its entries test the filter), the table's row read only for a row kept.
+    rowsFrom: sql`base_questions b INDEXED BY ${sql.id(index)} CROSS JOIN instances i INDEXED BY instances_by_base_question ON i.base_question_id = b.id`,
     orderBy: sql`b.${c}, b.id, i.id`,
     atOrAfter: ([text, bq, id]) => sql`(b.${c}, b.id) >= (${text}, ${bq}) AND ((b.${c}, b.id) > (${text}, ${bq}) OR i.id >= ${id})`,
     before: ([text, bq, id]) => sql`(b.${c}, b.id) <= (${text}, ${bq}) AND ((b.${c}, b.id) < (${text}, ${bq}) OR i.id < ${id})`,
@@ -82,6 +87,7 @@ const FENCES: Record<FenceSort, FenceOrder> = {
     table: 'instance_fences_updated',
     keys: ['updated_at', 'ambiguity_type', 'status', 'dataset_id', 'hops', 'id'],
     from: sql`instances i INDEXED BY instances_by_updated`,
+    rowsFrom: sql`instances i INDEXED BY instances_by_updated CROSS JOIN base_questions b ON b.id = i.base_question_id`,
     orderBy: sql`i.updated_at, i.ambiguity_type, i.status, i.dataset_id, i.hops, i.id`,
     // The fence stores a missing hop count as -1, below every hop count, as the index sorts it.
     atOrAfter: ([at, type, status, dataset, hops, id]) =>
@@ -107,11 +113,17 @@ export const PLACED_SORTS: readonly string[] = [...Object.keys(BLOCK_SORTS), ...
 export const placeable = (query: InstanceFilter & { sort: InstanceQuery['sort'] }) =>
   (query.domains.length === 0 || query.sort === 'domain') && PLACED_SORTS.includes(query.sort);
 
-/** Rows [start, start + count) of a filter in ascending order, or null when the counts disagree with `matching`. */
-export function ascendingIds(db: ReadableDB, sort: InstanceQuery['sort'], filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
-  if (sort === 'domain') return cellPage(db, filter, start, count, matching);
-  if (sort in FENCES) return fencePage(db, sort as FenceSort, filter, start, count, matching);
-  return blockPage(db, sort === 'relevance' ? 'id' : (sort as BlockSort), filter, start, count, matching);
+/**
+ * Rows [start, start + count) of a filter in ascending order: their ids, and for a fence sort the
+ * rows themselves (its walk reads them where it finds them; the others' ids are read by the
+ * caller). Null when the counts disagree with `matching`.
+ */
+export function ascendingPage(db: ReadableDB, sort: InstanceQuery['sort'], filter: InstanceFilter, start: number, count: number, matching: number): { ids: number[]; rows: InstanceDbRow[] | null } | null {
+  const idsOnly = (ids: number[] | null) => ids && { ids, rows: null };
+  if (sort === 'domain') return idsOnly(cellPage(db, filter, start, count, matching));
+  if (!(sort in FENCES)) return idsOnly(blockPage(db, sort === 'relevance' ? 'id' : (sort as BlockSort), filter, start, count, matching));
+  const rows = fencePage(db, sort as FenceSort, filter, start, count, matching);
+  return rows && { ids: rows.map((row) => row[0]), rows };
 }
 
 /** Walks the running sums of `rows` to the one holding position `start`: its index and the position within it. */
@@ -247,25 +259,32 @@ function cellPage(db: ReadableDB, filter: InstanceFilter, start: number, count: 
   if (!found) return [];
   const page: number[] = [];
   for (let at = found.at, skip = found.within; at < cells.length && page.length < count; at++, skip = 0) {
-    const c = cells[at]!;
-    const same = [
-      c.domain === '' ? sql`i.domain IS NULL` : sql`i.domain = ${c.domain}`,
-      sql`i.ambiguity_type = ${c.ambiguity_type}`,
-      sql`i.status = ${c.status}`,
-      sql`i.dataset_id = ${c.dataset_id}`,
-      c.hops === 0 ? sql`i.hops IS NULL` : sql`i.hops = ${c.hops}`,
-    ];
-    page.push(
-      ...idsOf(
-        all<{ id: number }>(
-          db,
-          sql`SELECT i.id FROM instances i INDEXED BY instances_by_domain WHERE ${sql.join(same, sql` AND `)}
-              ORDER BY i.id LIMIT ${count - page.length} OFFSET ${skip}`,
-        ),
-      ),
-    );
+    page.push(...cellIds(db, cells[at]!, skip, Math.min(count - page.length, cells[at]!.n - skip)));
   }
   return page;
+}
+
+/**
+ * `take` ids of one cell in id order, after the first `skip`: walked from whichever end of the
+ * cell is nearer, so that a page near a large cell's end (a descending page, most often) skips
+ * the few entries after it rather than the many before it.
+ */
+function cellIds(db: ReadableDB, c: Cell, skip: number, take: number): number[] {
+  const same = [
+    c.domain === '' ? sql`i.domain IS NULL` : sql`i.domain = ${c.domain}`,
+    sql`i.ambiguity_type = ${c.ambiguity_type} AND i.status = ${c.status} AND i.dataset_id = ${c.dataset_id}`,
+    c.hops === 0 ? sql`i.hops IS NULL` : sql`i.hops = ${c.hops}`,
+  ];
+  const after = c.n - skip - take;
+  const fromEnd = after < skip;
+  const ids = idsOf(
+    all<{ id: number }>(
+      db,
+      sql`SELECT i.id FROM instances i INDEXED BY instances_by_domain WHERE ${sql.join(same, sql` AND `)}
+          ORDER BY i.id ${sql.keyword(fromEnd ? 'DESC' : 'ASC')} LIMIT ${take} OFFSET ${fromEnd ? after : skip}`,
+    ),
+  );
+  return fromEnd ? ids.reverse() : ids;
 }
 
 // ---- fence sorts ---------------------------------------------------------------------------------
@@ -321,14 +340,18 @@ function fencesHoldEveryRow(db: ReadableDB, sort: FenceSort): boolean {
   return held === get<{ n: number }>(db, sql`SELECT coalesce(sum(cells.n), 0) AS n FROM instance_counts cells`)!.n;
 }
 
-/** The matching rows in key order from a fence (the start, for a level's first fence), skipping `skip`. */
-function walkFrom(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, from: Fence | null, skip: number, count: number, until?: Fence): SqlFragment {
+/**
+ * The matching rows in key order from a fence (the start, for a level's first fence), skipping
+ * `skip`: their ids, or (`rows`) the list's rows themselves, read as the walk keeps them.
+ */
+function walkFrom(sort: FenceSort, filter: InstanceFilter, from: Fence | null, skip: number, count: number, how: { until?: Fence; rows?: boolean } = {}): SqlFragment {
   const order = FENCES[sort];
   const bounds = [
     ...(from && from.bucket > 1 ? [order.atOrAfter(keyOf(order, from))] : []),
-    ...(until ? [order.before(keyOf(order, until))] : []),
+    ...(how.until ? [order.before(keyOf(order, how.until))] : []),
   ];
-  return sql`SELECT i.id FROM ${order.from} WHERE true ${and(bounds)} ${and(conditions(filter, undefined, true))}
+  const read = how.rows ? sql`${ROW_COLUMNS} FROM ${order.rowsFrom}` : sql`i.id FROM ${order.from}`;
+  return sql`SELECT ${read} WHERE true ${and(bounds)} ${and(conditions(filter, undefined, true))}
              ORDER BY ${order.orderBy} LIMIT ${count} OFFSET ${skip}`;
 }
 
@@ -338,7 +361,7 @@ function walkFrom(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, from:
  * counted by walking (fewer than twice a fine fence's rows), the fine fences' counts take it from
  * there, and the page is walked from the fine fence holding the position.
  */
-function fencePage(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, start: number, count: number, matching: number): number[] | null {
+function fencePage(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, start: number, count: number, matching: number): InstanceDbRow[] | null {
   if (start >= matching) return [];
   if (!fencesHoldEveryRow(db, sort)) return null;
   const backwards = start >= matching / 2;
@@ -346,11 +369,11 @@ function fencePage(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, star
   if (!found) return null;
   const here = found.fence;
   const within = backwards ? here.n - 1 - found.within : found.within;
-  const page = (from: Fence | null, skip: number) => idsOf(all<{ id: number }>(db, walkFrom(db, sort, filter, from, skip, count)));
+  const page = (from: Fence | null, skip: number) => allRaw<InstanceDbRow>(db, walkFrom(sort, filter, from, skip, count, { rows: true }));
   const from = here.bucket > 1 ? here : undefined;
   const first = firstFence(fenceRows(db, sort, filter, 0, from ? { from } : {}));
   if (!first) return page(here, within);
-  const head = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM (${walkFrom(db, sort, filter, here, 0, -1, first)})`)!.n;
+  const head = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM (${walkFrom(sort, filter, here, 0, -1, { until: first })})`)!.n;
   if (within < head) return page(here, within);
   const inFine = fenceAt(fenceRows(db, sort, filter, 0, { from: first }), within - head);
   if (!inFine) return null;

@@ -1,9 +1,10 @@
 import type { InstanceFilter, InstancePagePlan, InstanceQuery, InstanceRow } from '../../shared/api';
 import type { AmbiguityType, Answerability, ConstructionMode, Domain, InstanceStage, InstanceStatus } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
-import { all, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+import { all, allRaw, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 import { conditions, countConditions, EVERYTHING, hasSearch, where } from './instances-filters';
-import { ascendingIds, BLOCK_SORTS, instanceColumn, placeable } from './instances-order';
+import { ascendingPage, BLOCK_SORTS, instanceColumn, placeable } from './instances-order';
+import { type InstanceDbRow, ROW_COLUMNS, rowToInstance } from './instances-rows';
 import { searchPageIdsQuery } from './instances-search';
 
 export interface NewInstance {
@@ -69,44 +70,6 @@ const SEARCH_ROW = sql`SELECT i.id, b.question,
 export function writeInstanceSearchRow(db: WritableDB, instanceId: number): void {
   run(db, sql`DELETE FROM instances_fts WHERE rowid = ${instanceId}`);
   run(db, sql`INSERT INTO instances_fts (rowid, question, interpretations) ${SEARCH_ROW} WHERE i.id = ${instanceId}`);
-}
-
-interface InstanceDbRow {
-  id: number;
-  base_question_id: number;
-  dataset_id: number;
-  dataset: string;
-  source_id: string;
-  question: string;
-  ambiguity_type: AmbiguityType;
-  status: InstanceStatus;
-  stage: InstanceStage;
-  hops: number | null;
-  interpretation_count: number;
-  removed_reason: string | null;
-  updated_at: string;
-  domain: Domain | null;
-  answerability: Answerability | null;
-}
-
-function rowToInstance(row: InstanceDbRow): InstanceRow {
-  return {
-    id: row.id,
-    baseQuestionId: row.base_question_id,
-    datasetId: row.dataset_id,
-    dataset: row.dataset,
-    sourceId: row.source_id,
-    question: row.question,
-    ambiguityType: row.ambiguity_type,
-    status: row.status,
-    stage: row.stage,
-    hops: row.hops,
-    interpretationCount: row.interpretation_count,
-    removedReason: row.removed_reason,
-    updatedAt: row.updated_at,
-    domain: row.domain,
-    answerability: row.answerability,
-  };
 }
 
 /** How many instances match: from the counts table, unless a search is part of the filter. */
@@ -188,24 +151,34 @@ export function pageIdsQuery(query: InstanceQuery, plan: Exclude<PagePlan, 'posi
 }
 
 /**
- * The ids of one page through the order counts: the ascending rows the page covers, read from
- * the other end for a descending page. Null when the counts disagree with the table's.
+ * One page through the order counts: the ascending rows the page covers, read from the other end
+ * for a descending page; its ids, and its rows when the way there read them. Null when the
+ * counts disagree with the table's.
  */
-export function positionPageIds(db: ReadableDB, query: InstanceQuery, matching: number): number[] | null {
+export function positionPage(db: ReadableDB, query: InstanceQuery, matching: number): { ids: number[]; rows: InstanceDbRow[] | null } | null {
   const descending = query.direction === 'desc';
   const end = descending ? matching - query.offset : query.offset + query.limit;
   const start = descending ? Math.max(0, end - query.limit) : query.offset;
-  if (end <= start) return [];
-  const ids = ascendingIds(db, query.sort, query, start, Math.min(end, matching) - start, matching);
-  return ids && descending ? ids.reverse() : ids;
+  if (end <= start) return { ids: [], rows: null };
+  const page = ascendingPage(db, query.sort, query, start, Math.min(end, matching) - start, matching);
+  if (page && descending) {
+    page.ids.reverse();
+    page.rows?.reverse();
+  }
+  return page;
 }
 
-const SELECT_ROWS = sql`SELECT i.id, i.base_question_id, i.dataset_id, d.name AS dataset, b.source_id, b.question,
-                               i.ambiguity_type, i.status, i.stage, i.hops, i.interpretation_count, i.removed_reason,
-                               i.updated_at, i.domain, i.answerability
-                        FROM instances i
-                        JOIN base_questions b ON b.id = i.base_question_id
-                        JOIN datasets d ON d.id = i.dataset_id`;
+/** The ids of one page through the order counts (see `positionPage`). */
+export const positionPageIds = (db: ReadableDB, query: InstanceQuery, matching: number): number[] | null => positionPage(db, query, matching)?.ids ?? null;
+
+const SELECT_ROWS = sql`SELECT ${ROW_COLUMNS} FROM instances i JOIN base_questions b ON b.id = i.base_question_id`;
+
+/** The rows of the given instances, in the order given. */
+function rowsInOrder(db: ReadableDB, ids: readonly number[]): InstanceDbRow[] {
+  if (ids.length === 0) return [];
+  const rows = new Map(allRaw<InstanceDbRow>(db, sql`${SELECT_ROWS} WHERE i.id IN ${sql.list(ids)}`).map((row) => [row[0], row]));
+  return ids.map((id) => rows.get(id)!);
+}
 
 export interface InstancePage {
   rows: InstanceRow[];
@@ -223,17 +196,14 @@ export function readInstancePage(db: ReadableDB, query: InstanceQuery): Instance
     const matching = hasSearch(query) ? 0 : countInstances(db, query);
     let plan = hasSearch(query) ? 'search' : choosePlan(query, matching, countInstances(db, EVERYTHING));
     let fallback: string | undefined;
-    let ids = plan === 'position' ? positionPageIds(db, query, matching) : null;
-    if (plan === 'position' && ids === null) {
+    const placed = plan === 'position' ? positionPage(db, query, matching) : null;
+    if (plan === 'position' && placed === null) {
       fallback = 'the order counts disagree with the instance counts, so the page was walked to instead';
       plan = 'walk-index';
     }
-    ids ??= all<{ id: number }>(db, pageIdsQuery(query, plan as Exclude<PagePlan, 'position'>)).map((r) => r.id);
-    if (ids.length === 0) return { rows: [], plan, ...(fallback ? { fallback } : {}) };
-    const rows = new Map(
-      all<InstanceDbRow>(db, sql`${SELECT_ROWS} WHERE i.id IN ${sql.list(ids)}`).map((row) => [row.id, rowToInstance(row)]),
-    );
-    return { rows: ids.map((id) => rows.get(id)!), plan, ...(fallback ? { fallback } : {}) };
+    const ids = placed?.ids ?? all<{ id: number }>(db, pageIdsQuery(query, plan as Exclude<PagePlan, 'position'>)).map((r) => r.id);
+    const rows = placed?.rows ?? rowsInOrder(db, ids);
+    return { rows: rows.map(rowToInstance), plan, ...(fallback ? { fallback } : {}) };
   })();
 }
 

@@ -8,7 +8,7 @@ import { withoutUpdateAliases } from '../../db/migrations/0022-triggers-without-
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { createModel, getModel, getModelState, saveModelState, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
 import { instanceFacetCounts } from '../../db/queries/instance-facets';
-import { countInstances, listInstances, pageIdsQuery } from '../../db/queries/instances';
+import { countInstances, listInstances, pageIdsQuery, readInstancePage } from '../../db/queries/instances';
 import { orderCountErrors } from '../../db/queries/instances-order';
 import { upsertPassage } from '../../db/queries/passages';
 import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-blocks';
@@ -293,6 +293,34 @@ describe('migrations', () => {
       expect(plan, q.sort).toMatch(/SEARCH i USING COVERING INDEX instances_by_base_question \(base_question_id=\?\)/);
       expect(plan, q.sort).not.toMatch(/TEMP B-TREE/);
     }
+  });
+
+  it('0027 gives the index of base questions by text their source ids: a question-sorted page reads no base question row, the same pages, the triggers still keep count', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, migrations.findIndex((m) => m.name === 'base-questions-question-with-source')));
+    fillInstances(db, 6000, 5);
+    // Pages deep enough, or of filters matching enough rows, that the order counts place them (the plan 'position').
+    const queries = [
+      InstanceQuery.parse({ sort: 'question', statuses: ['ready'], offset: 40, limit: 30 }),
+      InstanceQuery.parse({ sort: 'question', direction: 'desc', types: ['constraint'], offset: 150, limit: 20 }),
+      InstanceQuery.parse({ sort: 'question', offset: 2500, limit: 50 }),
+    ];
+    const pages = () => queries.map((q) => readInstancePage(db as unknown as ReadableDB, q));
+    const walkPlans = () =>
+      queries.flatMap((q) => plansOf(db as unknown as WritableDB, (d) => readInstancePage(d, q))).filter((p) => /base_questions_question/.test(p)).join(' | ');
+    const before = pages();
+    expect(walkPlans()).toMatch(/(SCAN|SEARCH) b USING INDEX base_questions_question/);
+    migrate(db);
+    expect(schemaVersion(db)).toBe(latestVersion());
+    expect(pages()).toEqual(before);
+    expect(before.map((page) => page.plan)).toEqual(['position', 'position', 'position']);
+    expect(before.flatMap((page) => page.rows).length).toBe(100);
+    // The page's walk reads the text and the source id from the index alone.
+    expect(walkPlans()).toMatch(/(SCAN|SEARCH) b USING COVERING INDEX base_questions_question/);
+    expect(walkPlans()).not.toMatch(/(SCAN|SEARCH) b USING INDEX/);
+    // The order-count triggers name the index: they run against the new one as they did.
+    db.exec("UPDATE base_questions SET question = 'Aaa first' WHERE id = 3; DELETE FROM instances WHERE id IN (10, 11)");
+    expect(orderCountErrors(db as unknown as ReadableDB)).toEqual([]);
   });
 
   it('0014 keeps every vote, allows not_needed only without a call, and adds batches and call modes', () => {
