@@ -9,7 +9,7 @@ import {
 import { datasetNames, listDatasets } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
 import { listFilterVotes } from '../../db/queries/filter-votes';
-import { instanceFacetSteps } from '../../db/queries/instance-facets';
+import { instanceFacetSteps } from '../../db/queries/instances-facets';
 import { getInstance, instancesOfBaseQuestion, readInstancePage } from '../../db/queries/instances';
 import { listInterpretationCitations, listInterpretations, listSubQuestions } from '../../db/queries/interpretations';
 import { listLongAnswerCitations, listLongAnswers } from '../../db/queries/long-answers';

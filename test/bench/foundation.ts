@@ -5,7 +5,7 @@ import { migrate } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
 import type { ReadableDB } from '../../db/sql';
 import { countInstances, listInstances } from '../../db/queries/instances';
-import { instanceFacetCounts, instanceFacetSteps } from '../../db/queries/instance-facets';
+import { instanceFacetCounts, instanceFacetSteps } from '../../db/queries/instances-facets';
 import { instanceDetail } from '../../electron/services/browse';
 import { importFile } from '../../electron/services/import/import-file';
 import { DEFAULT_MAX_RECORD_BYTES, readRecords } from '../../electron/services/import/json-stream';

@@ -7,7 +7,7 @@ import { migrations } from '../../db/migrations';
 import { withoutUpdateAliases } from '../../db/migrations/0022-triggers-without-update-aliases';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { createModel, getModel, getModelState, saveModelState, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
-import { instanceFacetCounts } from '../../db/queries/instance-facets';
+import { instanceFacetCounts } from '../../db/queries/instances-facets';
 import { countInstances, listInstances, pageIdsQuery, readInstancePage } from '../../db/queries/instances';
 import { orderCountErrors } from '../../db/queries/instances-order';
 import { upsertPassage } from '../../db/queries/passages';

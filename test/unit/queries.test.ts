@@ -22,7 +22,7 @@ import { insertLongAnswer } from '../../db/queries/long-answers';
 import { contentHash, findPassageId, upsertPassage, upsertPassages } from '../../db/queries/passages';
 import { bm25Passages, countPassageMatches } from '../../db/queries/passages-fts';
 import { refreshInstanceText } from '../../db/queries/instances';
-import { instanceFacetCounts } from '../../db/queries/instance-facets';
+import { instanceFacetCounts } from '../../db/queries/instances-facets';
 import { dropInterpretation } from '../../db/queries/interpretations';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { getOrCreateProvenance } from '../../db/queries/provenance';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { instanceFacetCounts, instanceFacetSteps, type FacetCounts } from '../../db/queries/instance-facets';
+import { instanceFacetCounts, instanceFacetSteps, type FacetCounts } from '../../db/queries/instances-facets';
 import { conditions, type FacetName, where } from '../../db/queries/instances-filters';
 import { all, sql, type WritableDB } from '../../db/sql';
 import { DOMAIN_SLUGS } from '../../shared/domain';
