@@ -26,6 +26,7 @@ import { passagesByCorpus } from './0024-passages-by-corpus';
 import { failureCounts } from './0025-failure-counts';
 import { embeddingModelFits } from './0026-embedding-model-fits';
 import { baseQuestionsQuestionWithSource } from './0027-base-questions-question-with-source';
+import { baseQuestionsFacetIndex } from './0028-base-questions-facet-index';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -56,4 +57,5 @@ export const migrations: readonly Migration[] = [
   failureCounts,
   embeddingModelFits,
   baseQuestionsQuestionWithSource,
+  baseQuestionsFacetIndex,
 ];

@@ -1,4 +1,4 @@
-import type { BaseQuestionFacets, BaseQuestionFilter, BaseQuestionQuery, BaseQuestionRow } from '../../shared/api';
+import type { BaseQuestionFilter, BaseQuestionQuery, BaseQuestionRow } from '../../shared/api';
 import type { Answerability, DecompositionStyle } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
 import { all, get, insertChunks, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
@@ -101,11 +101,11 @@ function hopsCondition(hops: readonly number[]): SqlFragment {
   return sql`(${sql.join(parts, sql` OR `)})`;
 }
 
-function whereClause(filter: BaseQuestionFilter, except?: 'datasets' | 'hops' | 'answerability'): { where: SqlFragment; fts: string | null } {
+function whereClause(filter: BaseQuestionFilter): { where: SqlFragment; fts: string | null } {
   const conditions: SqlFragment[] = [];
-  if (filter.datasets.length && except !== 'datasets') conditions.push(sql`b.dataset_id IN ${sql.list(filter.datasets)}`);
-  if (filter.hops.length && except !== 'hops') conditions.push(hopsCondition(filter.hops));
-  if (filter.answerability.length && except !== 'answerability') conditions.push(sql`coalesce(b.answerability, 'unlabelled') IN ${sql.list(filter.answerability)}`);
+  if (filter.datasets.length) conditions.push(sql`b.dataset_id IN ${sql.list(filter.datasets)}`);
+  if (filter.hops.length) conditions.push(hopsCondition(filter.hops));
+  if (filter.answerability.length) conditions.push(sql`coalesce(b.answerability, 'unlabelled') IN ${sql.list(filter.answerability)}`);
   const fts = toFtsQuery(filter.search, { prefixLast: true });
   if (fts) conditions.push(sql`b.id IN (SELECT rowid FROM base_questions_fts WHERE base_questions_fts MATCH ${fts})`);
   return { where: conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql.empty, fts };
@@ -140,33 +140,6 @@ export function listBaseQuestions(db: ReadableDB, query: BaseQuestionQuery): Bas
               LIMIT ${query.limit} OFFSET ${query.offset}`,
         );
   return rows.map(rowToBaseQuestion);
-}
-
-export function baseQuestionFacets(db: ReadableDB, filter: BaseQuestionFilter): Omit<BaseQuestionFacets, 'datasets'> & {
-  datasets: { value: number; count: number }[];
-} {
-  const total = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM base_questions b ${whereClause(filter).where}`)!.n;
-  const datasets = all<{ value: number; count: number }>(
-    db,
-    sql`SELECT b.dataset_id AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'datasets').where}
-        GROUP BY b.dataset_id`,
-  );
-  const hops = all<{ value: number | null; count: number }>(
-    db,
-    sql`SELECT b.hops AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'hops').where}
-        GROUP BY b.hops ORDER BY b.hops`,
-  );
-  const answerability = all<{ value: Answerability | 'unlabelled'; count: number }>(
-    db,
-    sql`SELECT coalesce(b.answerability, 'unlabelled') AS value, count(*) AS count FROM base_questions b ${whereClause(filter, 'answerability').where}
-        GROUP BY 1 ORDER BY 1`,
-  );
-  return {
-    total,
-    datasets,
-    hops: hops.map((h) => ({ ...h, label: h.value === null ? 'none' : `${h.value} hops` })),
-    answerability: answerability.map((a) => ({ ...a, label: a.value })),
-  };
 }
 
 export interface BaseQuestionFull extends BaseQuestionDbRow {

@@ -1,5 +1,6 @@
 import type { InstanceFilter } from '../../shared/api';
 import type { AmbiguityType, Domain, InstanceStatus } from '../../shared/domain';
+import { among, type Facet, finish, inSteps, keepsHops, mergeGroups, sumFacets } from '../../shared/facets';
 import { toFtsQuery } from '../../shared/search';
 import { all, allRaw, column, sql, type ReadableDB } from '../sql';
 import { countInstances } from './instances';
@@ -50,25 +51,18 @@ const STEP = 8_192;
 export function* instanceFacetSteps(db: ReadableDB, filter: InstanceFilter, step = STEP): Generator<void, FacetCounts> {
   const fts = toFtsQuery(filter.search, { prefixLast: true });
   if (fts === null) return countsFromTable(db, filter);
-  const ids = matchingIds(db, fts);
-  const groups = new Map<string, Group>();
-  for (let at = 0; at < ids.length; at += step) {
-    yield;
-    addGroups(groups, groupsOf(db, ids.slice(at, at + step)));
-  }
-  return countsFromGroups([...groups.values()], filter);
+  const rows = yield* inSteps(matchingIds(db, fts), step, (ids) => groupsOf(db, ids));
+  const groups = mergeGroups<GroupColumns>(rows).map(({ columns: [dataset, type, status, hops, domain], count }) => ({ dataset, type, status, hops, domain, count }));
+  return countsFromGroups(groups, filter);
 }
 
 /** The counts in one go (no other work runs meanwhile). */
 export function instanceFacetCounts(db: ReadableDB, filter: InstanceFilter): FacetCounts {
-  const steps = instanceFacetSteps(db, filter);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return finish(instanceFacetSteps(db, filter));
 }
 
-type GroupRow = [number, AmbiguityType, InstanceStatus, number | null, string | null, number];
+type GroupColumns = [number, AmbiguityType, InstanceStatus, number | null, string | null];
+type GroupRow = [...GroupColumns, number];
 
 function matchingIds(db: ReadableDB, fts: string): number[] {
   return column<number>(db, sql`SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts}`);
@@ -84,56 +78,27 @@ function groupsOf(db: ReadableDB, ids: readonly number[]): GroupRow[] {
   );
 }
 
-function addGroups(groups: Map<string, Group>, rows: readonly GroupRow[]): void {
-  for (const [dataset, type, status, hops, domain, count] of rows) {
-    const key = JSON.stringify([dataset, type, status, hops, domain]);
-    const group = groups.get(key);
-    if (group) group.count += count;
-    else groups.set(key, { dataset, type, status, hops, domain, count });
-  }
-}
-
-/** Whether a group passes each facet's filter, as `conditions` in instances-filters.ts writes them in SQL. */
-function passes(filter: InstanceFilter, group: Group): Record<FacetName, boolean> {
-  const hops = filter.hops;
+/** Each facet's value of a group and its filter, as `conditions` in instances-filters.ts writes them in SQL. */
+function facetsOf(filter: InstanceFilter): Record<FacetName, Facet<Group>> {
   return {
-    datasets: !filter.datasets.length || filter.datasets.includes(group.dataset),
-    types: !filter.types.length || filter.types.includes(group.type),
-    statuses: !filter.statuses.length || filter.statuses.includes(group.status),
-    hops: !hops.length || (group.hops === null ? hops.includes(0) : group.hops > 0 && hops.includes(group.hops)),
-    domains: !filter.domains.length || (filter.domains as readonly string[]).includes(group.domain ?? 'none'),
+    datasets: { value: (g) => g.dataset, keeps: (g) => among(filter.datasets, g.dataset) },
+    types: { value: (g) => g.type, keeps: (g) => among(filter.types, g.type) },
+    statuses: { value: (g) => g.status, keeps: (g) => among(filter.statuses, g.status) },
+    hops: { value: (g) => g.hops, keeps: (g) => keepsHops(filter.hops, g.hops) },
+    domains: { value: (g) => g.domain || null, keeps: (g) => among<string>(filter.domains, g.domain ?? 'none') },
   };
 }
 
-const FACETS: readonly FacetName[] = ['datasets', 'types', 'statuses', 'hops', 'domains'];
-
 /** Sums the groups into the total and each facet's counts, each facet under every other filter; values in SQL's order (missing first). */
 export function countsFromGroups(groups: readonly Group[], filter: InstanceFilter): FacetCounts {
-  const sums = Object.fromEntries(FACETS.map((facet) => [facet, new Map<string | number | null, number>()])) as Record<FacetName, Map<string | number | null, number>>;
-  const valueOf = (group: Group, facet: FacetName) =>
-    facet === 'datasets' ? group.dataset : facet === 'types' ? group.type : facet === 'statuses' ? group.status : facet === 'hops' ? group.hops : group.domain || null;
-  let total = 0;
-  for (const group of groups) {
-    const pass = passes(filter, group);
-    const failing = FACETS.filter((facet) => !pass[facet]);
-    if (failing.length === 0) total += group.count;
-    for (const facet of FACETS) {
-      if (failing.length > 1 || (failing.length === 1 && failing[0] !== facet)) continue;
-      const value = valueOf(group, facet);
-      sums[facet].set(value, (sums[facet].get(value) ?? 0) + group.count);
-    }
-  }
-  const list = <V>(facet: FacetName) =>
-    [...sums[facet]]
-      .sort(([a], [b]) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1))
-      .map(([value, count]) => ({ value: value as V, count }));
+  const { total, counts } = sumFacets(groups, facetsOf(filter));
   return {
     total,
-    datasets: list<number>('datasets'),
-    types: list<AmbiguityType>('types'),
-    statuses: list<InstanceStatus>('statuses'),
-    hops: list<number | null>('hops'),
-    domains: list<Domain | null>('domains').map((d) => ({ ...d, value: d.value ?? 'none' })),
+    datasets: counts.datasets as FacetCounts['datasets'],
+    types: counts.types as FacetCounts['types'],
+    statuses: counts.statuses as FacetCounts['statuses'],
+    hops: counts.hops as FacetCounts['hops'],
+    domains: counts.domains.map((d) => ({ ...d, value: (d.value ?? 'none') as Domain | 'none' })),
   };
 }
 

@@ -1,5 +1,4 @@
 import {
-  baseQuestionFacets,
   getBaseQuestion,
   getBaseQuestionPassages,
   getDecomposition,
@@ -9,6 +8,7 @@ import {
 import { datasetNames, listDatasets } from '../../db/queries/datasets';
 import { listEvidence } from '../../db/queries/evidence';
 import { listFilterVotes } from '../../db/queries/filter-votes';
+import { baseQuestionFacetSteps } from '../../db/queries/base-questions-facets';
 import { instanceFacetSteps } from '../../db/queries/instances-facets';
 import { getInstance, instancesOfBaseQuestion, readInstancePage } from '../../db/queries/instances';
 import { listInterpretationCitations, listInterpretations, listSubQuestions } from '../../db/queries/interpretations';
@@ -66,37 +66,47 @@ export function instancePage(db: ReadableDB, query: InstanceQuery): InstancePage
   return { ...readInstancePage(db, query), offset: query.offset };
 }
 
+const hopsLabel = (hops: number | null) => (hops === null ? 'none' : `${hops} hops`);
+
 /**
  * The counts beside the instance table. Under a search they take a pass over its matches, in
  * steps: other requests run between the steps, so a broad search does not hold them up.
  */
 export async function instanceFacets(db: ReadableDB, filter: InstanceFilter): Promise<InstanceFacets> {
-  const steps = instanceFacetSteps(db, filter);
-  let step = steps.next();
-  while (!step.done) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    step = steps.next();
-  }
-  const counts = step.value;
+  const counts = await withBreaks(instanceFacetSteps(db, filter));
   const names = datasetNames(db);
   return {
     total: counts.total,
     datasets: counts.datasets.map((d) => ({ ...d, label: names.get(d.value) ?? `#${d.value}` })),
     types: counts.types.map((t) => ({ ...t, label: t.value })),
     statuses: counts.statuses.map((s) => ({ ...s, label: s.value })),
-    hops: counts.hops.map((h) => ({ ...h, label: h.value === null ? 'none' : `${h.value} hops` })),
+    hops: counts.hops.map((h) => ({ ...h, label: hopsLabel(h.value) })),
     domains: counts.domains.map((d) => ({ ...d, label: d.value === 'none' ? 'no domain' : domainLabel(d.value) })),
   };
+}
+
+/** Runs stepped work to its end, letting other requests run between its steps. */
+async function withBreaks<T>(steps: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 export function baseQuestionPage(db: ReadableDB, query: BaseQuestionQuery): Page<BaseQuestionRow> {
   return { rows: listBaseQuestions(db, query), offset: query.offset };
 }
 
-export function baseQuestionFacetsView(db: ReadableDB, filter: BaseQuestionFilter): BaseQuestionFacets {
-  const counts = baseQuestionFacets(db, filter);
+export async function baseQuestionFacetsView(db: ReadableDB, filter: BaseQuestionFilter): Promise<BaseQuestionFacets> {
+  const counts = await withBreaks(baseQuestionFacetSteps(db, filter));
   const names = datasetNames(db);
-  return { ...counts, datasets: counts.datasets.map((d) => ({ ...d, label: names.get(d.value) ?? `#${d.value}` })) };
+  return {
+    total: counts.total,
+    datasets: counts.datasets.map((d) => ({ ...d, label: names.get(d.value) ?? `#${d.value}` })),
+    hops: counts.hops.map((h) => ({ ...h, label: hopsLabel(h.value) })),
+    answerability: counts.answerability.map((a) => ({ ...a, label: a.value })),
+  };
 }
 
 export function baseQuestionDetail(db: ReadableDB, id: number): BaseQuestionDetail {

@@ -416,6 +416,22 @@ describe('migrations', () => {
     expect(getModelState(db, fitted.id)).toEqual(second);
   });
 
+  it('base-questions-facet-index reads the base questions grouped by their facet columns from an index alone, with the same groups', () => {
+    const at = migrations.findIndex((m) => m.name === 'base-questions-facet-index');
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, at));
+    fillInstances(db, 3000, 6);
+    db.exec(`UPDATE base_questions SET answerability = CASE id % 3 WHEN 0 THEN 'answerable' WHEN 1 THEN NULL ELSE 'ambiguous' END`);
+    const grouped = 'SELECT dataset_id, hops, answerability, count(*) AS n FROM base_questions GROUP BY 1, 2, 3';
+    const plan = () => (db.prepare(`EXPLAIN QUERY PLAN ${grouped}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
+    const before = db.prepare(grouped).all();
+    expect(plan()).not.toMatch(/COVERING INDEX/);
+    migrate(db, migrations.slice(0, at + 1));
+    expect(plan()).toMatch(/SCAN base_questions USING COVERING INDEX base_questions_dataset/);
+    expect(plan()).not.toMatch(/TEMP B-TREE/);
+    expect(db.prepare(grouped).all()).toEqual(before);
+  });
+
   it('vector-code-blocks writes the codes of every stored vector into blocks, as storing them now does', () => {
     const at = migrations.findIndex((m) => m.name === 'vector-code-blocks');
     const db = openDatabase(':memory:', { migrate: false });
