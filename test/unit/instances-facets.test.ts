@@ -3,7 +3,8 @@ import { instanceFacetCounts, instanceFacetSteps, type FacetCounts } from '../..
 import { conditions, type FacetName, where } from '../../db/queries/instances-filters';
 import { all, sql, type WritableDB } from '../../db/sql';
 import { DOMAIN_SLUGS } from '../../shared/domain';
-import { InstanceFilter } from '../../shared/api';
+import { instanceFacets, instancePage } from '../../electron/services/browse';
+import { InstanceFilter, InstanceQuery } from '../../shared/api';
 import { toFtsQuery } from '../../shared/search';
 import { memoryDb } from '../helpers/db';
 import { fillInstances, rng } from '../helpers/synthetic';
@@ -125,5 +126,29 @@ describe('facet counts under a search', () => {
     const empty = memoryDb();
     expect(instanceFacetCounts(empty, InstanceFilter.parse({ search: 'what' }))).toEqual({ total: 0, datasets: [], types: [], statuses: [], hops: [], domains: [] });
     expect(instanceFacetCounts(db, InstanceFilter.parse({ search: 'zzzzqq' })).total).toBe(0);
+  });
+});
+
+describe('facet counts in the services', () => {
+  it('let another request run between their steps under a broad search', async () => {
+    const big = memoryDb();
+    fillInstances(big, 20_000, 8);
+    const order: string[] = [];
+    const facets = instanceFacets(big, InstanceFilter.parse({ search: 'what' })).then((f) => {
+      order.push('facets');
+      return f;
+    });
+    // A page asked for after the counts started (on a later turn of the event loop, as a request
+    // from the network would come) answers before they end.
+    const page = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        instancePage(big, InstanceQuery.parse({ limit: 10 }));
+        order.push('page');
+        resolve();
+      }, 0),
+    );
+    const [counted] = await Promise.all([facets, page]);
+    expect(counted.total).toBe(20_000);
+    expect(order).toEqual(['page', 'facets']);
   });
 });
