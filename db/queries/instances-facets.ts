@@ -84,7 +84,7 @@ function facetsOf(filter: InstanceFilter): Record<FacetName, Facet<Group>> {
     datasets: { value: (g) => g.dataset, keeps: (g) => among(filter.datasets, g.dataset) },
     types: { value: (g) => g.type, keeps: (g) => among(filter.types, g.type) },
     statuses: { value: (g) => g.status, keeps: (g) => among(filter.statuses, g.status) },
-    hops: { value: (g) => g.hops, keeps: (g) => keepsHops(filter.hops, g.hops) },
+    hops: { value: (g) => g.hops || null, keeps: (g) => keepsHops(filter.hops, g.hops) },
     domains: { value: (g) => g.domain || null, keeps: (g) => among<string>(filter.domains, g.domain ?? 'none') },
   };
 }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { STOPWORDS, fold } from '../../shared/retrieval/terms';
-import { FeatureCounts, GRAM_SEED, hashRange, OfflineEmbedder, passageFeatures, TITLE_WEIGHT, WORD_SEED } from '../../electron/services/retrieval/offline-embedder';
+import { createModel, getModel, saveModelState } from '../../db/queries/embeddings';
+import { transaction } from '../../db/sql';
+import { embedderFor } from '../../electron/services/retrieval/models';
+import { deserializeState, FeatureCounts, GRAM_SEED, hashRange, OfflineEmbedder, passageFeatures, serializeState, TITLE_WEIGHT, WORD_SEED } from '../../electron/services/retrieval/offline-embedder';
+import { memoryDb } from '../helpers/db';
 import { rng, words } from '../helpers/synthetic';
 
 /**
@@ -67,5 +71,29 @@ describe('the offline embedder', () => {
     expect(merged.getState().documents).toBe(PASSAGES.length);
     expect(Buffer.from(merged.getState().df.buffer).equals(Buffer.from(whole.getState().df.buffer))).toBe(true);
     for (const p of PASSAGES) expect(merged.embedPassage(p)).toEqual(whole.embedPassage(p));
+  });
+});
+
+describe('offline embedders held by the services', () => {
+  it('are held per database: two databases whose models share an id and a count of fits embed with their own fits', async () => {
+    const fitOn = (seed: number) => {
+      const embedder = new OfflineEmbedder(64);
+      const source = rng(seed);
+      embedder.fit(Array.from({ length: 200 }, () => ({ title: words(source, 2), text: words(source, 30) })));
+      return serializeState(embedder.getState());
+    };
+    const states = [fitOn(1), fitOn(2)];
+    const embeddings = [];
+    for (const state of states) {
+      const db = memoryDb();
+      const model = transaction(db, () => createModel(db, { name: 'offline:test:64', provider: 'offline', model: 'test', dimensions: 64, lexical: true, config: {} }));
+      saveModelState(db, model.id, state);
+      const row = getModel(db, model.id)!;
+      expect(row).toMatchObject({ id: 1, state_tag: `1:${state.length}` });
+      embeddings.push((await embedderFor(db, row).embedQueries(['which river runs through the old town']))[0]!);
+    }
+    const expected = states.map((state) => new OfflineEmbedder(64, deserializeState(state)).embed('which river runs through the old town'));
+    expect(embeddings).toEqual(expected);
+    expect(expected[0]).not.toEqual(expected[1]);
   });
 });

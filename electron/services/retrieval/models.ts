@@ -54,17 +54,21 @@ interface OpenAIConfig {
   requestedDimensions: number | null;
 }
 
-const offlineCache = new Map<string, OfflineEmbedder>();
+/**
+ * The offline embedders built, per connection and model, with the tag of the fit each was built
+ * from (a new fit changes the tag, and the next query builds a new one). Per connection, since the
+ * tag (a count of fits and the state's size) tells fits of one database apart, not two databases'.
+ */
+const offlineCache = new WeakMap<ReadableDB, Map<number, { tag: string; embedder: OfflineEmbedder }>>();
 
 function offlineEmbedder(db: ReadableDB, row: EmbeddingModelRow): OfflineEmbedder {
-  const key = `${row.id}:${row.state_tag}`;
-  let embedder = offlineCache.get(key);
-  if (!embedder) {
-    const state = row.state_bytes ? getModelState(db, row.id) : null;
-    embedder = new OfflineEmbedder(row.dimensions, state ? deserializeState(state) : undefined);
-    for (const old of [...offlineCache.keys()]) if (old.startsWith(`${row.id}:`)) offlineCache.delete(old);
-    offlineCache.set(key, embedder);
-  }
+  let models = offlineCache.get(db);
+  if (!models) offlineCache.set(db, (models = new Map()));
+  const held = models.get(row.id);
+  if (held && held.tag === row.state_tag) return held.embedder;
+  const state = row.state_bytes ? getModelState(db, row.id) : null;
+  const embedder = new OfflineEmbedder(row.dimensions, state ? deserializeState(state) : undefined);
+  models.set(row.id, { tag: row.state_tag, embedder });
   return embedder;
 }
 
