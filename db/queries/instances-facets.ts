@@ -16,8 +16,9 @@ import { countConditions, type FacetName, where } from './instances-filters';
  * facet) once took three. So the matches are read once, grouped by all five facet columns (a few
  * dozen groups), and every count is summed from the groups. They are read some thousands at a
  * time, and the caller may let other requests run between steps (`instanceFacetSteps`): the
- * services answer one request at a time, and a broad search would otherwise hold up everyone's next page or judgment for seconds. The counts are the same
- * however many steps; a write landing between two steps is seen by the steps after it.
+ * services answer one request at a time, and a broad search would otherwise hold up everyone's
+ * next page or judgment for seconds. The counts are the same however many steps; a write landing
+ * between two steps is seen by the steps after it.
  */
 
 export interface FacetCounts {
