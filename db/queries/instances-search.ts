@@ -1,10 +1,13 @@
 import type { InstanceQuery } from '../../shared/api';
-import { sql, type SqlFragment } from '../sql';
+import { toFtsQuery } from '../../shared/search';
+import { column, get, iterateRaw, sql, type ReadableDB, type SqlFragment } from '../sql';
+import { walkSearch } from '../search-walk';
 import { conditions, where } from './instances-filters';
 
 /**
  * A page of the instance table with a search in it, when the full-text index can give the page's
- * order itself (null otherwise: a sort by another column takes every match first, then sorts):
+ * order itself (null otherwise: a sort by a column is walked to by `sortedSearchPage` below, or
+ * takes every match first, then sorts):
  *
  * - in the table's own order (`id`, the default, either direction): FTS5 walks its document lists
  *   in rowid order, each instance's row is read through its key to test the other filters, and
@@ -29,4 +32,38 @@ export function searchPageIdsQuery(query: InstanceQuery, fts: string): SqlFragme
   }
   return sql`SELECT i.id FROM instances_fts f CROSS JOIN instances i ON i.id = f.rowid ${list}
              ORDER BY f.rowid ${direction} ${page}`;
+}
+
+/** Rows in a query's order (`orderedQuery` in instances.ts, passed in so that module can import this one). */
+export type OrderedQuery = (query: InstanceQuery, parts: { walk: boolean; list: SqlFragment[]; select: SqlFragment; page: SqlFragment; matches?: string }) => SqlFragment;
+
+/** Microseconds to read one entry of a sort index: the instance table's own, or the base questions' joined to their instances. */
+const ENTRY_US = 0.15;
+const ENTRY_BY_QUESTION_US = 0.7;
+
+/**
+ * The ids of a searched page sorted by a column (db/search-walk.ts chooses the way): walked to
+ * along the column's index; or, for a search matching few rows, its matches read first and
+ * sorted; or, for one matching many, every row the filters keep tested against the matches and
+ * sorted (the planner's choice, which reads the matches once).
+ */
+export function sortedSearchPage(db: ReadableDB, query: InstanceQuery, ordered: OrderedQuery, counts: { filtered: number; total: number }): { ids: number[]; walked: boolean } {
+  const fts = toFtsQuery(query.search, { prefixLast: true })!;
+  const probe = sql`EXISTS (SELECT 1 FROM instances_fts f WHERE f.instances_fts MATCH ${fts} AND f.rowid = i.id)`;
+  const others = conditions({ ...query, search: '' }, undefined, true);
+  const way = walkSearch({
+    ...counts,
+    offset: query.offset,
+    limit: query.limit,
+    entryUs: query.sort === 'question' || query.sort === 'source_id' ? ENTRY_BY_QUESTION_US : ENTRY_US,
+    countMatches: (cap) => get<{ n: number }>(db, sql`SELECT count(*) AS n FROM (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts} LIMIT ${cap})`)!.n,
+    window: (start, size) => iterateRaw<[number, number]>(db, ordered(query, { walk: true, list: others, select: sql`i.id, ${probe} AS hit`, page: sql`LIMIT ${size} OFFSET ${start}` })),
+  });
+  if (typeof way !== 'string') return { ids: way, walked: true };
+  const page = sql`LIMIT ${query.limit} OFFSET ${query.offset}`;
+  const statement =
+    way === 'few'
+      ? ordered(query, { walk: false, matches: fts, list: [sql`f.instances_fts MATCH ${fts}`, ...conditions({ ...query, search: '' })], select: sql`i.id`, page })
+      : ordered(query, { walk: false, list: conditions(query), select: sql`i.id`, page });
+  return { ids: column<number>(db, statement), walked: false };
 }

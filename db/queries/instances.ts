@@ -5,7 +5,7 @@ import { all, allRaw, get, run, sql, type ReadableDB, type SqlFragment, type Wri
 import { conditions, countConditions, EVERYTHING, hasSearch, where } from './instances-filters';
 import { ascendingPage, BLOCK_SORTS, instanceColumn, placeable } from './instances-order';
 import { type InstanceDbRow, ROW_COLUMNS, rowToInstance } from './instances-rows';
-import { searchPageIdsQuery } from './instances-search';
+import { type OrderedQuery, searchPageIdsQuery, sortedSearchPage } from './instances-search';
 
 export interface NewInstance {
   baseQuestionId: number;
@@ -101,6 +101,8 @@ const SORT_INDEX: Partial<Record<InstanceQuery['sort'], { index: string; order: 
 ]);
 
 export type PagePlan = InstancePagePlan;
+/** The plans whose whole page is one query (`pageIdsQuery`). */
+export type QueryPlan = Exclude<PagePlan, 'position' | 'search-walk'>;
 
 /**
  * Costs in rough microseconds, measured on the bench machine (a walk in base question order
@@ -124,31 +126,41 @@ export function choosePlan(query: InstanceQuery, matching: number, total: number
 const POSITION_COST = 1000;
 
 /** The query for the ids of one page, in order, the whole way (with OFFSET). */
-export function pageIdsQuery(query: InstanceQuery, plan: Exclude<PagePlan, 'position'>): SqlFragment {
-  const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
-  const by = (terms: SqlFragment[]) => sql.join(terms.map((t) => sql`${t} ${direction}`));
-  const list = conditions(query, undefined, plan === 'walk-index');
+export function pageIdsQuery(query: InstanceQuery, plan: QueryPlan): SqlFragment {
   const page = sql`LIMIT ${query.limit} OFFSET ${query.offset}`;
   const fts = toFtsQuery(query.search, { prefixLast: true });
   const search = plan === 'search' && fts ? searchPageIdsQuery(query, fts) : null;
   if (search) return search;
+  const walk = plan === 'walk-index';
+  return orderedQuery(query, { walk, list: conditions(query, undefined, walk), select: sql`i.id`, page });
+}
+
+/**
+ * Rows in the query's order: `select` of the rows `list` keeps, `page` of them; with `walk`, along
+ * the sort's own index (its filters tested on the entries as they come).
+ */
+export const orderedQuery: OrderedQuery = (query, { walk, list, select, page, matches }) => {
+  const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
+  const by = (terms: SqlFragment[]) => sql.join(terms.map((t) => sql`${t} ${direction}`));
+  // With `matches`, a search's matches come first (CROSS JOIN keeps that order), then their rows.
+  const searched = matches ? sql`instances_fts f CROSS JOIN instances i ON i.id = f.rowid` : null;
   if (query.sort === 'question' || query.sort === 'source_id') {
     // Sorted by a base question column: walk that column's index on base_questions.
     const column = query.sort === 'question' ? sql`b.question` : sql`b.source_id`;
     const order = by([column, sql`b.id`, sql`i.id`]);
     const index = query.sort === 'question' ? sql`base_questions_question` : sql`base_questions_source`;
-    const walk = plan === 'walk-index' ? sql`INDEXED BY ${index}` : sql.empty;
-    return sql`SELECT i.id FROM base_questions b ${walk} JOIN instances i ON i.base_question_id = b.id
-               ${where(list)} ORDER BY ${order} ${page}`;
+    const hint = walk ? sql`INDEXED BY ${index}` : sql.empty;
+    const from = searched ? sql`${searched} CROSS JOIN base_questions b ON b.id = i.base_question_id` : sql`base_questions b ${hint} JOIN instances i ON i.base_question_id = b.id`;
+    return sql`SELECT ${select} FROM ${from} ${where(list)} ORDER BY ${order} ${page}`;
   }
   if (query.sort === 'id' || query.sort === 'relevance') {
-    return sql`SELECT i.id FROM instances i ${where(list)} ORDER BY i.id ${direction} ${page}`;
+    return sql`SELECT ${select} FROM instances i ${where(list)} ORDER BY i.id ${direction} ${page}`;
   }
   const sort = SORT_INDEX[query.sort]!;
   const order = by([...sort.order, sql`i.id`]);
-  const hint = plan === 'walk-index' ? sql`INDEXED BY ${sql.id(sort.index)}` : sql.empty;
-  return sql`SELECT i.id FROM instances i ${hint} ${where(list)} ORDER BY ${order} ${page}`;
-}
+  const hint = walk ? sql`INDEXED BY ${sql.id(sort.index)}` : sql.empty;
+  return sql`SELECT ${select} FROM ${searched ?? sql`instances i ${hint}`} ${where(list)} ORDER BY ${order} ${page}`;
+};
 
 /**
  * One page through the order counts: the ascending rows the page covers, read from the other end
@@ -201,11 +213,22 @@ export function readInstancePage(db: ReadableDB, query: InstanceQuery): Instance
       fallback = 'the order counts disagree with the instance counts, so the page was walked to instead';
       plan = 'walk-index';
     }
-    const ids = placed?.ids ?? all<{ id: number }>(db, pageIdsQuery(query, plan as Exclude<PagePlan, 'position'>)).map((r) => r.id);
+    const searched = plan === 'search' && sortedByColumn(query) ? sortedSearchPage(db, query, orderedQuery, searchCounts(db, query)) : null;
+    if (searched?.walked) plan = 'search-walk';
+    const ids = placed?.ids ?? searched?.ids ?? all<{ id: number }>(db, pageIdsQuery(query, plan as QueryPlan)).map((r) => r.id);
     const rows = placed?.rows ?? rowsInOrder(db, ids);
     return { rows: rows.map(rowToInstance), plan, ...(fallback ? { fallback } : {}) };
   })();
 }
+
+/** A sort by a column, which the full-text index does not give in its own order (see `searchPageIdsQuery`). */
+const sortedByColumn = (query: InstanceQuery) => query.sort !== 'id' && query.sort !== 'relevance';
+
+/** How many rows the filters other than the search keep, and how many there are. */
+const searchCounts = (db: ReadableDB, query: InstanceQuery) => ({
+  filtered: countInstances(db, { ...query, search: '' }),
+  total: countInstances(db, EVERYTHING),
+});
 
 /** One page of the instance table. */
 export function listInstances(db: ReadableDB, query: InstanceQuery): InstanceRow[] {

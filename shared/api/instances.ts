@@ -59,7 +59,7 @@ export type InstanceQuery = z.output<typeof InstanceQuery>;
  * through the full-text index. `fallback` says why the order counts were not used when they
  * were the plan (the page is the same either way, only slower).
  */
-export type InstancePagePlan = 'walk-index' | 'filter-then-sort' | 'position' | 'search';
+export type InstancePagePlan = 'walk-index' | 'filter-then-sort' | 'position' | 'search' | 'search-walk';
 
 export interface InstancePage extends Page<InstanceRow> {
   plan: InstancePagePlan;

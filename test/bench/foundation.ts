@@ -145,11 +145,17 @@ function benchPageQuery(ctx: BenchContext, size: number): Measurement[] {
   const searchWord = words(rng(1), 1);
   const typed = Array.from({ length: 50 }, (_, i) => `${searchWord} ${words(rng(i + 9), 1)}`.slice(0, 12));
   const broad = Array.from({ length: 50 }, (_, i) => words(rng(i + 109), 1).slice(0, 1 + (i % 2)));
-  const searchPages = (texts: string[], sort: 'id' | 'relevance') => {
+  const searchPages = (texts: string[], sort: InstanceQuery['sort'] | ((i: number) => InstanceQuery['sort'])) => {
     cpu.length = 0;
-    const wall = texts.map((text) => time(() => listInstances(db, InstanceQuery.parse({ search: text, sort, limit: 100 }))));
+    const sortOf = typeof sort === 'function' ? sort : () => sort;
+    const wall = texts.map((text, i) => time(() => listInstances(db, InstanceQuery.parse({ search: text, sort: sortOf(i), direction: i % 2 ? 'desc' : 'asc', limit: 100 }))));
     return { wall, cpu: cpu.splice(0) };
   };
+  // The same searches sorted by a column instead, each by the next one of the list, either way.
+  const columns = INSTANCE_SORT_COLUMNS.filter((c) => c !== 'id' && c !== 'relevance');
+  const byColumn = (i: number) => columns[i % columns.length]!;
+  const sortedSearch = searchPages(typed, byColumn);
+  const sortedBroad = searchPages(broad, byColumn);
   const bestMatch = searchPages(typed, 'relevance');
   const { wall: search, cpu: searchCpu } = searchPages(typed, 'id');
   const broadSearch = searchPages(broad, 'id');
@@ -175,6 +181,12 @@ function benchPageQuery(ctx: BenchContext, size: number): Measurement[] {
     { ...sized, series: 'search-cpu-p50', name: `full-text search page CPU time p50 at ${label}`, value: percentile(searchCpu, 50), unit: 'ms' },
     { ...sized, series: 'search-broad-p50', name: `full-text search page p50 at ${label}, a prefix of one or two letters alone (most rows match), in the table's order`, value: percentile(broadSearch.wall, 50), unit: 'ms' },
     { ...sized, series: 'search-broad-cpu-p50', name: `full-text search page CPU time p50 at ${label}, a prefix of one or two letters alone`, value: percentile(broadSearch.cpu, 50), unit: 'ms' },
+    { ...sized, series: 'search-sorted-p50', name: `full-text search page p50 at ${label}, the same searches sorted by a column (each by another, either way)`, value: percentile(sortedSearch.wall, 50), unit: 'ms' },
+    { id: sizedId('search-sorted-over-page', size), baseline: p50Id, name: `  its p50 / page p50 at ${label} (at most 4, as in the table's order)`, value: percentile(sortedSearch.wall, 50) / p50, unit: '×', target: at1M ? { max: 4 } : undefined },
+    { ...sized, series: 'search-sorted-p95', name: `  its p95 at ${label}`, value: percentile(sortedSearch.wall, 95), unit: 'ms' },
+    { ...sized, series: 'search-sorted-cpu-p50', name: `  its CPU time p50 at ${label}`, value: percentile(sortedSearch.cpu, 50), unit: 'ms' },
+    { ...sized, series: 'search-sorted-broad-p50', name: `full-text search page p50 at ${label}, a prefix of one or two letters alone, sorted by a column`, value: percentile(sortedBroad.wall, 50), unit: 'ms' },
+    { ...sized, series: 'search-sorted-broad-p95', name: `  its p95 at ${label}`, value: percentile(sortedBroad.wall, 95), unit: 'ms' },
     // Informational: the counts beside the table under a search most rows match visit every match,
     // in steps between which the services answer other requests; the longest step is how long
     // such a search can hold up another request.

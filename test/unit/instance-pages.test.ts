@@ -112,7 +112,7 @@ describe('instance pages as the app reads them', () => {
     const plain = plainDb(4000, 31);
     const { plans, nonEmpty } = expectSamePages(fast, plain, randomQueries(37, 700, 4000));
     // Every way to a page was taken and checked.
-    expect([...plans].sort()).toEqual(['filter-then-sort', 'position', 'search', 'walk-index']);
+    expect([...plans].sort()).toEqual(['filter-then-sort', 'position', 'search', 'search-walk', 'walk-index']);
     expect(nonEmpty).toBeGreaterThan(350);
     // The rows as the list returns them are the plain database's, for each sort (those placed by fences read their rows as they walk).
     for (const sort of ['updated_at', 'question', 'source_id', 'domain', 'status'] as const) {
@@ -137,6 +137,43 @@ describe('instance pages as the app reads them', () => {
       expect(readInstancePage(fast, q).rows.map((r) => r.id), text).toEqual(plainIds(plain, q));
     }
     expect(found).toBeGreaterThan(100);
+  });
+
+  it('searched and sorted by a column, walk the sort index while the search matches many rows, and sort the matches otherwise', () => {
+    const fast = fastDb(4000, 67);
+    const plain = plainDb(4000, 67);
+    // Searches by how many rows they match: the most (walked), a few hundred (above the cap on
+    // counting them, 4000 / 16 here, so walked first), and few (sorted).
+    const random = rng(71);
+    const candidates = [...new Set(Array.from({ length: 400 }, () => words(random, 1)))];
+    const matches = (text: string) => countInstances(plain, InstanceQuery.parse({ search: text }));
+    const bySize = candidates.map((text) => ({ text, n: matches(text) })).sort((a, b) => b.n - a.n);
+    const broad = bySize[0]!;
+    const middle = bySize.find((c) => c.n < 1000 && c.n > 260)!;
+    const rare = bySize.find((c) => c.n > 0 && c.n < 100)!;
+    expect(broad.n).toBeGreaterThan(2000);
+    const page = (input: Partial<InstanceQuery>) => {
+      const q = InstanceQuery.parse({ limit: 40, ...input });
+      const read = readInstancePage(fast, q);
+      expect(read.rows, JSON.stringify(q)).toEqual(plainRows(plain, q));
+      return read;
+    };
+    for (const sort of ['question', 'source_id', 'status', 'hops', 'updated_at', 'interpretation_count'] as const) {
+      for (const direction of ['asc', 'desc'] as const) {
+        // Near the start of a broad search: walked, a full page.
+        expect(page({ search: broad.text, sort, direction }).plan, sort).toBe('search-walk');
+        expect(page({ search: broad.text, sort, direction, statuses: ['ready'], types: ['semantic'] }).rows.length, sort).toBeGreaterThan(0);
+        // The last rows of a search matching a few hundred: after a window, walking there costs more than sorting the matches.
+        const deep = page({ search: middle.text, sort, direction, offset: middle.n - 30 });
+        expect(deep.plan, sort).toBe('search');
+        expect(deep.rows).toHaveLength(30);
+        // Few matches: counted under the cap, sorted, never walked.
+        expect(page({ search: rare.text, sort, direction }).plan, sort).toBe('search');
+        // A filter that keeps none of the broad search's rows near the start, and a page past the end.
+        page({ search: broad.text, sort, direction, statuses: ['removed'], hops: [4] });
+        expect(page({ search: broad.text, sort, direction, offset: broad.n + 5 }).rows).toEqual([]);
+      }
+    }
   });
 
   it('sorted by topic, with or without a topic filter, are placed from the cell counts and are the plain query\'s pages', () => {

@@ -15,7 +15,7 @@ import {
   listInstances,
   pageIdsQuery,
   writeInstanceSearchRow,
-  type PagePlan,
+  type QueryPlan,
 } from '../../db/queries/instances';
 import { insertInterpretation, listInterpretations, type NewInterpretation } from '../../db/queries/interpretations';
 import { insertLongAnswer } from '../../db/queries/long-answers';
@@ -76,7 +76,7 @@ beforeAll(() => {
 
 const query = (input: Partial<InstanceQuery>) => InstanceQuery.parse(input);
 
-const plan = (input: Partial<InstanceQuery>, how: Exclude<PagePlan, 'position'> = 'walk-index') => explain(db, pageIdsQuery(query(input), how)).join(' | ');
+const plan = (input: Partial<InstanceQuery>, how: QueryPlan = 'walk-index') => explain(db, pageIdsQuery(query(input), how)).join(' | ');
 
 describe('instance listing', () => {
   it('filters, sorts and pages in SQL, agreeing with a plain computation', () => {
@@ -158,7 +158,7 @@ describe('query plans of the hot queries use indexes', () => {
 
   it('every plan returns the same page', () => {
     const input = { sort: 'interpretation_count' as const, direction: 'desc' as const, types: ['semantic' as const], offset: 40, limit: 30 };
-    const ids = (how: Exclude<PagePlan, 'position'>) => all<{ id: number }>(db, pageIdsQuery(query(input), how)).map((r) => r.id);
+    const ids = (how: QueryPlan) => all<{ id: number }>(db, pageIdsQuery(query(input), how)).map((r) => r.id);
     expect(ids('walk-index')).toEqual(ids('filter-then-sort'));
     expect(ids('walk-index')).toHaveLength(30);
     const bq = { sort: 'question' as const, statuses: ['ready' as const], offset: 10, limit: 20 };
