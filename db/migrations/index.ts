@@ -27,6 +27,7 @@ import { failureCounts } from './0025-failure-counts';
 import { embeddingModelFits } from './0026-embedding-model-fits';
 import { baseQuestionsQuestionWithSource } from './0027-base-questions-question-with-source';
 import { baseQuestionsFacetIndex } from './0028-base-questions-facet-index';
+import { baseQuestionsSortIndexes } from './0029-base-questions-sort-indexes';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -58,4 +59,5 @@ export const migrations: readonly Migration[] = [
   embeddingModelFits,
   baseQuestionsQuestionWithSource,
   baseQuestionsFacetIndex,
+  baseQuestionsSortIndexes,
 ];

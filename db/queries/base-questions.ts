@@ -101,15 +101,16 @@ function hopsCondition(hops: readonly number[]): SqlFragment {
   return sql`(${sql.join(parts, sql` OR `)})`;
 }
 
-function whereClause(filter: BaseQuestionFilter): { where: SqlFragment; fts: string | null } {
+/** The filters other than the search. */
+function filterConditions(filter: BaseQuestionFilter): SqlFragment[] {
   const conditions: SqlFragment[] = [];
   if (filter.datasets.length) conditions.push(sql`b.dataset_id IN ${sql.list(filter.datasets)}`);
   if (filter.hops.length) conditions.push(hopsCondition(filter.hops));
   if (filter.answerability.length) conditions.push(sql`coalesce(b.answerability, 'unlabelled') IN ${sql.list(filter.answerability)}`);
-  const fts = toFtsQuery(filter.search, { prefixLast: true });
-  if (fts) conditions.push(sql`b.id IN (SELECT rowid FROM base_questions_fts WHERE base_questions_fts MATCH ${fts})`);
-  return { where: conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql.empty, fts };
+  return conditions;
 }
+
+const where = (conditions: SqlFragment[]) => (conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql.empty);
 
 const ORDER: Record<Exclude<BaseQuestionQuery['sort'], 'relevance'>, SqlFragment> = {
   id: sql`b.id`,
@@ -120,26 +121,33 @@ const ORDER: Record<Exclude<BaseQuestionQuery['sort'], 'relevance'>, SqlFragment
   dataset: sql`b.dataset_id`,
 };
 
+const SELECT_ROWS = sql`SELECT b.id, b.dataset_id, d.name AS dataset, b.source_id, b.question, b.hops, b.answer, b.answerability,
+                               (SELECT count(*) FROM instances i WHERE i.base_question_id = b.id) AS instance_count`;
+
+/**
+ * One page of base questions. The dataset's name is joined to each row found (CROSS JOIN keeps
+ * the base questions first: left to itself the planner started from the few datasets and sorted
+ * every base question of each, 30-170 ms a page at 434,617 base questions, where an index walk
+ * takes under a millisecond). With a search, the full-text index's matches come first, then the
+ * other filters on each: in rowid order for the id sort, so the page's LIMIT ends the walk, and
+ * sorted for any other (bm25 for best match). Sorting a broad search's matches by a column costs
+ * in proportion to them: the instance table walks the column's index instead, testing each row
+ * against the search, which needs prefix indexes this table's search does not have.
+ */
 export function listBaseQuestions(db: ReadableDB, query: BaseQuestionQuery): BaseQuestionRow[] {
-  const { where, fts } = whereClause(query);
+  return all<BaseQuestionDbRow>(db, baseQuestionPageQuery(query)).map(rowToBaseQuestion);
+}
+
+/** The query of one page of base questions (see `listBaseQuestions`). */
+export function baseQuestionPageQuery(query: BaseQuestionQuery): SqlFragment {
+  const fts = toFtsQuery(query.search, { prefixLast: true });
   const direction = sql.keyword(query.direction === 'desc' ? 'DESC' : 'ASC');
-  const select = sql`SELECT b.id, b.dataset_id, d.name AS dataset, b.source_id, b.question, b.hops, b.answer, b.answerability,
-                            (SELECT count(*) FROM instances i WHERE i.base_question_id = b.id) AS instance_count
-                     FROM base_questions b JOIN datasets d ON d.id = b.dataset_id`;
-  const rows =
-    query.sort === 'relevance' && fts
-      ? all<BaseQuestionDbRow>(
-          db,
-          sql`${select} JOIN (SELECT rowid, rank FROM base_questions_fts WHERE base_questions_fts MATCH ${fts}) f ON f.rowid = b.id
-              ${where} ORDER BY f.rank ${direction}, b.id LIMIT ${query.limit} OFFSET ${query.offset}`,
-        )
-      : all<BaseQuestionDbRow>(
-          db,
-          sql`${select} ${where}
-              ORDER BY ${ORDER[query.sort === 'relevance' ? 'id' : query.sort]} ${direction}, b.id ${direction}
-              LIMIT ${query.limit} OFFSET ${query.offset}`,
-        );
-  return rows.map(rowToBaseQuestion);
+  const page = (from: SqlFragment, list: SqlFragment[], order: SqlFragment) =>
+    sql`${SELECT_ROWS} FROM ${from} CROSS JOIN datasets d ON d.id = b.dataset_id ${where(list)} ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.offset}`;
+  if (fts === null) return page(sql`base_questions b`, filterConditions(query), sql`${ORDER[query.sort === 'relevance' ? 'id' : query.sort]} ${direction}, b.id ${direction}`);
+  const order =
+    query.sort === 'relevance' ? sql`f.rank ${direction}, b.id` : query.sort === 'id' ? sql`f.rowid ${direction}` : sql`${ORDER[query.sort]} ${direction}, b.id ${direction}`;
+  return page(sql`base_questions_fts f CROSS JOIN base_questions b ON b.id = f.rowid`, [sql`base_questions_fts MATCH ${fts}`, ...filterConditions(query)], order);
 }
 
 export interface BaseQuestionFull extends BaseQuestionDbRow {

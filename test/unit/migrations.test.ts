@@ -5,6 +5,7 @@ import { engineVersions, openDatabase } from '../../db/connection';
 import { checkRegistry, latestVersion, migrate, schemaVersion, SchemaTooNewError, type Migration } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
 import { withoutUpdateAliases } from '../../db/migrations/0022-triggers-without-update-aliases';
+import { baseQuestionPageQuery } from '../../db/queries/base-questions';
 import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { createModel, getModel, getModelState, saveModelState, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
 import { instanceFacetCounts } from '../../db/queries/instances-facets';
@@ -15,7 +16,7 @@ import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-
 import { all, sql, transaction, type ReadableDB, type WritableDB } from '../../db/sql';
 import { importFile } from '../../electron/services/import/import-file';
 import { FrozenRecords } from '../../electron/services/release/frozen';
-import { InstanceQuery } from '../../shared/api';
+import { BaseQuestionQuery, InstanceQuery } from '../../shared/api';
 import { encodeVector, layoutBlock } from '../../shared/retrieval/vector-codes';
 import { toFtsQuery } from '../../shared/search';
 import { AMBIGNQ, memoryDb, tempDir } from '../helpers/db';
@@ -430,6 +431,21 @@ describe('migrations', () => {
     expect(plan()).toMatch(/SCAN base_questions USING COVERING INDEX base_questions_dataset/);
     expect(plan()).not.toMatch(/TEMP B-TREE/);
     expect(db.prepare(grouped).all()).toEqual(before);
+  });
+
+  it('base-questions-sort-indexes gives the base question pages sorted by hops or dataset an index in their order, with the same rows', () => {
+    const at = migrations.findIndex((m) => m.name === 'base-questions-sort-indexes');
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, at));
+    fillInstances(db, 2000, 8);
+    const pages = ['hops', 'dataset'].flatMap((sort) => ['asc', 'desc'].map((direction) => baseQuestionPageQuery(BaseQuestionQuery.parse({ sort, direction, offset: 40, limit: 30 }))));
+    const plans = () => pages.map((q) => (db.prepare(`EXPLAIN QUERY PLAN ${q.text}`).all(...q.params) as { detail: string }[]).map((r) => r.detail).join('; '));
+    const rows = () => pages.map((q) => db.prepare(q.text).all(...q.params));
+    const before = rows();
+    for (const plan of plans()) expect(plan).toMatch(/TEMP B-TREE FOR (LAST TERM OF )?ORDER BY/);
+    migrate(db, migrations.slice(0, at + 1));
+    for (const plan of plans()) expect(plan).not.toMatch(/TEMP B-TREE/);
+    expect(rows()).toEqual(before);
   });
 
   it('vector-code-blocks writes the codes of every stored vector into blocks, as storing them now does', () => {
