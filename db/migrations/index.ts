@@ -28,6 +28,7 @@ import { embeddingModelFits } from './0026-embedding-model-fits';
 import { baseQuestionsQuestionWithSource } from './0027-base-questions-question-with-source';
 import { baseQuestionsFacetIndex } from './0028-base-questions-facet-index';
 import { baseQuestionsSortIndexes } from './0029-base-questions-sort-indexes';
+import { searchIndexesMerged } from './0030-search-indexes-merged';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -60,4 +61,5 @@ export const migrations: readonly Migration[] = [
   baseQuestionsQuestionWithSource,
   baseQuestionsFacetIndex,
   baseQuestionsSortIndexes,
+  searchIndexesMerged,
 ];

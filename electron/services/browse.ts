@@ -11,6 +11,7 @@ import { listFilterVotes } from '../../db/queries/filter-votes';
 import { baseQuestionFacetSteps } from '../../db/queries/base-questions-facets';
 import { instanceFacetSteps } from '../../db/queries/instances-facets';
 import { getInstance, instancesOfBaseQuestion, readInstancePage } from '../../db/queries/instances';
+import { withBreaks } from './steps';
 import { listInterpretationCitations, listInterpretations, listSubQuestions } from '../../db/queries/interpretations';
 import { listLongAnswerCitations, listLongAnswers } from '../../db/queries/long-answers';
 import { getPassages, type PassageWithCorpus } from '../../db/queries/passages';
@@ -83,15 +84,6 @@ export async function instanceFacets(db: ReadableDB, filter: InstanceFilter): Pr
     hops: counts.hops.map((h) => ({ ...h, label: hopsLabel(h.value) })),
     domains: counts.domains.map((d) => ({ ...d, label: d.value === 'none' ? 'no domain' : domainLabel(d.value) })),
   };
-}
-
-/** Runs stepped work to its end, letting other requests run between its steps. */
-async function withBreaks<T>(steps: Generator<void, T>): Promise<T> {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
 }
 
 export function baseQuestionPage(db: ReadableDB, query: BaseQuestionQuery): Page<BaseQuestionRow> {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import type { WritableDB } from '../../db/sql';
+import { listInstances } from '../../db/queries/instances';
 import { importFile } from '../../electron/services/import/import-file';
 import { LlmClient } from '../../electron/services/pipeline/llm';
 import { itemTrace, parseConfig, pipelineFunnel, runPipeline } from '../../electron/services/pipeline/run';
@@ -10,6 +11,7 @@ import { inThread, startRetrievalWorker } from '../../electron/services/pipeline
 import { embedCorpus } from '../../electron/services/retrieval/models';
 import { EmbeddedRetriever } from '../../electron/services/retrieval/search';
 import { instanceDetail } from '../../electron/services/browse';
+import { InstanceQuery } from '../../shared/api';
 import { PIPELINE_STAGES } from '../../shared/domain';
 import { AWB, awbJson, awbJsonAsync } from '../helpers/cli';
 import { ROOT, tempDir, writeFile } from '../helpers/db';
@@ -132,6 +134,9 @@ describe('a full run', () => {
     expect(detail.filterVotes.map((v) => [v.model, v.verdict])).toEqual([['fake/fil-a', 'aligned'], ['fake/fil-b', 'aligned'], ['fake/fil-c', 'aligned']]);
     // Every detector's vote is kept.
     expect((db.prepare('SELECT count(*) AS n FROM detection_votes').get() as { n: number }).n).toBe(24);
+    // The search rows the stages rewrote, commit by commit, are merged into one segment at the end.
+    expect(db.prepare('SELECT count(DISTINCT segid) FROM instances_fts_idx').pluck().get()).toBe(1);
+    expect(listInstances(db, InstanceQuery.parse({ search: 'Sangamon', sort: 'status' })).map((r) => r.id)).toEqual([id]);
     // The structured output request names the stage's schema.
     const clarifyRequest = chatRequests().find((r) => schemaOf(r.body as never) === 'clarify')!;
     expect(clarifyRequest.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'clarify', strict: true, schema: { additionalProperties: false } } });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import { migrate } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
-import { choosePlan, countInstances, listInstances, pageIdsQuery, readInstancePage } from '../../db/queries/instances';
+import { choosePlan, countInstances, listInstances, mergeInstanceSearchIndex, pageIdsQuery, readInstancePage } from '../../db/queries/instances';
 import { all, type WritableDB } from '../../db/sql';
 import { toFtsQuery } from '../../shared/search';
 import { InstanceQuery, type InstanceFilter } from '../../shared/api';
@@ -174,6 +174,35 @@ describe('instance pages as the app reads them', () => {
         expect(page({ search: broad.text, sort, direction, offset: broad.n + 5 }).rows).toEqual([]);
       }
     }
+  });
+
+  it('are the same after the search index is merged in steps, which end once it is one segment', () => {
+    const fast = fastDb(0, 0);
+    const texts: [number, string, string][] = [];
+    fillInstances(fast, 3000, 73, false, (id, question, interpretations) => texts.push([id, question, interpretations]));
+    // Rows rewritten in 60 small commits, as the pipeline's stages rewrite them.
+    for (let part = 0; part < 60; part++) {
+      fast.transaction(() => {
+        for (const [id, question, interpretations] of texts.slice(part * 50, part * 50 + 50)) {
+          fast.prepare('DELETE FROM instances_fts WHERE rowid = ?').run(id);
+          fast.prepare('INSERT INTO instances_fts (rowid, question, interpretations) VALUES (?, ?, ?)').run(id, question, interpretations);
+        }
+      })();
+    }
+    const segments = () => fast.prepare('SELECT count(DISTINCT segid) FROM instances_fts_idx').pluck().get() as number;
+    expect(segments()).toBeGreaterThan(1);
+    const queries = randomQueries(79, 150, 3000).filter((q) => q.search.trim());
+    const before = queries.map((q) => readInstancePage(fast, q).rows);
+    // Small steps, so that the merge takes several.
+    const steps = mergeInstanceSearchIndex(fast, 8);
+    let yields = 0;
+    while (!steps.next().done) yields++;
+    expect(yields).toBeGreaterThan(1);
+    expect(segments()).toBe(1);
+    expect(queries.map((q) => readInstancePage(fast, q).rows)).toEqual(before);
+    // Nothing left to merge: the first step finds that and ends.
+    const again = mergeInstanceSearchIndex(fast);
+    expect(again.next()).toEqual({ done: true, value: 1 });
   });
 
   it('sorted by topic, with or without a topic filter, are placed from the cell counts and are the plain query\'s pages', () => {

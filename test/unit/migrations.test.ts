@@ -21,7 +21,7 @@ import { encodeVector, layoutBlock } from '../../shared/retrieval/vector-codes';
 import { toFtsQuery } from '../../shared/search';
 import { AMBIGNQ, memoryDb, tempDir } from '../helpers/db';
 import { plansOf } from '../helpers/query-plans';
-import { fillInstances, rng } from '../helpers/synthetic';
+import { fillInstances, rng, words } from '../helpers/synthetic';
 
 describe('migrations', () => {
   // SQLite's own tables (sqlite_sequence, kept for AUTOINCREMENT) cannot be STRICT.
@@ -446,6 +446,39 @@ describe('migrations', () => {
     migrate(db, migrations.slice(0, at + 1));
     for (const plan of plans()) expect(plan).not.toMatch(/TEMP B-TREE/);
     expect(rows()).toEqual(before);
+  });
+
+  it('search-indexes-merged leaves each search index in one segment, finding and ranking what it did', () => {
+    const at = migrations.findIndex((m) => m.name === 'search-indexes-merged');
+    const db = openDatabase(':memory:', { migrate: false });
+    migrate(db, migrations.slice(0, at));
+    const texts: [number, string, string][] = [];
+    fillInstances(db, 2000, 9, false, (id, question, interpretations) => texts.push([id, question, interpretations]));
+    // Search rows rewritten in many commits, as the pipeline's stages write them: many segments.
+    const rewrite = db.prepare('INSERT INTO instances_fts (rowid, question, interpretations) VALUES (?, ?, ?)');
+    for (let part = 0; part < 40; part++) {
+      transaction(db, () => {
+        for (const [id, question, interpretations] of texts.slice(part * 50, part * 50 + 50)) {
+          db.prepare('DELETE FROM instances_fts WHERE rowid = ?').run(id);
+          rewrite.run(id, question, interpretations);
+        }
+      });
+    }
+    const random = rng(10);
+    const searches = Array.from({ length: 30 }, () => toFtsQuery(`${words(random, 1)} ${words(random, 1).slice(0, 2)}`, { prefixLast: true })!);
+    const found = () =>
+      searches.map((fts) => [
+        db.prepare('SELECT rowid, rank FROM instances_fts WHERE instances_fts MATCH ? ORDER BY rank, rowid').all(fts),
+        db.prepare('SELECT rowid, rank FROM base_questions_fts WHERE base_questions_fts MATCH ? ORDER BY rank, rowid').all(fts),
+      ]);
+    const segments = (table: string) => db.prepare(`SELECT count(DISTINCT segid) FROM ${table}_idx`).pluck().get() as number;
+    const before = found();
+    expect(before.flat(2).length).toBeGreaterThan(100);
+    expect(segments('instances_fts')).toBeGreaterThan(1);
+    migrate(db, migrations.slice(0, at + 1));
+    expect(segments('instances_fts')).toBe(1);
+    expect(segments('base_questions_fts')).toBe(1);
+    expect(found()).toEqual(before);
   });
 
   it('vector-code-blocks writes the codes of every stored vector into blocks, as storing them now does', () => {

@@ -8,6 +8,8 @@ import type { AwbDataset, AwbRecord } from '../../../shared/awb-format';
 import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
 import { indexPassagesAfter, maxPassageId } from '../../../db/queries/passages';
 import { WriteContext, writeRecord } from '../record-writer';
+import { withBreaks } from '../steps';
+import { mergeInstanceSearchIndex } from '../../../db/queries/instances';
 import { FORMATS, type SourceFormat } from './formats';
 import { emptyCitationLinks } from './formats/format';
 import { parseRecord } from './json-record';
@@ -296,7 +298,10 @@ export async function importFile(db: WritableDB, options: ImportOptions): Promis
   } finally {
     run.close();
   }
-  if (report.committed && report.imported > 0) optimize(db);
+  if (report.committed && report.imported > 0) {
+    optimize(db);
+    await withBreaks(mergeInstanceSearchIndex(db));
+  }
   report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));
   return report;
 }

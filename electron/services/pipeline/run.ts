@@ -5,7 +5,7 @@ import { countEmbeddings, listModels } from '../../../db/queries/embeddings';
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { detectionVoteCounts } from '../../../db/queries/detection-votes';
 import { filterVoteCounts } from '../../../db/queries/filter-votes';
-import { instancesWaiting } from '../../../db/queries/instances';
+import { instancesWaiting, mergeInstanceSearchIndex } from '../../../db/queries/instances';
 import { questionsToDetect, subsetCandidates } from '../../../db/queries/base-questions';
 import { finishedInRun, markItem } from '../../../db/queries/pipeline-items';
 import { callMeans } from '../../../db/queries/llm-calls';
@@ -23,6 +23,7 @@ import { retrievalWork } from './retrieval-work';
 import { runStage } from './stages';
 import type { InstanceItem, Outcome, QuestionItem, StageContext } from './stages/context';
 import { VoteStats } from './stages/vote-stats';
+import { withBreaks } from '../steps';
 
 export { itemTrace, pipelineFunnel, pipelineRuns, pipelineStatus } from './funnel';
 
@@ -185,6 +186,8 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     llm.batcher?.stop();
     await work.close();
   }
+  // The stages rewrote search rows in many small commits: merge them, as an import does.
+  await withBreaks(mergeInstanceSearchIndex(db));
   finishRun(db, runId, status, { ...summary(), error });
   return getRun(db, runId)!;
 }
