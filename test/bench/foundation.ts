@@ -186,14 +186,16 @@ function benchPageQuery(ctx: BenchContext, size: number): Measurement[] {
     { ...sized, series: 'search-cpu-p50', name: `full-text search page CPU time p50 at ${label}`, value: percentile(searchCpu, 50), unit: 'ms' },
     { ...sized, series: 'search-broad-p50', name: `full-text search page p50 at ${label}, a prefix of one or two letters alone (most rows match), in the table's order`, value: percentile(broadSearch.wall, 50), unit: 'ms' },
     { ...sized, series: 'search-broad-cpu-p50', name: `full-text search page CPU time p50 at ${label}, a prefix of one or two letters alone`, value: percentile(broadSearch.cpu, 50), unit: 'ms' },
-    // These searches match few rows (a rare word first), which are read and sorted: the cost grows
-    // with their matches (62 at 100k, 615 at 1M), up to the cap above which the sort index is walked.
-    { size: sized.size, series: 'search-sorted-p50', name: `full-text search page p50 at ${label}, the same searches sorted by a column (each by another, either way)`, value: percentile(sortedSearch.wall, 50), unit: 'ms' },
-    { id: sizedId('search-sorted-over-page', size), baseline: p50Id, name: `  its p50 / page p50 at ${label} (at most 4, as in the table's order)`, value: percentile(sortedSearch.wall, 50) / p50, unit: '×', target: at1M ? { max: 4 } : undefined },
-    { size: sized.size, series: 'search-sorted-p95', name: `  its p95 at ${label}`, value: percentile(sortedSearch.wall, 95), unit: 'ms' },
-    { size: sized.size, series: 'search-sorted-cpu-p50', name: `  its CPU time p50 at ${label}`, value: percentile(sortedSearch.cpu, 50), unit: 'ms' },
-    { ...sized, series: 'search-sorted-broad-p50', name: `full-text search page p50 at ${label}, a prefix of one or two letters alone, sorted by a column`, value: percentile(sortedBroad.wall, 50), unit: 'ms' },
+    // Sorted by a column, a search most rows match walks the column's index (a cost per page), and
+    // one that matches few rows (a rare word first) reads its matches and sorts them: that cost
+    // grows with the matches (about 150 at 100k, 1,500 at 1M here) up to the cap above which the
+    // index is walked, so it is informational.
+    { ...sized, series: 'search-sorted-broad-p50', name: `full-text search page p50 at ${label}, a prefix of one or two letters alone, sorted by a column (each by another, either way)`, value: percentile(sortedBroad.wall, 50), unit: 'ms' },
+    { id: sizedId('search-sorted-broad-over-page', size), baseline: p50Id, name: `  its p50 / page p50 at ${label} (at most 4, as in the table's order)`, value: percentile(sortedBroad.wall, 50) / p50, unit: '×', target: at1M ? { max: 4 } : undefined },
     { ...sized, series: 'search-sorted-broad-p95', name: `  its p95 at ${label}`, value: percentile(sortedBroad.wall, 95), unit: 'ms' },
+    { ...sized, series: 'search-sorted-broad-cpu-p50', name: `  its CPU time p50 at ${label}`, value: percentile(sortedBroad.cpu, 50), unit: 'ms' },
+    { size: sized.size, series: 'search-sorted-p50', name: `full-text search page p50 at ${label}, a word and a prefix (few matches), sorted by a column`, value: percentile(sortedSearch.wall, 50), unit: 'ms' },
+    { size: sized.size, series: 'search-sorted-p95', name: `  its p95 at ${label}`, value: percentile(sortedSearch.wall, 95), unit: 'ms' },
     // Informational: the counts beside the table under a search most rows match visit every match,
     // in steps between which the services answer other requests; the longest step is how long
     // such a search can hold up another request.
