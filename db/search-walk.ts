@@ -1,7 +1,7 @@
 /**
  * A searched page sorted by a column, walked to when that is cheaper than taking every match of
- * the search and sorting them: the instance table's and the base question table's (their queries
- * are in db/queries/instances-search.ts and db/queries/base-questions.ts).
+ * the search and sorting them (the instance table's: db/queries/instances-search.ts; the base
+ * question table's search has no prefix indexes, which makes its lookups too slow for this).
  *
  * The walk follows the sort's own index and tests each row the other filters keep against the
  * search as it comes (an FTS5 lookup by rowid), stopping once the page is full. It costs about
@@ -14,13 +14,14 @@
  * everything, in the sort's order, from the offset.
  *
  * Rough costs in microseconds, measured at 1,000,000 instances on the bench machine (2026-11-26):
- * testing one row against the search (17 µs for one word or prefix, up to 40 µs for rows the
- * index holds in many small segments); reading one index entry of a walk (more where each entry
- * joins another table); and taking every match and sorting them, which reads the whole table
- * against the matches (290 ms when all 1,000,000 instances match, 165 ms when 400,000 do).
+ * testing one row against the search (6-7 µs when the index is one segment, as bulk writers leave
+ * it; 17-40 µs with the many segments that rows rewritten since leave behind, so the estimate sits
+ * between); reading one index entry of a walk (more where each entry joins another table); and
+ * taking every match and sorting them, which reads the whole table against the matches (290 ms
+ * when all 1,000,000 instances match, 165 ms when 400,000 do).
  */
 
-const PROBE_US = 20;
+const PROBE_US = 12;
 const SORT_PER_ROW_US = 0.11;
 const SORT_PER_MATCH_US = 0.18;
 /** The search's matches are counted up to this many, or a sixteenth of the table (a fraction of a millisecond at any size). */

@@ -1,7 +1,7 @@
 import type { InstanceFilter, InstancePagePlan, InstanceQuery, InstanceRow } from '../../shared/api';
 import type { AmbiguityType, Answerability, ConstructionMode, Domain, InstanceStage, InstanceStatus } from '../../shared/domain';
 import { toFtsQuery } from '../../shared/search';
-import { all, allRaw, get, run, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+import { all, allRaw, get, run, sql, withBusyTimeout, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 import { conditions, countConditions, EVERYTHING, hasSearch, where } from './instances-filters';
 import { ascendingPage, BLOCK_SORTS, instanceColumn, placeable } from './instances-order';
 import { type InstanceDbRow, ROW_COLUMNS, rowToInstance } from './instances-rows';
@@ -81,13 +81,23 @@ export function writeInstanceSearchRow(db: WritableDB, instanceId: number): void
  * (at 1,000,000 instances, 20,000 rows rewritten in small commits made those pages 5-10 times
  * slower). Each step commits on its own; the caller yields between steps. On an index that is
  * already one segment the first step does nothing and ends it.
+ *
+ * It runs after the writer's own commit, so it is best-effort, as `optimize` is: a step never
+ * waits for another writer's lock or joins another write's open transaction, and a step that
+ * fails (the lock held, the disk full) ends the merge quietly, leaving a valid index for the next
+ * bulk writer to merge. Returns the steps that ran.
  */
 export function* mergeInstanceSearchIndex(db: WritableDB, pages = 500): Generator<void, number> {
   const changes = () => get<{ n: number }>(db, sql`SELECT total_changes() AS n`)!.n;
   let steps = 0;
   for (let budget = -pages; ; budget = pages) {
+    if (db.inTransaction) return steps;
     const before = changes();
-    run(db, sql`INSERT INTO instances_fts (instances_fts, rank) VALUES ('merge', ${budget})`);
+    try {
+      withBusyTimeout(db, 0, () => run(db, sql`INSERT INTO instances_fts (instances_fts, rank) VALUES ('merge', ${budget})`));
+    } catch {
+      return steps;
+    }
     steps++;
     if (changes() - before < 2) return steps;
     yield;

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import { migrate } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
-import { choosePlan, countInstances, listInstances, mergeInstanceSearchIndex, pageIdsQuery, readInstancePage } from '../../db/queries/instances';
+import { choosePlan, countInstances, listInstances, mergeInstanceSearchIndex, pageIdsQuery, readInstancePage, writeInstanceSearchRow } from '../../db/queries/instances';
 import { all, type WritableDB } from '../../db/sql';
 import { toFtsQuery } from '../../shared/search';
 import { InstanceQuery, type InstanceFilter } from '../../shared/api';
-import { memoryDb } from '../helpers/db';
+import { memoryDb, tempDir } from '../helpers/db';
 import { randomInstanceQueries } from '../helpers/instance-queries';
 import { fillInstances, rng, words } from '../helpers/synthetic';
 
@@ -203,6 +203,34 @@ describe('instance pages as the app reads them', () => {
     // Nothing left to merge: the first step finds that and ends.
     const again = mergeInstanceSearchIndex(fast);
     expect(again.next()).toEqual({ done: true, value: 1 });
+  });
+
+  it('merge the search index only when it can at once: never waiting for another writer, never failing the writer that asked', () => {
+    const temp = tempDir();
+    const file = temp.file('merge.db');
+    const db = openDatabase(file);
+    fillInstances(db, 500, 3);
+    for (let part = 0; part < 10; part++) db.transaction(() => writeInstanceSearchRow(db, 1 + part))();
+    const segments = () => db.prepare('SELECT count(DISTINCT segid) FROM instances_fts_idx').pluck().get() as number;
+    const other = openDatabase(file);
+    other.exec('BEGIN IMMEDIATE');
+    const started = performance.now();
+    // Another connection holds the write lock: no step runs, nothing is thrown, nothing waits for its 5 s busy timeout.
+    expect([...mergeInstanceSearchIndex(db)]).toEqual([]);
+    expect(mergeInstanceSearchIndex(db).next()).toEqual({ done: true, value: 0 });
+    expect(performance.now() - started).toBeLessThan(4000);
+    other.exec('ROLLBACK');
+    // Inside a write of its own caller's connection, it leaves the merge for later too.
+    db.exec('BEGIN');
+    expect(mergeInstanceSearchIndex(db).next()).toEqual({ done: true, value: 0 });
+    db.exec('ROLLBACK');
+    const before = segments();
+    expect(before).toBeGreaterThan(1);
+    for (const step of mergeInstanceSearchIndex(db)) void step;
+    expect(segments()).toBe(1);
+    other.close();
+    db.close();
+    temp.cleanup();
   });
 
   it('sorted by topic, with or without a topic filter, are placed from the cell counts and are the plain query\'s pages', () => {

@@ -471,10 +471,15 @@ describe('migrations', () => {
         db.prepare('SELECT rowid, rank FROM instances_fts WHERE instances_fts MATCH ? ORDER BY rank, rowid').all(fts),
         db.prepare('SELECT rowid, rank FROM base_questions_fts WHERE base_questions_fts MATCH ? ORDER BY rank, rowid').all(fts),
       ]);
+    // Base questions added by later imports, each in its commit.
+    for (let k = 0; k < 10; k++) {
+      transaction(db, () => db.prepare(`INSERT INTO base_questions (dataset_id, source_id, question) VALUES (1, ?, ?)`).run(`late-${k}`, `What ${words(random, 6)}?`));
+    }
     const segments = (table: string) => db.prepare(`SELECT count(DISTINCT segid) FROM ${table}_idx`).pluck().get() as number;
     const before = found();
     expect(before.flat(2).length).toBeGreaterThan(100);
     expect(segments('instances_fts')).toBeGreaterThan(1);
+    expect(segments('base_questions_fts')).toBeGreaterThan(1);
     migrate(db, migrations.slice(0, at + 1));
     expect(segments('instances_fts')).toBe(1);
     expect(segments('base_questions_fts')).toBe(1);

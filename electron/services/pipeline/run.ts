@@ -186,9 +186,10 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
     llm.batcher?.stop();
     await work.close();
   }
-  // The stages rewrote search rows in many small commits: merge them, as an import does.
-  await withBreaks(mergeInstanceSearchIndex(db));
   finishRun(db, runId, status, { ...summary(), error });
+  // The stages rewrote search rows in many small commits: merge them (best-effort), as an import
+  // does. A cancelled run leaves that to the next bulk writer.
+  if (status === 'done') await withBreaks(mergeInstanceSearchIndex(db));
   return getRun(db, runId)!;
 }
 
