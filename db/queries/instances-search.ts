@@ -44,10 +44,10 @@ const ENTRY_BY_QUESTION_US = 0.7;
 /**
  * The ids of a searched page sorted by a column (db/search-walk.ts chooses the way): walked to
  * along the column's index; or, for a search matching few rows, its matches read first and
- * sorted; or, for one matching many, every row the filters keep tested against the matches and
- * sorted (the planner's choice, which reads the matches once).
+ * sorted. Null for a search matching many rows that is cheaper to sort than to walk: the caller
+ * reads that page with `pageIdsQuery`, every row the filters keep tested against the matches.
  */
-export function sortedSearchPage(db: ReadableDB, query: InstanceQuery, ordered: OrderedQuery, counts: { filtered: number; total: number }): { ids: number[]; walked: boolean } {
+export function sortedSearchPage(db: ReadableDB, query: InstanceQuery, ordered: OrderedQuery, counts: { filtered: number; total: number }): { ids: number[]; walked: boolean } | null {
   const fts = toFtsQuery(query.search, { prefixLast: true })!;
   const probe = sql`EXISTS (SELECT 1 FROM instances_fts f WHERE f.instances_fts MATCH ${fts} AND f.rowid = i.id)`;
   const others = conditions({ ...query, search: '' }, undefined, true);
@@ -59,11 +59,9 @@ export function sortedSearchPage(db: ReadableDB, query: InstanceQuery, ordered: 
     countMatches: (cap) => get<{ n: number }>(db, sql`SELECT count(*) AS n FROM (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts} LIMIT ${cap})`)!.n,
     window: (start, size) => iterateRaw<[number, number]>(db, ordered(query, { walk: true, list: others, select: sql`i.id, ${probe} AS hit`, page: sql`LIMIT ${size} OFFSET ${start}` })),
   });
-  if (typeof way !== 'string') return { ids: way, walked: true };
+  if (way === 'many') return null;
+  if (way !== 'few') return { ids: way, walked: true };
+  const matches = [sql`f.instances_fts MATCH ${fts}`, ...conditions({ ...query, search: '' })];
   const page = sql`LIMIT ${query.limit} OFFSET ${query.offset}`;
-  const statement =
-    way === 'few'
-      ? ordered(query, { walk: false, matches: fts, list: [sql`f.instances_fts MATCH ${fts}`, ...conditions({ ...query, search: '' })], select: sql`i.id`, page })
-      : ordered(query, { walk: false, list: conditions(query), select: sql`i.id`, page });
-  return { ids: column<number>(db, statement), walked: false };
+  return { ids: column<number>(db, ordered(query, { walk: false, matches: fts, list: matches, select: sql`i.id`, page })), walked: false };
 }

@@ -11,7 +11,6 @@ import { listFilterVotes } from '../../db/queries/filter-votes';
 import { baseQuestionFacetSteps } from '../../db/queries/base-questions-facets';
 import { instanceFacetSteps } from '../../db/queries/instances-facets';
 import { getInstance, instancesOfBaseQuestion, readInstancePage } from '../../db/queries/instances';
-import { withBreaks } from './steps';
 import { listInterpretationCitations, listInterpretations, listSubQuestions } from '../../db/queries/interpretations';
 import { listLongAnswerCitations, listLongAnswers } from '../../db/queries/long-answers';
 import { getPassages, type PassageWithCorpus } from '../../db/queries/passages';
@@ -36,6 +35,7 @@ import {
   type Provenance,
 } from '../../shared/api';
 import { domainLabel } from '../../shared/domain';
+import { withBreaks } from './steps';
 
 function toPassageView(p: PassageWithCorpus): PassageView {
   return { id: p.id, corpus: p.corpus, sourceId: p.source_id, title: p.title, text: p.text };

@@ -6,10 +6,10 @@ import { beginWrite, commit, DatabaseBusyError, isBusy, rollback, type WritableD
 import { AppError, type ImportIssue, type ImportReport } from '../../../shared/api';
 import type { AwbDataset, AwbRecord } from '../../../shared/awb-format';
 import { IMPORT_FORMATS, type ImportFormat } from '../../../shared/domain';
+import { mergeInstanceSearchIndex } from '../../../db/queries/instances';
 import { indexPassagesAfter, maxPassageId } from '../../../db/queries/passages';
 import { WriteContext, writeRecord } from '../record-writer';
 import { withBreaks } from '../steps';
-import { mergeInstanceSearchIndex } from '../../../db/queries/instances';
 import { FORMATS, type SourceFormat } from './formats';
 import { emptyCitationLinks } from './formats/format';
 import { parseRecord } from './json-record';
