@@ -228,7 +228,12 @@ export function questionsToDetect(db: ReadableDB, datasetIds: readonly number[],
 /** Base questions detection has finished, of the given datasets (all when none): the funnel's first step. */
 export function detectedQuestionCount(db: ReadableDB, datasetIds: readonly number[]): number {
   const scope = datasetIds.length ? sql`AND b.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
-  return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM base_questions b WHERE ${detected} ${scope}`)!.n;
+  // From the detection rows: the cost follows the questions the pipeline saw, not the table.
+  return get<{ n: number }>(
+    db,
+    sql`SELECT count(*) AS n FROM pipeline_items p CROSS JOIN base_questions b ON b.id = CAST(substr(p.item, 4) AS INTEGER) AND 'bq:' || b.id = p.item
+        WHERE p.stage = 'detect' AND p.status = 'done' AND p.item GLOB 'bq:*' ${scope}`,
+  )!.n;
 }
 
 // ---- CondAmbigQA construction -----------------------------------------------------------------------

@@ -9,7 +9,8 @@ import { all, sql, type ReadableDB } from '../sql';
  * or more active interpretations and no label is ambiguous by construction.
  */
 
-const EFFECTIVE = sql`coalesce(i.answerability, CASE WHEN i.interpretation_count >= 2 THEN 'ambiguous' END, b.answerability)`;
+/** The answerability an instance `i` (joined to its base question `b`) is counted under. */
+export const EFFECTIVE_ANSWERABILITY = sql`coalesce(i.answerability, CASE WHEN i.interpretation_count >= 2 THEN 'ambiguous' END, b.answerability)`;
 
 export interface LabelCountRow {
   ambiguity_type: AmbiguityType;
@@ -23,18 +24,8 @@ export function readyLabelCounts(db: ReadableDB, datasetIds: readonly number[]):
   const scope = datasetIds.length ? sql`AND i.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return all(
     db,
-    sql`SELECT i.ambiguity_type, i.domain, ${EFFECTIVE} AS answerability, count(*) AS n
+    sql`SELECT i.ambiguity_type, i.domain, ${EFFECTIVE_ANSWERABILITY} AS answerability, count(*) AS n
         FROM instances i JOIN base_questions b ON b.id = i.base_question_id
         WHERE i.status = 'ready' ${scope} GROUP BY 1, 2, 3`,
-  );
-}
-
-/** The given instances (a release's), by type, topic and answerability. */
-export function labelCountsOf(db: ReadableDB, instanceIds: ArrayLike<number>): LabelCountRow[] {
-  return all(
-    db,
-    sql`SELECT i.ambiguity_type, i.domain, ${EFFECTIVE} AS answerability, count(*) AS n
-        FROM instances i JOIN base_questions b ON b.id = i.base_question_id
-        WHERE i.id IN (SELECT value FROM json_each(${JSON.stringify(Array.from(instanceIds))})) GROUP BY 1, 2, 3`,
   );
 }

@@ -1,5 +1,6 @@
-import type { AmbiguityType, InstanceStatus } from '../../shared/domain';
+import type { AmbiguityType, Answerability, Domain, InstanceStatus } from '../../shared/domain';
 import { all, iterateRaw, sql, type ReadableDB, type SqlFragment } from '../sql';
+import { EFFECTIVE_ANSWERABILITY } from './instances-labels';
 
 /**
  * The instances a release selects (a read of `instances` with their base question and dataset),
@@ -15,8 +16,8 @@ export interface ReleaseFilter {
 
 /**
  * One selected instance, as an array (a million of them are read to plan a release): id, dataset
- * name, source id, ambiguity type, status, hops, interpretations, question, and the base
- * question's `extra.split` when its source had one.
+ * name, source id, ambiguity type, status, hops, interpretations, question, the base question's
+ * `extra.split` when its source had one, topic, and answerability as the card counts it.
  */
 export type CandidateRow = [
   id: number,
@@ -28,6 +29,8 @@ export type CandidateRow = [
   interpretations: number,
   question: string,
   sourceSplit: string | null,
+  domain: Domain | null,
+  answerability: Answerability | null,
 ];
 
 function candidateWhere(filter: ReleaseFilter) {
@@ -52,7 +55,8 @@ export function releaseCandidates(db: ReadableDB, filter: ReleaseFilter): Genera
 export function releaseCandidatesQuery(filter: ReleaseFilter): SqlFragment {
   return sql`SELECT i.id, d.name AS dataset, b.source_id, i.ambiguity_type, i.status, b.hops,
                i.interpretation_count AS interpretations, b.question,
-               CASE WHEN json_type(b.extra, '$.split') = 'text' THEN json_extract(b.extra, '$.split') END AS source_split
+               CASE WHEN json_type(b.extra, '$.split') = 'text' THEN json_extract(b.extra, '$.split') END AS source_split,
+               i.domain, ${EFFECTIVE_ANSWERABILITY} AS answerability
         FROM datasets d
         CROSS JOIN base_questions b ON b.dataset_id = d.id
         CROSS JOIN instances i ON i.base_question_id = b.id AND i.dataset_id = d.id

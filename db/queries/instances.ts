@@ -394,7 +394,9 @@ export function instancesWaiting(db: ReadableDB, before: readonly string[], stag
 /**
  * Instances of detected questions counted per type, stage and status, with mean hops and words: the
  * funnel's later steps. `shortened` and `collided` say whether those stages are done for them (with
- * merge after them, an instance at stage merge has passed both).
+ * merge after them, an instance at stage merge has passed both). The first EXISTS is constant, so
+ * SQLite tests it once before the scan: a database no pipeline has voted in (instances imported
+ * as they are) answers at once instead of reading every instance.
  */
 export function instanceFunnelRows(
   db: ReadableDB,
@@ -408,6 +410,7 @@ export function instanceFunnelRows(
                avg(b.hops) AS hops, avg(length(trim(b.question)) - length(replace(trim(b.question), ' ', '')) + 1) AS words
         FROM instances i JOIN base_questions b ON b.id = i.base_question_id
         WHERE i.ambiguity_type <> 'unspecified'
+          AND EXISTS (SELECT 1 FROM detection_votes)
           AND EXISTS (SELECT 1 FROM detection_votes v WHERE v.base_question_id = i.base_question_id) ${scope}
         GROUP BY i.ambiguity_type, i.stage, i.status, i.removed_stage, shortened, collided`,
   );

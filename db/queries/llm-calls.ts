@@ -1,5 +1,5 @@
 import type { CallTrace } from '../../shared/pipeline';
-import { all, get, pluck, run, sql, transaction, type ReadableDB, type WritableDB } from '../sql';
+import { all, get, pluck, run, sql, transaction, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
 /**
  * The `llm_calls` table: the content-addressed cache of model calls and their audit log (request,
@@ -138,15 +138,32 @@ export function itemUsage(db: ReadableDB, tag: string, ids: readonly number[]): 
 
 /** LLM calls made for the given datasets' items (all datasets when none), per stage and model; what the priced ones cost, and how many had no price. */
 export function callsPerStage(db: ReadableDB, datasetIds: readonly number[]): { stage: string; model: string; calls: number; cost: number; unpriced: number }[] {
-  const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return all(
     db,
     sql`SELECT coalesce(c.stage, '') AS stage, c.model, count(*) AS calls, coalesce(sum(c.cost_usd), 0) AS cost,
                coalesce(sum(c.cost_usd IS NULL AND c.prompt_tokens IS NOT NULL), 0) AS unpriced
         FROM llm_calls c
-        WHERE c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
+        WHERE ${callForItemsOf(datasetIds)}
         GROUP BY 1, 2 ORDER BY 1, 2`,
   );
+}
+
+/**
+ * True for a call `c` made for a base question (`bq:<id>`) or an instance (`inst:<id>`) that exists
+ * and belongs to one of the datasets (to any when none). Each item the calls name is looked up
+ * once, by key (the calls grouped on their item index), so the cost follows the calls there are,
+ * not the items: a dataset imported without a pipeline (a million instances, no calls) costs
+ * nothing here, and a pipeline's 13 calls per question cost what the list of every item's name
+ * did before. `'bq:' || id = item` keeps it the exact string match it replaces (`bq:07` names no
+ * base question).
+ */
+export function callForItemsOf(datasetIds: readonly number[]): SqlFragment {
+  const scope = (alias: SqlFragment) => (datasetIds.length ? sql`AND ${alias}.dataset_id IN ${sql.list([...datasetIds])}` : sql.empty);
+  return sql`c.item IN (
+      SELECT x.item FROM llm_calls x GROUP BY x.item HAVING CASE
+        WHEN x.item GLOB 'bq:*' THEN EXISTS (SELECT 1 FROM base_questions fb WHERE fb.id = CAST(substr(x.item, 4) AS INTEGER) AND 'bq:' || fb.id = x.item ${scope(sql`fb`)})
+        WHEN x.item GLOB 'inst:*' THEN EXISTS (SELECT 1 FROM instances fi WHERE fi.id = CAST(substr(x.item, 6) AS INTEGER) AND 'inst:' || fi.id = x.item ${scope(sql`fi`)})
+      END)`;
 }
 
 // ---- traces --------------------------------------------------------------------------------------
@@ -249,11 +266,10 @@ export function runSpend(db: ReadableDB, runId: number): SpendRow[] {
 
 /** What the construction of these datasets' items spent, over every run (all datasets when none). */
 export function datasetSpend(db: ReadableDB, datasetIds: readonly number[]): SpendRow[] {
-  const scope = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return spendWhere(
     db,
     sql`c.stage IN ('detect', 'clarify', 'decompose', 'retrieve', 'answer', 'merge', 'shorten', 'collide', 'filter')
-        AND c.item IN (SELECT 'bq:' || id FROM base_questions ${scope} UNION ALL SELECT 'inst:' || id FROM instances ${scope})`,
+        AND ${callForItemsOf(datasetIds)}`,
   );
 }
 

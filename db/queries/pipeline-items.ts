@@ -58,10 +58,11 @@ export function keptByType(db: ReadableDB, scope: { runId: number } | { datasetI
           sql`SELECT i.ambiguity_type AS type, count(*) AS n FROM pipeline_items p JOIN instances i ON i.id = CAST(substr(p.item, 6) AS INTEGER)
               WHERE p.stage = 'filter' AND p.status = 'done' AND p.run_id = ${scope.runId} AND i.status = 'ready' GROUP BY 1`,
         )
-      : all<{ type: string; n: number }>(
+      : // The instance table's counts (kept by its triggers) hold this sum: a few rows, not a scan.
+        all<{ type: string; n: number }>(
           db,
-          sql`SELECT ambiguity_type AS type, count(*) AS n FROM instances WHERE status = 'ready' AND ambiguity_type <> 'unspecified'
-              ${scope.datasetIds.length ? sql`AND dataset_id IN ${sql.list([...scope.datasetIds])}` : sql.empty} GROUP BY 1`,
+          sql`SELECT ambiguity_type AS type, sum(n) AS n FROM instance_counts WHERE status = 'ready' AND ambiguity_type <> 'unspecified'
+              ${scope.datasetIds.length ? sql`AND dataset_id IN ${sql.list([...scope.datasetIds])}` : sql.empty} GROUP BY 1 HAVING sum(n) > 0`,
         );
   return Object.fromEntries(rows.map((r) => [r.type, r.n]));
 }

@@ -1,5 +1,6 @@
 import type { ProvenanceSource } from '../../shared/domain';
 import { all, get, sql, type ReadableDB, type WritableDB } from '../sql';
+import { callForItemsOf } from './llm-calls';
 
 export interface ProvenanceRow {
   id: number;
@@ -50,13 +51,11 @@ export function getProvenance(db: ReadableDB, ids: readonly (number | null)[]): 
 
 /** Prompt versions named by the provenance of the calls made for the given datasets' items (all datasets when none), per stage. */
 export function promptVersionsPerStage(db: ReadableDB, datasetIds: readonly number[]): { stage: string; prompt_version: string }[] {
-  const bq = datasetIds.length ? sql`WHERE dataset_id IN ${sql.list([...datasetIds])}` : sql.empty;
   return all(
     db,
     sql`SELECT DISTINCT coalesce(c.stage, '') AS stage, p.prompt_version
         FROM provenance p JOIN llm_calls c ON c.id = p.call_id
-        WHERE p.prompt_version IS NOT NULL
-          AND c.item IN (SELECT 'bq:' || id FROM base_questions ${bq} UNION ALL SELECT 'inst:' || id FROM instances ${bq})
+        WHERE p.prompt_version IS NOT NULL AND ${callForItemsOf(datasetIds)}
         ORDER BY 1, 2`,
   );
 }

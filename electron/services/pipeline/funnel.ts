@@ -46,6 +46,11 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
     if (!row) throw new AppError('not_found', `No dataset named "${name}"`);
     return row.id;
   });
+  return { ...funnelSteps(db, datasetIds), cost: costPerKept(db, { datasetIds }), labels: keptLabelTables(db, datasetIds) };
+}
+
+/** The funnel's counts alone (what a release card shows of it): its steps per type, and the kept instances' mean hops and words. */
+export function funnelSteps(db: WritableDB, datasetIds: readonly number[]): Omit<Funnel, 'cost' | 'labels'> {
   const questions = detectedQuestionCount(db, datasetIds);
   const instances = instanceFunnelRows(db, datasetIds);
   const types = [...new Set(instances.map((r) => r.ambiguity_type))].sort();
@@ -65,8 +70,6 @@ export function pipelineFunnel(db: WritableDB, datasets: string[] = []): Funnel 
     rows: [{ step: 'base questions screened', counts: Object.fromEntries(types.map((t) => [t, questions])), total: questions }, ...rows],
     averageHops: Object.fromEntries([...types.map((t) => [t, weightedAverage('hops', t)]), ['all', weightedAverage('hops', null)]]),
     averageQuestionWords: Object.fromEntries([...types.map((t) => [t, weightedAverage('words', t)]), ['all', weightedAverage('words', null)]]),
-    cost: costPerKept(db, { datasetIds }),
-    labels: keptLabelTables(db, datasetIds),
   };
 }
 

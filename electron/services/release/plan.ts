@@ -2,18 +2,17 @@ import { findDatasetByName } from '../../../db/queries/datasets';
 import { callsPerStage } from '../../../db/queries/llm-calls';
 import { campaignDatasetNames } from '../../../db/queries/campaigns';
 import { releaseCandidates, releaseSources, type ReleaseFilter } from '../../../db/queries/instances-selection';
-import { labelCountsOf } from '../../../db/queries/instances-labels';
+import type { LabelCountRow } from '../../../db/queries/instances-labels';
 import { constructionStatusCounts } from '../../../db/queries/instances';
 import { roundTotals } from '../../../db/queries/construction-rounds';
 import { labelTables, roundFunnel, type LabelTables, type RoundFunnel } from '../../../shared/construction';
-import { DOMAINS } from '../../../shared/domain';
 import { promptVersionsPerStage } from '../../../db/queries/provenance';
 import { findRelease } from '../../../db/queries/releases';
 import type { ReadableDB, WritableDB } from '../../../db/sql';
 import { schemaVersion } from '../../../db/migrate';
 import { majorityLabel } from '../../../shared/agreement';
 import { AppError, type ReleaseDraft } from '../../../shared/api';
-import { AMBIGUITY_TYPES } from '../../../shared/domain';
+import { AMBIGUITY_TYPES, DOMAINS, type AmbiguityType, type Answerability, type Domain } from '../../../shared/domain';
 import { addToStats, countWords, type AgreementSummary, type CardInput, type FunnelSummary, type StatTable } from '../../../shared/release/card';
 import { evaluateGate, type GateMeasures } from '../../../shared/release/gate';
 import { checkLicence, type LicenceCheck, type SourceLicence } from '../../../shared/release/licence';
@@ -21,7 +20,7 @@ import { keyOf } from '../../../shared/release/schema';
 import { assignSplits, seededKeyHash, sourceSplitName } from '../../../shared/release/splits';
 import { agreementInput, agreementOfInput } from '../annotation/agreement';
 import { costPerKept } from '../pipeline/cost';
-import { pipelineFunnel } from '../pipeline/run';
+import { funnelSteps } from '../pipeline/funnel';
 
 /**
  * The first pass over a release's selection: which instances, in which split, their statistics,
@@ -158,7 +157,7 @@ function campaignFacts(db: ReadableDB, campaignId: number, datasets: readonly st
 }
 
 function funnelFacts(db: WritableDB, datasets: readonly string[], datasetIds: readonly number[]): FunnelSummary | null {
-  const funnel = pipelineFunnel(db, [...datasets]);
+  const funnel = funnelSteps(db, datasets.map((name) => findDatasetByName(db, name)!.id));
   const calls = callsPerStage(db, datasetIds);
   const reached = funnel.rows.slice(1).some((r) => r.total > 0);
   if (!reached && !calls.length) return null;
@@ -174,14 +173,35 @@ function funnelFacts(db: WritableDB, datasets: readonly string[], datasetIds: re
 }
 
 /** Topics and answerability of the released instances, and the rounds of the datasets built in rounds. */
-function releaseLabels(db: WritableDB, ids: ArrayLike<number>, datasets: readonly string[]): { labels: LabelTables; rounds: RoundFunnel[] } {
+function releaseLabels(db: WritableDB, labelCounts: LabelCounts, datasets: readonly string[]): { labels: LabelTables; rounds: RoundFunnel[] } {
   const rounds = datasets.flatMap((name) => {
     const id = findDatasetByName(db, name)!.id;
     const counts = constructionStatusCounts(db, id);
     const total = counts.building + counts.ready + counts.removed;
     return total ? [roundFunnel(name, { total, accepted: counts.ready, removed: counts.removed, building: counts.building }, roundTotals(db, id))] : [];
   });
-  return { labels: labelTables(labelCountsOf(db, ids), DOMAINS), rounds };
+  return { labels: labelTables(labelCounts.rows(), DOMAINS), rounds };
+}
+
+/**
+ * The released instances counted by type, topic and answerability as the plan reads them, so the
+ * card's tables need no second pass over a million instances. Rows come out in the order SQLite's
+ * GROUP BY gave them (nulls first, then binary order), which the card's tables keep.
+ */
+class LabelCounts {
+  private readonly counts = new Map<string, LabelCountRow>();
+
+  add(type: AmbiguityType, domain: Domain | null, answerability: Answerability | null): void {
+    const key = `${type}\u0000${domain ?? '\u0001'}\u0000${answerability ?? '\u0001'}`;
+    const row = this.counts.get(key);
+    if (row) row.n++;
+    else this.counts.set(key, { ambiguity_type: type, domain, answerability, n: 1 });
+  }
+
+  rows(): LabelCountRow[] {
+    const order = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+    return [...this.counts.values()].sort((a, b) => order(a.ambiguity_type, b.ambiguity_type) || order(a.domain, b.domain) || order(a.answerability, b.answerability));
+  }
 }
 
 function selectionText(draft: ReleaseDraft): string {
@@ -236,9 +256,11 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
   let judgedInRelease = 0;
   let fewestJudges: number | null = null;
   const verdicts = draft.selection.onlyValid ? (campaign?.verdicts ?? new Map<number, boolean>()) : null;
-  for (const [id, dataset, sourceId, type, , hop, interpretationCount, question, sourceSplit] of releaseCandidates(db, filter)) {
+  const labelCounts = new LabelCounts();
+  for (const [id, dataset, sourceId, type, , hop, interpretationCount, question, sourceSplit, domain, answerability] of releaseCandidates(db, filter)) {
     if (verdicts && verdicts.get(id) !== true) continue;
     ids.push(id);
+    labelCounts.add(type, domain, answerability);
     groups.push(AMBIGUITY_TYPES.indexOf(type));
     hashes.push(seededKeyHash(seed, keyOf(dataset, sourceId, type)));
     interpretations.push(Math.min(interpretationCount, 65_535));
@@ -306,7 +328,7 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
   });
   const datasetNames = draft.selection.datasets.length ? draft.selection.datasets : sources.map((s) => s.dataset);
   const funnel = count && !options.deferFunnel ? funnelFacts(db, datasetNames, datasetIds) : null;
-  const extra = count ? releaseLabels(db, ids.data.subarray(0, count), sources.map((s) => s.dataset)) : { labels: null, rounds: [] };
+  const extra = count ? releaseLabels(db, labelCounts, sources.map((s) => s.dataset)) : { labels: null, rounds: [] };
   return {
     draft,
     filter,
