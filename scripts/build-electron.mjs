@@ -23,8 +23,9 @@ await build({
     'retrieval-worker': 'electron/services/pipeline/retrieval-worker.ts',
     'release-encoder': 'electron/services/release/encoder-worker.ts',
     'embed-worker': 'electron/services/retrieval/embed-worker.ts',
+    'score-worker': 'electron/services/evaluation/score-worker.ts',
   },
   outdir: 'dist/electron',
   outExtension: { '.js': '.cjs' },
 });
-console.log('Built dist/electron/{main,preload,worker,retrieval-worker,release-encoder,embed-worker}.cjs');
+console.log('Built dist/electron/{main,preload,worker,retrieval-worker,release-encoder,embed-worker,score-worker}.cjs');

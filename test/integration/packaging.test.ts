@@ -9,6 +9,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, outsideAsar } from '../../db/connection';
 import type { EncodedPart } from '../../electron/services/release/encode';
 import type { EncoderReply } from '../../electron/services/release/encoder-pool';
+import { scoreItems, type ScoreItemsTask, type ScoreWorkerReply } from '../../electron/services/evaluation/score-items';
+import { METRIC_NAMES } from '../../shared/eval/metrics';
+import { PUNKT_BUILTIN } from '../../shared/eval/punkt';
 import { rendererOnFirstUse } from '../../electron/transport/renderer-build';
 import { ROOT, tempDir } from '../helpers/db';
 import { makeElectronStandIn } from '../helpers/electron-stand-in';
@@ -40,11 +43,11 @@ function dist(args: string[], env: Record<string, string>) {
 }
 
 describe('the desktop bundle', () => {
-  it('builds the main process, preload and every worker, and its release encoder encodes', async () => {
+  it('builds the main process, preload and every worker, and its release encoder and scoring worker work', async () => {
     const built = spawnSync(process.execPath, ['scripts/build-electron.mjs'], { cwd: ROOT, encoding: 'utf8' });
     expect(built.stderr).toBe('');
     expect(built.status).toBe(0);
-    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder', 'embed-worker']) expect(fs.existsSync(path.join(DIST, `${name}.cjs`))).toBe(true);
+    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder', 'embed-worker', 'score-worker']) expect(fs.existsSync(path.join(DIST, `${name}.cjs`))).toBe(true);
 
     const file = tmp.file('bundle.db');
     const db = openDatabase(file);
@@ -73,6 +76,22 @@ describe('the desktop bundle', () => {
     } finally {
       await worker.terminate();
     }
+
+    // The bundled scoring worker scores as this thread does.
+    const task: ScoreItemsTask = {
+      golds: [{ interpretations: [['Paris']], longAnswers: ['The capital is Paris. It is in France.'], citedFragments: [] }],
+      predictions: [{ answer: 'Paris is the capital.', shortAnswers: ['Paris'], citations: [] }],
+      metrics: METRIC_NAMES,
+      variant: 'rougeLsum',
+      punkt: PUNKT_BUILTIN,
+    };
+    const scorer = new Worker(path.join(DIST, 'score-worker.cjs'), { workerData: { task, next: new SharedArrayBuffer(4) } });
+    const scored = await new Promise<ScoreWorkerReply>((resolve, reject) => {
+      scorer.once('message', resolve);
+      scorer.once('error', reject);
+    });
+    await scorer.terminate();
+    expect(scored).toEqual({ op: 'scores', chunks: [{ start: 0, items: scoreItems(task) }] });
   });
 });
 
@@ -111,7 +130,7 @@ describe('the packaged app (npm run dist -- --dir, stand-in Electron)', () => {
   });
 
   it('app.asar holds the built main, preload and workers, and the built UI with every asset its page names', () => {
-    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder', 'embed-worker']) {
+    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder', 'embed-worker', 'score-worker']) {
       expect(asar.extractFile(path.join(resources, 'app.asar'), `dist/electron/${name}.cjs`).equals(fs.readFileSync(path.join(DIST, `${name}.cjs`)))).toBe(true);
     }
     const page = asar.extractFile(path.join(resources, 'app.asar'), 'dist/renderer/index.html').toString('utf8');

@@ -7,11 +7,12 @@ import { FrozenRecords } from '../release/frozen';
 import type { ReadableDB } from '../../../db/sql';
 import { AppError, type InvalidCitations, type ScoreGroup, type ScoreReport, type ScoreRequest } from '../../../shared/api';
 import { conventionNote } from '../../../shared/eval/conventions';
-import { aggregateByGroup, aggregateMetrics, invalidCitationNote, METRIC_NAMES, READER_METRIC_NAMES, resolveCitations, scoreItem, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
+import { aggregateByGroup, aggregateMetrics, invalidCitationNote, METRIC_NAMES, READER_METRIC_NAMES, resolveCitations, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
 import { PUNKT_BUILTIN, type PunktParams } from '../../../shared/eval/punkt';
 import { PredictionsError, PredictionsReader, type Prediction, type PredictionsFile } from '../../../shared/eval/predictions';
 import { DEFAULT_MAX_RECORD_BYTES, readLines } from '../import/json-stream';
 import { punktParams } from './punkt-params';
+import { scoreItemsInParallel } from './score-parallel';
 
 /**
  * `evaluation:score`: predictions made elsewhere, scored against the gold interpretations of a
@@ -133,19 +134,21 @@ function group(items: ItemMetrics[], summaries: Record<string, MetricSummary>): 
   return { n: items.length, metrics: Object.fromEntries(Object.entries(summaries).map(([name, s]) => [name, s.value])), details: summaries };
 }
 
-/** Scores predictions against gold items: the pure core of `evaluation:score` (also used by the bench). */
-export function scoreAgainstGold(gold: readonly GoldEntry[], predictions: ReadonlyMap<string, Prediction>, options: ScoreOptions = {}) {
+/** Scores predictions against gold items: the core of `evaluation:score`, on both cores for large sets (score-parallel.ts). */
+export async function scoreAgainstGold(gold: readonly GoldEntry[], predictions: ReadonlyMap<string, Prediction>, options: ScoreOptions & { parallelFrom?: number } = {}) {
   const metrics = options.metrics ?? METRIC_NAMES;
   const known = new Set(gold.map((g) => g.sourceId));
   const unknown = [...predictions.keys()].filter((id) => !known.has(id));
   let missing = 0;
   const invalidCitations: InvalidCitations = { items: 0, examples: [] };
-  const items = gold.map((entry) => {
+  const answered = gold.map((entry) => {
     const prediction = predictions.get(entry.sourceId);
     if (!prediction) missing++;
     else noteInvalidCitations(invalidCitations, entry, prediction);
-    return scoreItem(prediction ?? EMPTY, entry.gold, { metrics, variant: options.rouge ?? 'rougeLsum', stemming: true, punkt: options.punkt ?? PUNKT_BUILTIN });
+    return prediction ?? EMPTY;
   });
+  const task = { golds: gold.map((g) => g.gold), predictions: answered, metrics, variant: options.rouge ?? 'rougeLsum', punkt: options.punkt ?? PUNKT_BUILTIN };
+  const { items } = await scoreItemsInParallel(task, { parallelFrom: options.parallelFrom });
   const aggregate = { metrics, resamples: options.resamples ?? 1000, seed: options.seed ?? 1 };
   const overall = group(items, aggregateMetrics(items, aggregate));
   const types = aggregateByGroup(items, (k) => gold[k]!.type, aggregate);
@@ -245,7 +248,7 @@ export async function scorePredictionsFile(db: ReadableDB, request: ScoreRequest
   if (parsed.predictions.size === 0) throw new AppError('invalid_input', `${label}: no predictions in the file`);
   const punkt = punktParams();
   const options = { metrics: wanted as MetricName[], rouge: request.rouge, resamples: request.resamples, seed: request.seed, punkt };
-  const result = scoreAgainstGold(gold, parsed.predictions, options);
+  const result = await scoreAgainstGold(gold, parsed.predictions, options);
   if (result.unknown.length === parsed.predictions.size) {
     const first = [...parsed.predictions.values()][0]!;
     const where = request.release !== undefined ? `release ${request.release}${request.split ? ` split ${request.split}` : ''}` : `dataset "${request.dataset}"`;
