@@ -58,7 +58,7 @@ describe('scoring on two threads', () => {
   };
 
   it('a worker scores every chunk it claims as one thread does', async () => {
-    const next = new Int32Array(new SharedArrayBuffer(4));
+    const next = new Int32Array(new SharedArrayBuffer(8));
     const reply = await new Promise<ScoreWorkerReply>((resolve, reject) => {
       const worker = new Worker(path.resolve('electron/services/evaluation/score-worker.mjs'), { workerData: { task, next: next.buffer } });
       worker.once('message', (r: ScoreWorkerReply) => resolve(r));
@@ -66,8 +66,9 @@ describe('scoring on two threads', () => {
     });
     expect(reply.op).toBe('scores');
     const chunks = reply.op === 'scores' ? reply.chunks : [];
-    // Alone, it claimed them all, 64 at a time.
+    // Alone, it claimed them all, 64 at a time, counting each claim first (the fifth found none left).
     expect(chunks.map((c) => c.start)).toEqual([0, 64, 128, 192]);
+    expect(Array.from(next)).toEqual([320, 5]);
     expect(chunks.flatMap((c) => c.items)).toEqual(scoreItems(task));
     // The items scored differ, so equal lists are not lists of equal items.
     expect(new Set(chunks.flatMap((c) => c.items).map((m) => m.rouge_l)).size).toBeGreaterThan(20);
@@ -84,6 +85,15 @@ describe('scoring on two threads', () => {
     expect(fallback.byWorker).toBe(0);
     expect(fallback.items).toEqual(one);
     expect((await scoreItemsInParallel(task, { parallelFrom: 1000 })).byWorker).toBe(0);
+  });
+
+  it('does not wait for a worker still starting when the items have run out', async () => {
+    const slow = writeFile(tmp.file('slow-worker.mjs'), 'await new Promise((resolve) => setTimeout(resolve, 20000));\n');
+    const started = performance.now();
+    const result = await scoreItemsInParallel(task, { parallelFrom: 2, script: slow });
+    expect(result.byWorker).toBe(0);
+    expect(result.items).toEqual(scoreItems(task));
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('makes the same report, intervals included', async () => {

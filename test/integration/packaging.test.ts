@@ -85,7 +85,7 @@ describe('the desktop bundle', () => {
       variant: 'rougeLsum',
       punkt: PUNKT_BUILTIN,
     };
-    const scorer = new Worker(path.join(DIST, 'score-worker.cjs'), { workerData: { task, next: new SharedArrayBuffer(4) } });
+    const scorer = new Worker(path.join(DIST, 'score-worker.cjs'), { workerData: { task, next: new SharedArrayBuffer(8) } });
     const scored = await new Promise<ScoreWorkerReply>((resolve, reject) => {
       scorer.once('message', resolve);
       scorer.once('error', reject);

@@ -37,12 +37,19 @@ export function scoreItems(task: ScoreItemsTask): ItemMetrics[] {
   return scoreRange(task, 0, task.golds.length);
 }
 
-/** Claims chunks from `next` (an Int32Array over shared memory, the next unclaimed index) and scores them, until the items run out. */
-export function scoreClaimedChunks(task: ScoreItemsTask, next: Int32Array): ScoredChunk[] {
+/**
+ * Claims chunks from `shared[0]` (the next unclaimed index, in shared memory) and scores them,
+ * until the items run out. The worker counts each claim in `shared[1]` before making it, so the
+ * calling thread, once the items have run out, knows whether the worker can hold any (if it
+ * counted none, it cannot: a claim made after that finds none left).
+ */
+export function scoreClaimedChunks(task: ScoreItemsTask, shared: Int32Array, worker: boolean): ScoredChunk[] {
   const n = task.golds.length;
   const chunks: ScoredChunk[] = [];
-  for (let start = Atomics.add(next, 0, CHUNK_ITEMS); start < n; start = Atomics.add(next, 0, CHUNK_ITEMS)) {
-    chunks.push({ start, items: scoreRange(task, start, Math.min(n, start + CHUNK_ITEMS)) });
-  }
+  const claim = () => {
+    if (worker) Atomics.add(shared, 1, 1);
+    return Atomics.add(shared, 0, CHUNK_ITEMS);
+  };
+  for (let start = claim(); start < n; start = claim()) chunks.push({ start, items: scoreRange(task, start, Math.min(n, start + CHUNK_ITEMS)) });
   return chunks;
 }

@@ -25,10 +25,13 @@ export async function scoreItemsInParallel(task: ScoreItemsTask, options: Parall
   const n = task.golds.length;
   const script = n >= (options.parallelFrom ?? PARALLEL_FROM) ? (options.script ?? workerScript('score-worker', 'electron/services/evaluation/score-worker.mjs')) : null;
   if (!script) return { items: scoreItems(task), byWorker: 0 };
-  const next = new Int32Array(new SharedArrayBuffer(4));
-  const fromWorker = scoreInWorker(script, task, next);
-  const mine = scoreClaimedChunks(task, next);
-  const theirs = (await fromWorker) ?? [];
+  const shared = new Int32Array(new SharedArrayBuffer(8));
+  const worker = startScoring(script, task, shared);
+  const mine = scoreClaimedChunks(task, shared, false);
+  let theirs: ScoredChunk[] = [];
+  // A worker that has claimed nothing yet (still starting) never will: it is stopped, not awaited.
+  if (worker && Atomics.load(shared, 1) > 0) theirs = (await worker.chunks) ?? [];
+  else worker?.stop();
   return { items: joinChunks(task, [...mine, ...theirs]), byWorker: theirs.reduce((a, c) => a + c.items.length, 0) };
 }
 
@@ -45,22 +48,23 @@ export function joinChunks(task: ScoreItemsTask, chunks: readonly ScoredChunk[])
   return items as ItemMetrics[];
 }
 
-/** The chunks the worker scored, or null when it could not give them (it is stopped either way). */
-function scoreInWorker(script: string, task: ScoreItemsTask, next: Int32Array): Promise<ScoredChunk[] | null> {
-  return new Promise((resolve) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(script, { workerData: { task, next: next.buffer } });
-    } catch {
-      resolve(null);
-      return;
-    }
-    const finish = (chunks: ScoredChunk[] | null) => {
-      resolve(chunks);
-      void worker.terminate();
+/** A started worker: the chunks it scored (null when it could not give them; it is stopped either way). */
+function startScoring(script: string, task: ScoreItemsTask, shared: Int32Array): { chunks: Promise<ScoredChunk[] | null>; stop: () => void } | null {
+  let worker: Worker;
+  try {
+    worker = new Worker(script, { workerData: { task, next: shared.buffer } });
+  } catch {
+    return null;
+  }
+  const stop = () => void worker.terminate();
+  const chunks = new Promise<ScoredChunk[] | null>((resolve) => {
+    const finish = (result: ScoredChunk[] | null) => {
+      resolve(result);
+      stop();
     };
     worker.once('message', (reply: ScoreWorkerReply) => finish(reply.op === 'scores' ? reply.chunks : null));
     worker.once('error', () => finish(null));
     worker.once('exit', () => finish(null));
   });
+  return { chunks, stop };
 }

@@ -10,7 +10,7 @@ import { scoreClaimedChunks, type ScoreItemsTask, type ScoreWorkerReply } from '
 const port = parentPort!;
 const { task, next } = workerData as { task: ScoreItemsTask; next: SharedArrayBuffer };
 try {
-  port.postMessage({ op: 'scores', chunks: scoreClaimedChunks(task, new Int32Array(next)) } satisfies ScoreWorkerReply);
+  port.postMessage({ op: 'scores', chunks: scoreClaimedChunks(task, new Int32Array(next), true) } satisfies ScoreWorkerReply);
 } catch (error) {
   port.postMessage({ op: 'error', message: (error as Error).message } satisfies ScoreWorkerReply);
 }
