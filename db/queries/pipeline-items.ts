@@ -1,5 +1,7 @@
 import type { ItemTrace } from '../../shared/pipeline';
 import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
+import { countInstancesByType } from './instances';
+import { EVERYTHING } from './instances-filters';
 
 /**
  * The `pipeline_items` table: where each item (`bq:<id>`, `inst:<id>`) stands in each pipeline
@@ -51,19 +53,16 @@ export function failedAmong(db: ReadableDB, stage: string, items: readonly strin
 
 /** Instances kept (ready), per ambiguity type: made ready by this run's filter, or in these datasets (all when none). */
 export function keptByType(db: ReadableDB, scope: { runId: number } | { datasetIds: readonly number[] }): Record<string, number> {
-  const rows =
-    'runId' in scope
-      ? all<{ type: string; n: number }>(
-          db,
-          sql`SELECT i.ambiguity_type AS type, count(*) AS n FROM pipeline_items p JOIN instances i ON i.id = CAST(substr(p.item, 6) AS INTEGER)
-              WHERE p.stage = 'filter' AND p.status = 'done' AND p.run_id = ${scope.runId} AND i.status = 'ready' GROUP BY 1`,
-        )
-      : // The instance table's counts (kept by its triggers) hold this sum: a few rows, not a scan.
-        all<{ type: string; n: number }>(
-          db,
-          sql`SELECT ambiguity_type AS type, sum(n) AS n FROM instance_counts WHERE status = 'ready' AND ambiguity_type <> 'unspecified'
-              ${scope.datasetIds.length ? sql`AND dataset_id IN ${sql.list([...scope.datasetIds])}` : sql.empty} GROUP BY 1 HAVING sum(n) > 0`,
-        );
+  if (!('runId' in scope)) {
+    // The instance table's counts hold this sum: a few rows, not a scan.
+    const { unspecified: _unspecified, ...kept } = countInstancesByType(db, { ...EVERYTHING, datasets: [...scope.datasetIds], statuses: ['ready'] });
+    return kept;
+  }
+  const rows = all<{ type: string; n: number }>(
+    db,
+    sql`SELECT i.ambiguity_type AS type, count(*) AS n FROM pipeline_items p JOIN instances i ON i.id = CAST(substr(p.item, 6) AS INTEGER)
+        WHERE p.stage = 'filter' AND p.status = 'done' AND p.run_id = ${scope.runId} AND i.status = 'ready' GROUP BY 1`,
+  );
   return Object.fromEntries(rows.map((r) => [r.type, r.n]));
 }
 

@@ -26,7 +26,8 @@ export type ScoreWorkerReply = { op: 'scores'; chunks: ScoredChunk[] } | { op: '
 
 export const CHUNK_ITEMS = 64;
 
-function scoreRange(task: ScoreItemsTask, start: number, end: number): ItemMetrics[] {
+/** Items [start, end) scored. */
+export function scoreRange(task: ScoreItemsTask, start: number, end: number): ItemMetrics[] {
   const options = { metrics: task.metrics, variant: task.variant, stemming: true, punkt: task.punkt };
   const out: ItemMetrics[] = [];
   for (let k = start; k < end; k++) out.push(scoreItem(task.predictions[k]!, task.golds[k]!, options));

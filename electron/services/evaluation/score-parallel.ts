@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ItemMetrics } from '../../../shared/eval/metrics';
 import { workerScript } from '../paths';
-import { CHUNK_ITEMS, scoreClaimedChunks, scoreItems, type ScoredChunk, type ScoreItemsTask, type ScoreWorkerReply } from './score-items';
+import { CHUNK_ITEMS, scoreClaimedChunks, scoreItems, scoreRange, type ScoredChunk, type ScoreItemsTask, type ScoreWorkerReply } from './score-items';
 
 /**
  * Scores items on both cores: a worker thread (score-worker.ts) and this one claim chunks of items
@@ -42,8 +42,7 @@ export function joinChunks(task: ScoreItemsTask, chunks: readonly ScoredChunk[])
   for (const chunk of chunks) chunk.items.forEach((m, k) => (items[chunk.start + k] = m));
   for (let start = 0; start < n; start += CHUNK_ITEMS) {
     if (items[start] !== undefined) continue;
-    const end = Math.min(n, start + CHUNK_ITEMS);
-    scoreItems({ ...task, golds: task.golds.slice(start, end), predictions: task.predictions.slice(start, end) }).forEach((m, k) => (items[start + k] = m));
+    scoreRange(task, start, Math.min(n, start + CHUNK_ITEMS)).forEach((m, k) => (items[start + k] = m));
   }
   return items as ItemMetrics[];
 }
