@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { openDatabase } from '../../db/connection';
 import { run, sql, type WritableDB } from '../../db/sql';
@@ -137,6 +137,29 @@ describe('release create', () => {
       }
       expect(readParquetIndependently(fs.readFileSync(path.join(inWorker.dir, 'data/train-00000-of-00001.parquet'))).rows).toHaveLength(12);
     } finally {
+      writer.close();
+    }
+  });
+
+  it('stops the encoders it started before planning when the plan refuses, and when the release is written', async () => {
+    const closed = vi.spyOn(EncoderPool.prototype, 'close');
+    const writer = openDatabase(dbFile);
+    try {
+      const request = (version: string, out: string, selection = { datasets: ['Rich'] }) => ({ ...ReleaseCreateRequest.parse({ name: 'Early', version, selection }), out });
+      const busy = tmp.file('early-busy');
+      fs.mkdirSync(busy);
+      fs.writeFileSync(path.join(busy, 'keep.txt'), 'mine');
+      await expect(createRelease(writer, request('1.0.0', busy), { appVersion: 'test', encoders: 2 })).rejects.toMatchObject({ code: 'conflict' });
+      expect(closed).toHaveBeenCalledTimes(1);
+      expect(fs.readdirSync(busy)).toEqual(['keep.txt']);
+      const refusedBy = await createRelease(writer, { ...request('1.0.1', tmp.file('early-gate')), gate: { ...ReleaseCreateRequest.parse({ name: 'x', version: '1.0.0' }).gate, minJudgments: 1_000 } }, { appVersion: 'test', encoders: 2 });
+      expect(refusedBy.id).toBeNull();
+      expect(closed).toHaveBeenCalledTimes(2);
+      const written = await createRelease(writer, request('1.0.2', tmp.file('early-written')), { appVersion: 'test', encoders: 2, rowGroupRows: 5 });
+      expect(written.id).not.toBeNull();
+      expect(closed).toHaveBeenCalledTimes(3);
+    } finally {
+      closed.mockRestore();
       writer.close();
     }
   });

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { countInstances } from '../../../db/queries/instances';
 import { finishRelease, insertRelease } from '../../../db/queries/releases';
 import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
-import { AppError, type ReleaseCreateRequest, type ReleaseDraft, type ReleaseFile, type ReleasePreview, type ReleaseSummary } from '../../../shared/api';
+import { AppError, InstanceFilter, type ReleaseCreateRequest, type ReleaseDraft, type ReleaseFile, type ReleasePreview, type ReleaseSummary } from '../../../shared/api';
 import { AWB_FORMAT } from '../../../shared/awb-format';
 import { renderCard } from '../../../shared/release/card';
 import { schemaRows } from '../../../shared/release/schema';
@@ -87,12 +88,21 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   const date = options.date ?? today();
   // One transaction from the first read to the commit: the instances cannot move in between.
   removeStalePartials(out);
-  // Another writer's lock (an import in another process) is waited for.
-  await beginWrite(db, options.signal ? { signal: options.signal } : {});
-  const plan = checkedPlan(db, request, options, date, out);
+  // The encoders start while the plan is made: their start-up (loading code, opening the file) overlaps it.
+  const starting = startEncoders(db, options);
+  let plan: ReleasePlan;
+  try {
+    // Another writer's lock (an import in another process) is waited for.
+    await beginWrite(db, options.signal ? { signal: options.signal } : {});
+    plan = checkedPlan(db, request, options, date, out);
+  } catch (error) {
+    await stopEncoders(starting);
+    throw error;
+  }
   // The gate refuses: nothing is written, and the checks come back as data (exit 1 in the CLI).
   if (!plan.gate.passed && !request.force) {
     rollback(db);
+    await stopEncoders(starting);
     return refused(plan, out);
   }
   const writing: ReleaseWriting = {
@@ -112,8 +122,12 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   let pool: EncoderPool | null = null;
   try {
     const releaseId = insertReleaseRow(writing);
-    const encoders = options.encoders ?? (plan.count >= WORKER_FROM ? Math.min(2, os.availableParallelism()) : 0);
-    pool = encoders > 0 ? await EncoderPool.start(db.name, encoders) : null;
+    pool = await starting;
+    // Started for a large database, but this release is small: encoded here after all.
+    if (pool && options.encoders === undefined && plan.count < WORKER_FROM) {
+      await pool.close();
+      pool = null;
+    }
     if (options.signal?.aborted) throw new AppError('cancelled', 'Release cancelled; nothing was written.');
     const outputs = await encodeInstances(writing, releaseId, pool);
     const files = writeReleaseFiles(writing, releaseId, outputs, date);
@@ -138,6 +152,20 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   }
   await pool?.close().catch(() => undefined);
   return committed;
+}
+
+/**
+ * The encoder workers for a release, started before its plan: as many as asked, else two (one per
+ * core) when the database holds enough instances that the release may need them (the plan, which
+ * counts the release's own, decides whether they are used).
+ */
+function startEncoders(db: WritableDB, options: CreateOptions): Promise<EncoderPool | null> {
+  const count = options.encoders ?? (countInstances(db, InstanceFilter.parse({})) >= WORKER_FROM ? Math.min(2, os.availableParallelism()) : 0);
+  return count > 0 ? EncoderPool.start(db.name, count) : Promise.resolve(null);
+}
+
+async function stopEncoders(starting: Promise<EncoderPool | null>): Promise<void> {
+  await (await starting)?.close().catch(() => undefined);
 }
 
 /** The plan, refused (with the transaction rolled back) for a problem, a used output folder or a licence conflict not overridden. */
