@@ -26,6 +26,12 @@ export interface Placement {
   valueless: boolean;
   start: SqlFragment;
   skip: number;
+  /**
+   * At most how many matching items with a value come from the page's first on (the counted
+   * filters' items past it): the walk stops there instead of reading to the end of the index
+   * when the page runs past the last of them.
+   */
+  valuedLeft: number;
 }
 
 type Count = { key: number; n: number };
@@ -83,8 +89,11 @@ export function placePage(db: ReadableDB, runId: number, filter: FailureFilter, 
   const target = offset + lead;
   const keys: number[] = [];
   let before = 0;
+  let valued = 0;
   const descend = () => {
-    const found = locate(levelCounts(db, runId, sort, filter, keys, direction), target - before);
+    const counts = levelCounts(db, runId, sort, filter, keys, direction);
+    if (!keys.length) valued = counts.reduce((sum, c) => (c.key === NULL_KEY && sort !== 'position' ? sum : sum + c.n), 0);
+    const found = locate(counts, target - before);
     if (found) {
       keys.push(found.key);
       before += found.before;
@@ -92,7 +101,7 @@ export function placePage(db: ReadableDB, runId: number, filter: FailureFilter, 
     return found !== null;
   };
   if (!descend() || !descend()) return null;
-  const place = (valueless: boolean, start: SqlFragment): Placement => ({ valueless, start, skip: target - Math.max(before, lead) });
+  const place = (valueless: boolean, start: SqlFragment): Placement => ({ valueless, start, skip: target - Math.max(before, lead), valuedLeft: Math.max(0, valued - target) });
   if (sort === 'position') return place(false, fromBlock(keys[1]!, POSITION_SHIFTS[1], direction));
   // Past the stretch of a threshold, which keeps no item without a value.
   if (keys[0] === NULL_KEY) return filter.thresholds?.length ? null : place(true, fromBlock(keys[1]!, VALUE_BLOCK_SHIFT, direction));

@@ -200,7 +200,9 @@ export function failurePageIds(
   const placed = plan === 'counts' ? placePage(db, runId, filter, sort, direction, offset) : undefined;
   if (placed === null) return [];
   if (placed?.valueless && sort !== 'position') return ids(valuelessPageQuery(runId, filter, sort, direction, limit, placed.skip, placed.start));
-  const page = ids(failurePageQuery(runId, filter, sort, direction, limit, placed?.skip ?? offset, plan, placed?.start));
+  // Placed by the counts: no more rows are asked of the walk than can follow the page's first.
+  const walked = placed ? Math.min(limit, placed.valuedLeft) : limit;
+  const page = walked > 0 ? ids(failurePageQuery(runId, filter, sort, direction, walked, placed?.skip ?? offset, plan, placed?.start)) : [];
   if (plan === 'filter-then-sort' || sort === 'position' || page.length === limit) return page;
   // The page runs past the items with a value: continue with those without one.
   const before = placed || page.length > 0 ? 0 : Math.max(0, offset - countWhere(db, [...conditions(runId, filter, sort), sql`a.${sql.id(sort)} IS NOT NULL`], sql.id(walkIndex(sort, filter))));

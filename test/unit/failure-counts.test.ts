@@ -200,4 +200,27 @@ describe('failure pages placed from counts (migration 0025)', () => {
     expect(counts.join(' | ')).toBe('SEARCH eval_item_blocks USING PRIMARY KEY (run_id=? AND sort=? AND level=? AND k1=?)');
     db.close();
   });
+
+  it('says how many matching items with a value follow the page, so a page past the last of them does not walk the rest of the index', () => {
+    const db = openDatabase(':memory:');
+    const runId = fillRun(db, 3000, 9);
+    // The failed items all cost nothing and come first by cost; every other item costs something.
+    db.exec(`UPDATE eval_items SET cost_usd = CASE WHEN status = 'failed' THEN 0 ELSE 0.001 + cost_usd END WHERE run_id = ${runId}; ANALYZE;`);
+    const failed = { status: 'failed' } as const;
+    const total = countFailures(db, runId, failed);
+    for (const offset of [0, total - 30, total - 1, total]) {
+      const placed = placePage(db, runId, failed, 'cost_usd', 'asc', offset);
+      if (offset >= total) {
+        expect(placed).toBeNull();
+        continue;
+      }
+      expect(placed!.valuedLeft).toBe(total - offset);
+      expect(failurePageIds(db, runId, failed, 'cost_usd', 'asc', 100, offset)).toEqual(plainPage(db, runId, failed, 'cost_usd', 'asc', 100, offset));
+    }
+    // Descending, the same items (one value, by position) from the other end.
+    const placed = placePage(db, runId, failed, 'cost_usd', 'desc', total - 20)!;
+    expect(placed.valuedLeft).toBe(20);
+    expect(failurePageIds(db, runId, failed, 'cost_usd', 'desc', 100, total - 20)).toEqual(plainPage(db, runId, failed, 'cost_usd', 'desc', 100, total - 20));
+    db.close();
+  });
 });
