@@ -121,13 +121,13 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   let committed: ReleaseSummary;
   let pool: EncoderPool | null = null;
   try {
-    const releaseId = insertReleaseRow(writing);
     pool = await starting;
     // Started for a large database, but this release is small: encoded here after all.
     if (pool && options.encoders === undefined && plan.count < WORKER_FROM) {
       await pool.close();
       pool = null;
     }
+    const releaseId = insertReleaseRow(writing);
     if (options.signal?.aborted) throw new AppError('cancelled', 'Release cancelled; nothing was written.');
     const outputs = await encodeInstances(writing, releaseId, pool);
     const files = writeReleaseFiles(writing, releaseId, outputs, date);
