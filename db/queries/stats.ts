@@ -31,3 +31,13 @@ export function getStats(db: ReadableDB): Stats {
     baseQuestionsByAnswerability: Object.fromEntries([...ANSWERABILITY_LABELS, 'unlabelled'].map((l) => [l, byLabel.get(l) ?? 0])) as Stats['baseQuestionsByAnswerability'],
   };
 }
+
+/**
+ * A stamp that changes whenever the database may have changed under this connection: a commit by
+ * any other connection (`data_version`) or a row written through this one (`total_changes()`).
+ * Equal stamps mean the same data, so a result computed from it can be reused.
+ */
+export function changeStamp(db: ReadableDB): string {
+  const other = db.pragma('data_version', { simple: true }) as number;
+  return `${other}:${get<{ n: number }>(db, sql`SELECT total_changes() AS n`)!.n}`;
+}

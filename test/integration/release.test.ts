@@ -13,8 +13,10 @@ import { createRelease, previewRelease } from '../../electron/services/release/c
 import { EncoderPool } from '../../electron/services/release/encoder-pool';
 import type { FileSink } from '../../electron/services/release/files';
 import { FrozenRecords } from '../../electron/services/release/frozen';
+import { previewPlan } from '../../electron/services/release/plan';
 import { AppError, dispatch, jobResult, ReleaseCreateRequest, ReleaseDraft, type GateResult, type Input, type ReleaseDiff, type ReleaseListRow, type ReleaseSummary, type VerifyReport } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
+import { checkLicence } from '../../shared/release/licence';
 import { recordToRow } from '../../shared/release/schema';
 import { readParquetIndependently } from '../helpers/arrow-ffi';
 import { awb, awbJson } from '../helpers/cli';
@@ -484,6 +486,40 @@ describe('gate and licences', () => {
     expect(value.card).toContain('# Preview 0.1.0');
     expect(value.problems).toEqual([]);
     expect(releaseCount()).toBe(n);
+  });
+
+  it('plans a preview again only when the selection, splits, gate or data change, and puts the draft\'s own text in each time', async () => {
+    const draft = ReleaseDraft.parse({ name: 'Typed', version: '0.1.0', selection: { datasets: ['Rich'] } });
+    const options = { appVersion: 'test', date: '2026-11-26' };
+    const first = previewPlan(db, draft, options);
+    // Typing in the form: the same plan's work, the new text in the card and the checks.
+    const typed = previewPlan(db, { ...draft, description: 'Typed on a Tuesday.', authors: 'A. Person', licence: 'MIT', version: '1.0.0' }, options);
+    expect(typed.ids).toBe(first.ids);
+    expect(typed.card).toMatchObject({ description: 'Typed on a Tuesday.', authors: 'A. Person', version: '1.0.0' });
+    expect(typed.licence).toEqual(checkLicence(first.sources, 'MIT'));
+    expect(typed.card.licence).toBe(typed.licence);
+    // The selection, the splits, the gate, the day: planned again.
+    expect(previewPlan(db, { ...draft, selection: { ...draft.selection, types: ['semantic'] } }, options).ids).not.toBe(first.ids);
+    expect(previewPlan(db, { ...draft, split: { mode: 'fractions', fractions: { train: 0.5, test: 0.5 }, seed: 3 } }, options).ids).not.toBe(first.ids);
+    expect(previewPlan(db, draft, { ...options, date: '2026-11-27' }).ids).not.toBe(first.ids);
+    const again = previewPlan(db, draft, options);
+    expect(previewPlan(db, { ...draft, gate: { ...draft.gate, minKappa: 0.5 } }, options).ids).not.toBe(again.ids);
+    // The data: a write through this connection, then one through another.
+    const held = previewPlan(db, draft, options);
+    expect(previewPlan(db, draft, options).ids).toBe(held.ids);
+    run(db, sql`UPDATE datasets SET description = description || '.' WHERE name = 'Rich'`);
+    const afterOwn = previewPlan(db, draft, options);
+    expect(afterOwn.ids).not.toBe(held.ids);
+    const other = openDatabase(dbFile);
+    run(other, sql`UPDATE datasets SET description = description || '.' WHERE name = 'Rich'`);
+    other.close();
+    const afterOther = previewPlan(db, draft, options);
+    expect(afterOther.ids).not.toBe(afterOwn.ids);
+    expect(afterOther.count).toBe(first.count);
+    // A name and version taken since: refused, though the selection's plan is the one held.
+    const taken = await create({ name: 'Typed', version: '0.2.0', out: tmp.file('typed-0.2.0'), selection: { datasets: ['Rich'] } });
+    const held2 = previewPlan(db, draft, options);
+    expect(previewPlan(db, { ...draft, version: taken.version }, options)).toMatchObject({ ids: held2.ids, problems: [expect.objectContaining({ code: 'conflict' })] });
   });
 
   it('reports coverage and counts an unjudged instance as judged by nobody, so a partly judged release fails "judgments per instance"', async () => {

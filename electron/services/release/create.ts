@@ -11,7 +11,7 @@ import { schemaRows } from '../../../shared/release/schema';
 import { EncoderPool } from './encoder-pool';
 import { encodeInstances, type SplitOutput } from './encode-instances';
 import { checksumsText, HashedFile, openFileSink } from './files';
-import { planRelease, type ReleasePlan } from './plan';
+import { planRelease, previewPlan, type ReleasePlan } from './plan';
 import { RELEASE_FORMAT, type CreateOptions, type ReleaseWriting } from './writing';
 
 /**
@@ -27,7 +27,7 @@ const WORKER_FROM = 5000;
 const today = () => new Date().toISOString().slice(0, 10);
 
 export function previewRelease(db: WritableDB, draft: ReleaseDraft, appVersion: string): ReleasePreview {
-  const plan = planRelease(db, draft, { appVersion, date: today() });
+  const plan = previewPlan(db, draft, { appVersion, date: today() });
   return {
     counts: plan.counts,
     total: plan.count,

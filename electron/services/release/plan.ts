@@ -9,6 +9,7 @@ import { labelTables, roundFunnel, type LabelTables, type RoundFunnel } from '..
 import { promptVersionsPerStage } from '../../../db/queries/provenance';
 import { findRelease } from '../../../db/queries/releases';
 import type { ReadableDB, WritableDB } from '../../../db/sql';
+import { changeStamp } from '../../../db/queries/stats';
 import { schemaVersion } from '../../../db/migrate';
 import { majorityLabel } from '../../../shared/agreement';
 import { AppError, type ReleaseDraft } from '../../../shared/api';
@@ -48,6 +49,8 @@ export interface ReleasePlan {
   gate: ReturnType<typeof evaluateGate>;
   /** Refusals that --force does not override. */
   problems: { code: 'invalid_input' | 'conflict'; message: string }[];
+  /** Those of them that come from the selection, not from the draft's name and version. */
+  selectionProblems: { code: 'invalid_input' | 'conflict'; message: string }[];
   /** Only-valid: the campaign's instances with a positive verdict. */
   card: Omit<CardInput, 'gate' | 'licenceForced'>;
 }
@@ -313,10 +316,10 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
     addToStats(stats, split, type, interpretations.data[i]!, h < 0 ? null : h, words.data[i]!);
   }
 
-  const problems = draftProblems(db, draft);
-  if (!count) problems.push({ code: 'invalid_input', message: 'The selection matches no instances: widen it (datasets, types, statuses) or check the campaign.' });
+  const selectionProblems: ReleasePlan['problems'] = [];
+  if (!count) selectionProblems.push({ code: 'invalid_input', message: 'The selection matches no instances: widen it (datasets, types, statuses) or check the campaign.' });
   if (campaign && count && !judgedInRelease) {
-    problems.push({ code: 'invalid_input', message: `Campaign ${draft.selection.campaignId} judged none of the selected instances; link the campaign that validated them.` });
+    selectionProblems.push({ code: 'invalid_input', message: `Campaign ${draft.selection.campaignId} judged none of the selected instances; link the campaign that validated them.` });
   }
   const sources = releaseSources(db, filter).map((s) => ({ dataset: s.name, licence: s.licence, attribution: s.attribution, url: s.url }));
   const licence = checkLicence(sources, draft.licence);
@@ -345,7 +348,8 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
     agreement: campaign?.summary ?? null,
     funnel,
     gate,
-    problems,
+    problems: [...draftProblems(db, draft), ...selectionProblems],
+    selectionProblems,
     card: {
       name: draft.name,
       version: draft.version,
@@ -367,4 +371,28 @@ export function planRelease(db: WritableDB, draft: ReleaseDraft, options: { appV
       rounds: extra.rounds,
     },
   };
+}
+
+const previews = new WeakMap<ReadableDB, { key: string; plan: ReleasePlan }>();
+
+/**
+ * The plan behind a release preview. The form asks for one on every change, a keystroke in the
+ * description included, and planning reads every selected instance (seconds at a million); so the
+ * last plan is kept and reused while the selection, splits, gate, day and data stay the same, with
+ * the draft's own text (name, version, description, authors, licence) put in afresh. Publishing
+ * always plans anew.
+ */
+export function previewPlan(db: WritableDB, draft: ReleaseDraft, options: { appVersion: string; date: string }): ReleasePlan {
+  const key = JSON.stringify([draft.selection, draft.split, draft.gate, options.date, options.appVersion, changeStamp(db)]);
+  const held = previews.get(db);
+  if (held?.key === key) return withDraftText(db, held.plan, draft);
+  const plan = planRelease(db, draft, options);
+  previews.set(db, { key, plan });
+  return plan;
+}
+
+function withDraftText(db: ReadableDB, plan: ReleasePlan, draft: ReleaseDraft): ReleasePlan {
+  const licence = checkLicence(plan.sources, draft.licence);
+  const { name, version, description, authors } = draft;
+  return { ...plan, draft, licence, problems: [...draftProblems(db, draft), ...plan.selectionProblems], card: { ...plan.card, name, version, description, authors, licence } };
 }
