@@ -34,8 +34,9 @@ export function getStats(db: ReadableDB): Stats {
 
 /**
  * A stamp that changes whenever the database may have changed under this connection: a commit by
- * any other connection (`data_version`) or a row written through this one (`total_changes()`).
- * Equal stamps mean the same data, so a result computed from it can be reused.
+ * any other connection (`data_version`) or a row written through this one (`total_changes()`, which
+ * a rollback does not take back, so a rolled-back write only costs a result computed again). Two
+ * equal stamps, both taken outside a transaction, mean the same committed data.
  */
 export function changeStamp(db: ReadableDB): string {
   const other = db.pragma('data_version', { simple: true }) as number;

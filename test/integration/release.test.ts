@@ -157,9 +157,14 @@ describe('release create', () => {
       const refusedBy = await createRelease(writer, { ...request('1.0.1', tmp.file('early-gate')), gate: { ...ReleaseCreateRequest.parse({ name: 'x', version: '1.0.0' }).gate, minJudgments: 1_000 } }, { appVersion: 'test', encoders: 2 });
       expect(refusedBy.id).toBeNull();
       expect(closed).toHaveBeenCalledTimes(2);
+      // A folder that cannot be made beside the output (its parent is a file).
+      const file = tmp.file('early-file');
+      fs.writeFileSync(file, 'not a folder');
+      await expect(createRelease(writer, request('1.0.2', path.join(file, 'out')), { appVersion: 'test', encoders: 2 })).rejects.toMatchObject({ code: 'invalid_input' });
+      expect(closed).toHaveBeenCalledTimes(3);
       const written = await createRelease(writer, request('1.0.2', tmp.file('early-written')), { appVersion: 'test', encoders: 2, rowGroupRows: 5 });
       expect(written.id).not.toBeNull();
-      expect(closed).toHaveBeenCalledTimes(3);
+      expect(closed).toHaveBeenCalledTimes(4);
     } finally {
       closed.mockRestore();
       writer.close();
@@ -516,6 +521,12 @@ describe('gate and licences', () => {
     const afterOther = previewPlan(db, draft, options);
     expect(afterOther.ids).not.toBe(afterOwn.ids);
     expect(afterOther.count).toBe(first.count);
+    // A plan made inside a transaction may read what a rollback takes back: never kept.
+    db.exec('BEGIN');
+    run(db, sql`UPDATE datasets SET description = description || '!' WHERE name = 'Rich'`);
+    const inside = previewPlan(db, draft, options);
+    db.exec('ROLLBACK');
+    expect(previewPlan(db, draft, options).ids).not.toBe(inside.ids);
     // A name and version taken since: refused, though the selection's plan is the one held.
     const taken = await create({ name: 'Typed', version: '0.2.0', out: tmp.file('typed-0.2.0'), selection: { datasets: ['Rich'] } });
     const held2 = previewPlan(db, draft, options);

@@ -91,16 +91,18 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   // The encoders start while the plan is made: their start-up (loading code, opening the file) overlaps it.
   const starting = startEncoders(db, options);
   let plan: ReleasePlan;
+  let temporary: string | null = null;
   try {
     // Another writer's lock (an import in another process) is waited for.
     await beginWrite(db, options.signal ? { signal: options.signal } : {});
     plan = checkedPlan(db, request, options, date, out);
+    // The gate refuses: nothing is written, and the checks come back as data (exit 1 in the CLI).
+    if (plan.gate.passed || request.force) temporary = temporaryFolder(db, out);
   } catch (error) {
     await stopEncoders(starting);
     throw error;
   }
-  // The gate refuses: nothing is written, and the checks come back as data (exit 1 in the CLI).
-  if (!plan.gate.passed && !request.force) {
+  if (temporary === null) {
     rollback(db);
     await stopEncoders(starting);
     return refused(plan, out);
@@ -111,7 +113,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     request,
     options,
     out,
-    temporary: temporaryFolder(db, out),
+    temporary,
     open: options.openSink ?? openFileSink,
     opened: [],
     gate: { ...plan.gate, forced: plan.gate.passed ? null : request.force },
@@ -161,7 +163,8 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
  */
 function startEncoders(db: WritableDB, options: CreateOptions): Promise<EncoderPool | null> {
   const count = options.encoders ?? (countInstances(db, InstanceFilter.parse({})) >= WORKER_FROM ? Math.min(2, os.availableParallelism()) : 0);
-  return count > 0 ? EncoderPool.start(db.name, count) : Promise.resolve(null);
+  // Never rejects (a worker that cannot start is left out), but is awaited only after the plan.
+  return count > 0 ? EncoderPool.start(db.name, count).catch(() => null) : Promise.resolve(null);
 }
 
 async function stopEncoders(starting: Promise<EncoderPool | null>): Promise<void> {

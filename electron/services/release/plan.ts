@@ -383,6 +383,9 @@ const previews = new WeakMap<ReadableDB, { key: string; plan: ReleasePlan }>();
  * always plans anew.
  */
 export function previewPlan(db: WritableDB, draft: ReleaseDraft, options: { appVersion: string; date: string }): ReleasePlan {
+  // Inside a transaction the plan may read rows not yet committed (a pending group of writes) that
+  // a rollback would take back without changing the stamp: planned, and not kept.
+  if (db.inTransaction) return planRelease(db, draft, options);
   const key = JSON.stringify([draft.selection, draft.split, draft.gate, options.date, options.appVersion, changeStamp(db)]);
   const held = previews.get(db);
   if (held?.key === key) return withDraftText(db, held.plan, draft);
