@@ -107,6 +107,10 @@ describe("the maintainer's second release", () => {
     await blocked.waitFor({ state: 'detached' });
     expect(await page.getByTestId('release-card').getByRole('heading', { name: 'Rivers 1.1.0' }).isVisible()).toBe(true);
     await ui.docsScreenshot('releases');
+    // Typing a description: the card shows it (the preview reuses its plan, with the new text).
+    await dialog.locator('#release-description').fill('Rivers of the north, checked twice.');
+    await page.getByTestId('release-card').filter({ hasText: 'Rivers of the north, checked twice.' }).waitFor();
+    expect(await page.getByTestId('release-counts').innerText()).toMatch(new RegExp(`${campaignItems - rejected} instances`));
   });
 
   it('publishes with Ctrl+Enter, downloads the zip, and compares with the previous version: split moves first', async () => {
