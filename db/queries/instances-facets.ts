@@ -103,14 +103,21 @@ export function countsFromGroups(groups: readonly Group[], filter: InstanceFilte
   };
 }
 
+/**
+ * Per value of one column of `instance_counts`, how many instances match a filter without a search
+ * (`except` leaves that facet's own filter out, as a facet's counts do); values with none left out.
+ */
+export function countsByColumn<V>(db: ReadableDB, column: string, filter: InstanceFilter, except?: FacetName): { value: V; count: number }[] {
+  return all<{ value: V; count: number }>(
+    db,
+    sql`SELECT c.${sql.id(column)} AS value, sum(n) AS count FROM instance_counts c ${where(countConditions(filter, except))}
+        GROUP BY value HAVING sum(n) > 0 ORDER BY value`,
+  );
+}
+
 /** Without a search: every count from `instance_counts`, which stores a missing hop count as 0 and no topic as ''. */
 function countsFromTable(db: ReadableDB, filter: InstanceFilter): FacetCounts {
-  const facet = <V>(column: string, name: FacetName) =>
-    all<{ value: V; count: number }>(
-      db,
-      sql`SELECT c.${sql.id(column)} AS value, sum(n) AS count FROM instance_counts c ${where(countConditions(filter, name))}
-          GROUP BY value HAVING sum(n) > 0 ORDER BY value`,
-    );
+  const facet = <V>(column: string, name: FacetName) => countsByColumn<V>(db, column, filter, name);
   return {
     total: countInstances(db, filter),
     datasets: facet<number>('dataset_id', 'datasets'),

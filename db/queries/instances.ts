@@ -104,15 +104,6 @@ export function* mergeInstanceSearchIndex(db: WritableDB, pages = 500): Generato
   }
 }
 
-/** How many instances match a filter without a search, per ambiguity type (types with none left out): from the counts table. */
-export function countInstancesByType(db: ReadableDB, filter: InstanceFilter): Record<string, number> {
-  const rows = all<{ type: string; n: number }>(
-    db,
-    sql`SELECT c.ambiguity_type AS type, sum(n) AS n FROM instance_counts c ${where(countConditions(filter))} GROUP BY 1 HAVING sum(n) > 0`,
-  );
-  return Object.fromEntries(rows.map((r) => [r.type, r.n]));
-}
-
 /** How many instances match: from the counts table, unless a search is part of the filter. */
 export function countInstances(db: ReadableDB, filter: InstanceFilter): number {
   if (hasSearch(filter)) return get<{ n: number }>(db, sql`SELECT count(*) AS n FROM instances i ${where(conditions(filter))}`)!.n;

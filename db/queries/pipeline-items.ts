@@ -1,6 +1,6 @@
 import type { ItemTrace } from '../../shared/pipeline';
 import { all, get, run, sql, type ReadableDB, type WritableDB } from '../sql';
-import { countInstancesByType } from './instances';
+import { countsByColumn } from './instances-facets';
 import { EVERYTHING } from './instances-filters';
 
 /**
@@ -55,8 +55,8 @@ export function failedAmong(db: ReadableDB, stage: string, items: readonly strin
 export function keptByType(db: ReadableDB, scope: { runId: number } | { datasetIds: readonly number[] }): Record<string, number> {
   if (!('runId' in scope)) {
     // The instance table's counts hold this sum: a few rows, not a scan.
-    const { unspecified: _unspecified, ...kept } = countInstancesByType(db, { ...EVERYTHING, datasets: [...scope.datasetIds], statuses: ['ready'] });
-    return kept;
+    const ready = countsByColumn<string>(db, 'ambiguity_type', { ...EVERYTHING, datasets: [...scope.datasetIds], statuses: ['ready'] });
+    return Object.fromEntries(ready.filter((r) => r.value !== 'unspecified').map((r) => [r.value, r.count]));
   }
   const rows = all<{ type: string; n: number }>(
     db,
