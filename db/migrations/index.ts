@@ -29,6 +29,7 @@ import { baseQuestionsQuestionWithSource } from './0027-base-questions-question-
 import { baseQuestionsFacetIndex } from './0028-base-questions-facet-index';
 import { baseQuestionsSortIndexes } from './0029-base-questions-sort-indexes';
 import { searchIndexesMerged } from './0030-search-indexes-merged';
+import { evalItemVersions } from './0031-eval-item-versions';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -62,4 +63,5 @@ export const migrations: readonly Migration[] = [
   baseQuestionsFacetIndex,
   baseQuestionsSortIndexes,
   searchIndexesMerged,
+  evalItemVersions,
 ];

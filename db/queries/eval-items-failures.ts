@@ -2,13 +2,14 @@ import type { FailureRow } from '../../shared/api';
 import { all, allRaw, get, sql, type ReadableDB, type SqlFragment } from '../sql';
 import { currentTagKeys } from './eval-item-tags';
 import { countable, countFromCounts, placePage } from './eval-items-failure-counts';
+import { snapshotCount, snapshotPageIds } from './eval-items-failure-snapshot';
 import { itemFields, type EvalItemRow, type ItemColumns } from './eval-items';
 
 /**
  * The failure table: pages of one evaluation run's `eval_items`, filtered and sorted on the
  * covering indexes of migrations 0010 and 0012, placed from the counts of migration 0025 when the
- * filter is one they count (eval-items-failure-counts.ts). It only reads; eval-items.ts writes
- * the table.
+ * filter is one they count (eval-items-failure-counts.ts); a finished run's pages are read from
+ * memory instead (eval-items-failure-snapshot.ts). It only reads; eval-items.ts writes the table.
  * A module apart from eval-items.ts because choosing and walking the indexes is one algorithm
  * that fills a file of its own; test/unit/failure-plans.test.ts checks the plans it gets.
  */
@@ -17,7 +18,7 @@ export const FAILURE_SORTS = ['position', 'str_em', 'disambig_f1', 'rouge_l', 'j
 export type FailureSort = (typeof FAILURE_SORTS)[number];
 export type FailureMetric = Exclude<FailureSort, 'position'>;
 
-const SORT_INDEX: Record<FailureSort, string> = {
+export const SORT_INDEX: Record<FailureSort, string> = {
   position: 'failures_by_position',
   str_em: 'failures_by_str_em',
   disambig_f1: 'failures_by_disambig',
@@ -192,9 +193,14 @@ export function failurePageIds(
   direction: 'asc' | 'desc',
   limit: number,
   offset: number,
-  /** Tests: one plan or another, to check that all give the same page. */
-  plan: FailurePlan = chooseFailurePlan(db, runId, filter, sort, offset + limit),
+  /** Tests: one plan or another, to check that all give the same page (without one, a finished run's pages come from memory). */
+  chosen?: FailurePlan,
 ): number[] {
+  if (!chosen) {
+    const page = snapshotPageIds(db, runId, filter, sort, direction, limit, offset);
+    if (page) return page;
+  }
+  const plan = chosen ?? chooseFailurePlan(db, runId, filter, sort, offset + limit);
   const ids = (query: SqlFragment) => all<{ id: number }>(db, query).map((r) => r.id);
   // Under `counts`, the page is walked from the block the counts place it in (null: past the last item).
   const placed = plan === 'counts' ? placePage(db, runId, filter, sort, direction, offset) : undefined;
@@ -218,8 +224,10 @@ export function countFailuresQuery(runId: number, filter: FailureFilter): SqlFra
   return sql`SELECT count(*) AS n FROM eval_items a WHERE ${sql.join(conditions(runId, filter, 'position', false), sql` AND `)}`;
 }
 
-/** Items matching a filter: summed from the counts when they count it, else counted on whichever index SQLite finds narrowest for it. */
+/** Items matching a filter: from memory for a finished run, summed from the counts when they count it, else counted on whichever index SQLite finds narrowest for it. */
 export function countFailures(db: ReadableDB, runId: number, filter: FailureFilter): number {
+  const counted = snapshotCount(db, runId, filter);
+  if (counted !== null) return counted;
   if (countable(filter)) return countFromCounts(db, runId, filter);
   return get<{ n: number }>(db, countFailuresQuery(runId, filter))!.n;
 }

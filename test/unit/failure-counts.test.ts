@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/connection';
 import { migrate } from '../../db/migrate';
 import { migrations } from '../../db/migrations';
-import { insertEvalRun } from '../../db/queries/eval-runs';
 import { placePage } from '../../db/queries/eval-items-failure-counts';
-import { chooseFailurePlan, countFailures, failurePageIds, failurePageQuery, FAILURE_SORTS, type FailureFilter, type FailureMetric, type FailureSort } from '../../db/queries/eval-items-failures';
+import { chooseFailurePlan, countFailures, failurePageIds, failurePageQuery, FAILURE_SORTS, type FailureFilter } from '../../db/queries/eval-items-failures';
 import { all, explain, sql, type WritableDB } from '../../db/sql';
+import { fillRun, insertItem, METRIC_SORTS, plainPage, randomFilter, randomThreshold } from '../helpers/failure-items';
 import { rng } from '../helpers/synthetic';
 
 /**
@@ -15,83 +15,6 @@ import { rng } from '../helpers/synthetic';
  * in it (the backfill) and after items are added, updated and deleted and a run is deleted (the
  * triggers); and the counts kept by the triggers equal those the backfill computes from scratch.
  */
-
-const TYPES = ['semantic', 'syntactic', 'constraint', 'unspecified'];
-const METRIC_SORTS = FAILURE_SORTS.filter((s): s is FailureMetric => s !== 'position');
-
-type Random = () => number;
-
-/** Metric values of every kind the buckets meet: on their bounds (k/4, k/100), between them (k/3, any real), none. */
-function metrics(random: Random): (number | null)[] {
-  const maybe = (v: number) => (random() < 0.06 ? null : v);
-  return [
-    maybe(Math.floor(random() * 5) / 4),
-    maybe(random() < 0.5 ? Math.floor(random() * 21) / 20 : random()),
-    maybe(Math.floor(random() * 101) / 100),
-    maybe(Math.floor(random() * 16) / 3),
-    maybe(random() < 0.3 ? Math.floor(200 + random() * 3000) : 200 + random() * 3000),
-  ];
-}
-
-function insertItem(db: WritableDB, runId: number, position: number, random: Random): void {
-  const status = random() < 0.05 ? 'failed' : random() < 0.05 ? 'pending' : 'done';
-  const flag = () => (random() < 0.1 ? null : Number(random() < 0.3));
-  db.prepare(
-    `INSERT INTO eval_items (run_id, position, key, ambiguity_type, question, gold, status, str_em, disambig_f1, rouge_l, judge_mean, latency_ms,
-                             collapsed, retrieval_miss, cost_usd, error)
-     VALUES (?, ?, ?, ?, 'Q?', '{}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(runId, position, `key-${position}`, TYPES[Math.floor(random() * 4)]!, status, ...metrics(random), flag(), flag(), random() < 0.2 ? 0 : random() / 50, status === 'failed' ? 'e' : null);
-}
-
-function fillRun(db: WritableDB, count: number, seed: number): number {
-  const runId = insertEvalRun(db, {
-    method: 'naive_rag', model: `counts-${seed}`, endpoint: {}, sourceKind: 'dataset', source: 'counts', releaseId: null, split: null,
-    datasetId: null, corpus: null, retrievalMode: null, k: null, options: {}, promptVersions: {},
-  });
-  const random = rng(seed);
-  // Positions with gaps, past a coarse block of 2^14.
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) insertItem(db, runId, i * 7, random);
-  })();
-  return runId;
-}
-
-/** The page as one plain sort of the run's matching items would give it. */
-function plainPage(db: WritableDB, runId: number, f: FailureFilter, sort: FailureSort, direction: 'asc' | 'desc', limit: number, offset: number): number[] {
-  const list = [sql`run_id = ${runId}`];
-  if (f.status) list.push(sql`status = ${f.status}`);
-  if (f.type) list.push(sql`ambiguity_type = ${f.type}`);
-  if (f.collapsed !== undefined) list.push(sql`coalesce(collapsed, 0) = ${f.collapsed ? 1 : 0}`);
-  if (f.retrievalMiss !== undefined) list.push(sql`coalesce(retrieval_miss, 0) = ${f.retrievalMiss ? 1 : 0}`);
-  for (const t of f.thresholds ?? []) {
-    if (t.below !== undefined) list.push(sql`${sql.id(t.metric)} < ${t.below}`);
-    if (t.atLeast !== undefined) list.push(sql`${sql.id(t.metric)} >= ${t.atLeast}`);
-  }
-  const dir = sql.keyword(direction === 'desc' ? 'DESC' : 'ASC');
-  const order = sort === 'position' ? sql`position ${dir}` : sql`${sql.id(sort)} IS NULL, ${sql.id(sort)} ${dir}, position ${dir}`;
-  return all<{ id: number }>(db, sql`SELECT id FROM eval_items WHERE ${sql.join(list, sql` AND `)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`).map((r) => r.id);
-}
-
-/** A threshold on the sort metric: at a value some item has (a bucket's bound, often), or between values. */
-function randomThreshold(db: WritableDB, runId: number, sort: FailureMetric, random: Random): NonNullable<FailureFilter['thresholds']>[number] {
-  const values = all<{ v: number }>(db, sql`SELECT DISTINCT ${sql.id(sort)} AS v FROM eval_items WHERE run_id = ${runId} AND ${sql.id(sort)} IS NOT NULL ORDER BY 1`).map((r) => r.v);
-  const at = () => {
-    const i = Math.floor(random() * values.length);
-    return random() < 0.5 ? values[i]! : (values[i]! + (values[i + 1] ?? values[i]! + 1)) / 2;
-  };
-  const [x, y] = [at(), at()].sort((a, b) => a - b);
-  const kind = random();
-  return kind < 0.35 ? { metric: sort, atLeast: x } : kind < 0.7 ? { metric: sort, below: y } : { metric: sort, atLeast: x, below: y };
-}
-
-function randomFilter(random: Random): FailureFilter {
-  const f: FailureFilter = {};
-  if (random() < 0.3) f.status = (['pending', 'done', 'failed'] as const)[Math.floor(random() * 3)];
-  if (random() < 0.4) f.type = TYPES[Math.floor(random() * 4)];
-  if (random() < 0.3) f.collapsed = random() < 0.5;
-  if (random() < 0.3) f.retrievalMiss = random() < 0.5;
-  return f;
-}
 
 function expectPagesPlain(db: WritableDB, runIds: number[], seed: number, queries: number): void {
   const random = rng(seed);
@@ -108,7 +31,7 @@ function expectPagesPlain(db: WritableDB, runIds: number[], seed: number, querie
     const limit = 1 + Math.floor(random() * 120);
     expect(chooseFailurePlan(db, runId, filter, sort, offset + limit)).toBe('counts');
     const label = JSON.stringify({ runId, filter, sort, direction, offset, limit });
-    expect(failurePageIds(db, runId, filter, sort, direction, limit, offset), label).toEqual(plainPage(db, runId, filter, sort, direction, limit, offset));
+    expect(failurePageIds(db, runId, filter, sort, direction, limit, offset, 'counts'), label).toEqual(plainPage(db, runId, filter, sort, direction, limit, offset));
     expect(total, label).toBe(plainPage(db, runId, filter, 'position', 'asc', 1e9, 0).length);
   }
 }
@@ -215,12 +138,12 @@ describe('failure pages placed from counts (migration 0025)', () => {
         continue;
       }
       expect(placed!.valuedLeft).toBe(total - offset);
-      expect(failurePageIds(db, runId, failed, 'cost_usd', 'asc', 100, offset)).toEqual(plainPage(db, runId, failed, 'cost_usd', 'asc', 100, offset));
+      expect(failurePageIds(db, runId, failed, 'cost_usd', 'asc', 100, offset, 'counts')).toEqual(plainPage(db, runId, failed, 'cost_usd', 'asc', 100, offset));
     }
     // Descending, the same items (one value, by position) from the other end.
     const placed = placePage(db, runId, failed, 'cost_usd', 'desc', total - 20)!;
     expect(placed.valuedLeft).toBe(20);
-    expect(failurePageIds(db, runId, failed, 'cost_usd', 'desc', 100, total - 20)).toEqual(plainPage(db, runId, failed, 'cost_usd', 'desc', 100, total - 20));
+    expect(failurePageIds(db, runId, failed, 'cost_usd', 'desc', 100, total - 20, 'counts')).toEqual(plainPage(db, runId, failed, 'cost_usd', 'desc', 100, total - 20));
     db.close();
   });
 });
