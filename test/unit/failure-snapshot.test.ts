@@ -6,6 +6,7 @@ import { snapshotCount, snapshotPageIds } from '../../db/queries/eval-items-fail
 import { countFailures, failurePageIds, FAILURE_SORTS, type FailureFilter } from '../../db/queries/eval-items-failures';
 import { setEvalRunStatus } from '../../db/queries/eval-runs';
 import type { WritableDB } from '../../db/sql';
+import { tempDir } from '../helpers/db';
 import { fillRun, insertItem, METRIC_SORTS, plainPage, randomFilter, type Random } from '../helpers/failure-items';
 import { rng } from '../helpers/synthetic';
 
@@ -98,6 +99,29 @@ describe("a finished run's failure pages from memory", () => {
     expect(version(db, last)).toBeGreaterThan(deleted);
     expect(snapshotPageIds(db, last, {}, 'position', 'asc', 10, 0)).toBeNull();
     db.close();
+  });
+
+  it('follow what another connection to the file commits (another process writing it)', () => {
+    const tmp = tempDir('awb-failure-snapshot-');
+    const reader = openDatabase(tmp.file('items.db'));
+    const writer = openDatabase(tmp.file('items.db'));
+    try {
+      const [run] = finishedRuns(writer);
+      const page = () => snapshotPageIds(reader, run!, { thresholds: [{ metric: 'rouge_l', atLeast: 0.5 }] }, 'rouge_l', 'desc', 20, 0);
+      const before = page();
+      expect(before).toEqual(plainPage(writer, run!, { thresholds: [{ metric: 'rouge_l', atLeast: 0.5 }] }, 'rouge_l', 'desc', 20, 0));
+      // The last item of the page rises to the top; an item outside it drops out of the filter.
+      writer.prepare('UPDATE eval_items SET rouge_l = 2 WHERE id = ?').run(before![19]);
+      writer.prepare('UPDATE eval_items SET rouge_l = 0.1 WHERE id = ?').run(before![0]);
+      const after = page();
+      expect(after![0]).toBe(before![19]);
+      expect(after).not.toContain(before![0]);
+      expect(after).toEqual(plainPage(writer, run!, { thresholds: [{ metric: 'rouge_l', atLeast: 0.5 }] }, 'rouge_l', 'desc', 20, 0));
+    } finally {
+      reader.close();
+      writer.close();
+      tmp.cleanup();
+    }
   });
 
   it('are left to SQLite while the run runs, inside a transaction, and for filters on tags or another run', () => {
