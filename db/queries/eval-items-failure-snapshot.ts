@@ -1,5 +1,6 @@
 import { column, get, readSnapshot, sql, type ReadableDB } from '../sql';
-import { SORT_INDEX, type FailureFilter, type FailureMetric, type FailureSort } from './eval-items-failures';
+import type { FailureFilter } from './eval-items-failures';
+import { SORT_INDEX, type FailureMetric, type FailureSort } from './eval-items-failure-sorts';
 
 /**
  * The failure table of a finished run, read from memory. A run's items are loaded in pieces,
@@ -11,7 +12,7 @@ import { SORT_INDEX, type FailureFilter, type FailureMetric, type FailureSort } 
  * another metric leaves sparse.
  *
  * The items are trusted only while the run's version (migration 0031, moved by triggers on any
- * change of a column read here) is the one they were read at; each piece is read in one read
+ * change of a column read here but the id, which nothing changes) is the one they were read at; each piece is read in one read
  * transaction with that version, so the pieces agree. Not used (null: the caller reads SQLite)
  * for a running run, whose items change with every answer; inside a transaction, whose reads may
  * yet be rolled back; and for filters on tags or a second run, which live in other tables.
@@ -163,6 +164,11 @@ function runItems(db: ReadableDB, runId: number, metrics: readonly FailureMetric
   return items;
 }
 
+/** The filter's thresholds with a bound: one with neither tests nothing, as in SQL (items without a value stay). */
+function bounded(filter: FailureFilter): NonNullable<FailureFilter['thresholds']> {
+  return (filter.thresholds ?? []).filter((t) => t.atLeast !== undefined || t.below !== undefined);
+}
+
 /** Whether a packed cell (see RunItems) passes the filter's tests on status, type and the flags. */
 function cellPasses(cell: number, filter: FailureFilter, typeCode: number): boolean {
   const flag = (code: number, wanted: boolean | undefined) => wanted === undefined || (code === 1) === wanted;
@@ -198,7 +204,8 @@ function within(values: Float64Array, atLeast: number, below: number | undefined
  * which pass, then each threshold in a loop of its own (no function call per item).
  */
 function matchesOf(items: RunItems, filter: FailureFilter): { slots: Uint8Array; count: number } {
-  const key = JSON.stringify([filter.status, filter.type, filter.collapsed, filter.retrievalMiss, filter.thresholds ?? []]);
+  // String() keeps every bound apart (JSON would write Infinity and NaN alike, as null).
+  const key = [filter.status, filter.type, filter.collapsed, filter.retrievalMiss, ...bounded(filter).flatMap((t) => [t.metric, t.atLeast, t.below])].map(String).join('\u0000');
   const known = items.matches.get(key);
   if (known) {
     items.matches.delete(key);
@@ -210,7 +217,7 @@ function matchesOf(items: RunItems, filter: FailureFilter): { slots: Uint8Array;
   for (let cell = 0; cell < passes.length; cell++) passes[cell] = cellPasses(cell, filter, typeCode) ? 1 : 0;
   const slots = new Uint8Array(items.size);
   passing(items.cells, passes, slots);
-  for (const t of filter.thresholds ?? []) within(items.metrics.get(t.metric)!.values, t.atLeast ?? -Infinity, t.below, slots);
+  for (const t of bounded(filter)) within(items.metrics.get(t.metric)!.values, t.atLeast ?? -Infinity, t.below, slots);
   const matches = { slots, count: -1 };
   items.matches.set(key, matches);
   while (items.matches.size > FILTERS_KEPT) items.matches.delete(items.matches.keys().next().value!);
@@ -219,7 +226,7 @@ function matchesOf(items: RunItems, filter: FailureFilter): { slots: Uint8Array;
 
 const servable = (filter: FailureFilter) => filter.tagId === undefined && filter.versus === undefined;
 const metricsOf = (filter: FailureFilter, sort?: FailureSort): FailureMetric[] => [
-  ...new Set([...(sort && sort !== 'position' ? [sort] : []), ...(filter.thresholds ?? []).map((t) => t.metric)]),
+  ...new Set([...(sort && sort !== 'position' ? [sort] : []), ...bounded(filter).map((t) => t.metric)]),
 ];
 
 /**
@@ -261,6 +268,10 @@ export function snapshotCount(db: ReadableDB, runId: number, filter: FailureFilt
   const items = runItems(db, runId, metricsOf(filter));
   if (!items) return null;
   const matches = matchesOf(items, filter);
-  if (matches.count < 0) matches.count = matches.slots.reduce((sum, bit) => sum + bit, 0);
+  if (matches.count < 0) {
+    let count = 0;
+    for (const bit of matches.slots) count += bit;
+    matches.count = count;
+  }
   return matches.count;
 }

@@ -3,6 +3,7 @@ import { all, allRaw, get, sql, type ReadableDB, type SqlFragment } from '../sql
 import { currentTagKeys } from './eval-item-tags';
 import { countable, countFromCounts, placePage } from './eval-items-failure-counts';
 import { snapshotCount, snapshotPageIds } from './eval-items-failure-snapshot';
+import { SORT_INDEX, type FailureMetric, type FailureSort } from './eval-items-failure-sorts';
 import { itemFields, type EvalItemRow, type ItemColumns } from './eval-items';
 
 /**
@@ -14,19 +15,7 @@ import { itemFields, type EvalItemRow, type ItemColumns } from './eval-items';
  * that fills a file of its own; test/unit/failure-plans.test.ts checks the plans it gets.
  */
 
-export const FAILURE_SORTS = ['position', 'str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'latency_ms', 'cost_usd'] as const;
-export type FailureSort = (typeof FAILURE_SORTS)[number];
-export type FailureMetric = Exclude<FailureSort, 'position'>;
-
-export const SORT_INDEX: Record<FailureSort, string> = {
-  position: 'failures_by_position',
-  str_em: 'failures_by_str_em',
-  disambig_f1: 'failures_by_disambig',
-  rouge_l: 'failures_by_rouge',
-  judge_mean: 'failures_by_judge',
-  latency_ms: 'failures_by_latency',
-  cost_usd: 'failures_by_cost',
-};
+export { FAILURE_SORTS, type FailureMetric, type FailureSort } from './eval-items-failure-sorts';
 
 export interface FailureFilter {
   status?: 'pending' | 'done' | 'failed' | undefined;

@@ -26,7 +26,9 @@ function randomThresholds(random: Random): NonNullable<FailureFilter['thresholds
     const scale = metric === 'latency_ms' ? 3200 : metric === 'judge_mean' ? 5 : metric === 'cost_usd' ? 0.02 : 1;
     const [x, y] = [Math.floor(random() * 9) / 8, Math.floor(random() * 9) / 8].sort((a, b) => a - b).map((v) => v * scale);
     const kind = random();
-    return kind < 0.35 ? { metric, atLeast: x! } : kind < 0.7 ? { metric, below: y! } : { metric, atLeast: x!, below: y! };
+    // Now and then neither bound: it tests nothing (items without a value stay).
+    if (kind < 0.05) return { metric };
+    return kind < 0.37 ? { metric, atLeast: x! } : kind < 0.7 ? { metric, below: y! } : { metric, atLeast: x!, below: y! };
   });
 }
 
@@ -54,6 +56,7 @@ function expectPagesFromMemory(db: WritableDB, runIds: number[], seed: number, q
     expect(page, label).not.toBeNull();
     expect(page, label).toEqual(plainPage(db, runId, filter, sort, direction, limit, offset));
     expect(failurePageIds(db, runId, filter, sort, direction, limit, offset), label).toEqual(page);
+    expect(failurePageIds(db, runId, filter, sort, direction, limit, offset, 'filter-then-sort'), label).toEqual(page);
     expect(snapshotCount(db, runId, filter), label).toBe(total);
     expect(countFailures(db, runId, filter), label).toBe(total);
   }
@@ -73,14 +76,21 @@ describe("a finished run's failure pages from memory", () => {
     const runs = finishedRuns(db);
     expectPagesFromMemory(db, runs, 2, 60);
     const random = rng(3);
+    // The run's items now (an item inserted joins them, a deleted one leaves), so every step changes one.
     const ids = (db.prepare('SELECT id FROM eval_items WHERE run_id = ? ORDER BY id').all(runs[0]) as { id: number }[]).map((r) => r.id);
+    const any = () => ids[Math.floor(random() * ids.length)]!;
+    let added = 0;
     const steps: (() => void)[] = [
-      () => insertItem(db, runs[0]!, 5000 + ids.length++, random),
-      () => db.prepare('UPDATE eval_items SET rouge_l = ? WHERE id = ?').run(random() < 0.2 ? null : random(), ids[Math.floor(random() * ids.length)]),
-      () => db.prepare("UPDATE eval_items SET status = 'failed', error = 'x', collapsed = 1 WHERE id = ?").run(ids[Math.floor(random() * ids.length)]),
-      () => db.prepare('UPDATE eval_items SET position = position + 100000 WHERE id = ?').run(ids[Math.floor(random() * ids.length)]),
-      () => db.prepare("UPDATE eval_items SET ambiguity_type = 'novel' WHERE id = ?").run(ids[Math.floor(random() * ids.length)]),
-      () => db.prepare('DELETE FROM eval_items WHERE id = ?').run(ids[Math.floor(random() * ids.length)]),
+      () => {
+        const position = 5000 + added++;
+        insertItem(db, runs[0]!, position, random);
+        ids.push((db.prepare('SELECT id FROM eval_items WHERE run_id = ? AND position = ?').get(runs[0], position) as { id: number }).id);
+      },
+      () => db.prepare('UPDATE eval_items SET rouge_l = ? WHERE id = ?').run(random() < 0.5 ? 7 : -1, any()),
+      () => db.prepare("UPDATE eval_items SET status = 'failed', error = 'x', collapsed = 1 - coalesce(collapsed, 0) WHERE id = ?").run(any()),
+      () => db.prepare('UPDATE eval_items SET position = position + 100000 WHERE id = ?').run(any()),
+      () => db.prepare("UPDATE eval_items SET ambiguity_type = 'novel' || ? WHERE id = ?").run(added, any()),
+      () => db.prepare('DELETE FROM eval_items WHERE id = ?').run(ids.splice(Math.floor(random() * ids.length), 1)[0]),
     ];
     for (let round = 0; round < 12; round++) {
       const before = version(db, runs[0]!)!;
@@ -92,12 +102,19 @@ describe("a finished run's failure pages from memory", () => {
     const before = version(db, runs[0]!);
     db.prepare("UPDATE eval_items SET notes = '[\"seen\"]' WHERE id = ?").run(ids[0]);
     expect(version(db, runs[0]!)).toBe(before);
-    // A deleted run's version stays, so a later run given its id starts past it.
+    // A deleted run's version stays, so a later run given its id starts past it, and the pages
+    // kept of the old run are not served for the new one.
     const last = runs[1]!;
+    expectPagesFromMemory(db, [last], 30, 10);
     const deleted = version(db, last)!;
     db.prepare('DELETE FROM runs WHERE id = ?').run(last);
     expect(version(db, last)).toBeGreaterThan(deleted);
     expect(snapshotPageIds(db, last, {}, 'position', 'asc', 10, 0)).toBeNull();
+    const reborn = fillRun(db, 300, 31, 2);
+    expect(reborn).toBe(last);
+    setEvalRunStatus(db, reborn, 'done', null);
+    expect(version(db, reborn)).toBeGreaterThan(deleted);
+    expectPagesFromMemory(db, [reborn], 32, 20);
     db.close();
   });
 
