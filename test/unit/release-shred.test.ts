@@ -1,8 +1,13 @@
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import type { SchemaElement } from 'hyparquet';
+import { writeColumn } from 'hyparquet-writer/src/column.js';
+import { snappyCompress as librarySnappy } from 'hyparquet-writer/src/snappy.js';
+import type { PageIndexes } from 'hyparquet-writer/src/types.js';
 import { describe, expect, it } from 'vitest';
 import { encodeShredded, ParquetAssembler, type FileSink } from '../../electron/services/release/files';
 import { parquetSchema, RELEASE_COLUMNS, type Field, type ReleaseRow } from '../../shared/release/schema';
-import { Shredder } from '../../shared/release/shred';
+import { Shredder, type LeafData } from '../../shared/release/shred';
+import { snappyCompress } from '../../electron/services/release/snappy';
 import { rng, words } from '../helpers/synthetic';
 
 /** Rows of every shape the schema allows: nulls where optional, empty and long lists, nested nulls. */
@@ -25,7 +30,73 @@ function memorySink(): { open: (file: string) => FileSink; bytes: () => Buffer }
   return { open: () => ({ write: (bytes) => void parts.push(Buffer.from(bytes)), close: () => undefined }), bytes: () => Buffer.concat(parts) };
 }
 
+/** A row group as hyparquet-writer's own column writer encodes it, with the release's settings. */
+function libraryGroup(columnData: LeafData[], shredder: Shredder): { bytes: Uint8Array; indexes: PageIndexes[] } {
+  const writer = new ByteWriter();
+  const indexes = columnData.map((pageData, i) => {
+    const leaf = shredder.leaves[i]!;
+    const schemaPath = leaf.schemaPath as SchemaElement[];
+    const column = { columnName: leaf.name, element: schemaPath.at(-1)!, schemaPath, codec: 'SNAPPY' as const, compressors: { SNAPPY: librarySnappy }, stats: false, pageSize: 1 << 20, columnIndex: false, offsetIndex: true };
+    return writeColumn({ writer, column, pageData });
+  });
+  return { bytes: writer.getBytes(), indexes };
+}
+
+/** Text that is long, and whose UTF-8 is up to three and four bytes a character. */
+function unicodeText(random: () => number, length: number): string {
+  const pieces = ['é', 'ß', '中文', '日本語', '😀', 'plain ', 'Ω', '\ud800'];
+  let text = '';
+  while (text.length < length) text += pieces[Math.floor(random() * pieces.length)];
+  return text;
+}
+
 describe('shredding release rows into Parquet columns', () => {
+  it('encodes every column chunk as hyparquet-writer does: non-ASCII and unpaired surrogates, pages split by UTF-8 size, dictionaries of one value, booleans, doubles', () => {
+    const columns: Field[] = [
+      { name: 'id', type: 'string', doc: '' },
+      { name: 'same', type: 'string', doc: '' },
+      { name: 'long', type: 'string', optional: true, doc: '' },
+      { name: 'flag', type: 'bool', doc: '' },
+      { name: 'maybe', type: 'bool', optional: true, doc: '' },
+      { name: 'score', type: 'float64', optional: true, doc: '' },
+      { name: 'never', type: 'int32', optional: true, doc: '' },
+      { name: 'items', list: [{ name: 'text', type: 'string', doc: '' }, { name: 'ranks', list: 'int32', doc: '' }], doc: '' },
+    ];
+    const shredder = new Shredder(columns);
+    const random = rng(11);
+    for (const [count, longLength] of [[300, 4000], [40, 30], [7, 0]] as const) {
+      const rows = Array.from({ length: count }, (_, i) => ({
+        id: `${i}-${unicodeText(random, 3)}`,
+        same: 'même valeur',
+        long: random() < 0.2 ? null : unicodeText(random, longLength),
+        flag: random() < 0.9,
+        maybe: random() < 0.4 ? null : random() < 0.5,
+        score: random() < 0.3 ? null : random() * 100 - 50,
+        never: null,
+        items: Array.from({ length: Math.floor(random() * 4) }, () => ({ text: words(random, 2), ranks: Array.from({ length: Math.floor(random() * 3) }, () => Math.floor(random() * 9)) })),
+      }));
+      const data = shredder.shred(rows);
+      const ours = encodeShredded(data, shredder, rows.length);
+      const library = libraryGroup(shredder.shred(rows), shredder);
+      expect(Buffer.from(ours.bytes).equals(Buffer.from(library.bytes))).toBe(true);
+      expect(ours.indexes).toEqual(library.indexes.map(({ chunk, offsetIndex }) => ({ chunk, offsetIndex })));
+      if (longLength > 1000) {
+        // Under 1 MiB counted in characters, over it in UTF-8 bytes: pages split by bytes.
+        expect(rows.reduce((sum, row) => sum + (row.long?.length ?? 0), 0)).toBeLessThan(1 << 20);
+        expect(ours.indexes[2]!.offsetIndex?.page_locations.length).toBeGreaterThanOrEqual(2);
+      }
+    }
+  });
+
+  it('compresses with Snappy to the same bytes as hyparquet-writer, from empty input to long repeats', () => {
+    const random = rng(3);
+    const inputs = [new Uint8Array(0), new Uint8Array(14), Buffer.from('abcabcabcabcabcabc'), Buffer.from(unicodeText(random, 200_000)), Buffer.from(words(random, 50_000))];
+    const noise = new Uint8Array(100_000);
+    for (let i = 0; i < noise.length; i++) noise[i] = Math.floor(random() * 256);
+    inputs.push(noise, Buffer.alloc(70_000, 7));
+    for (const input of inputs) expect(Buffer.from(snappyCompress(input)).equals(Buffer.from(librarySnappy(input)))).toBe(true);
+  });
+
   it('writes the same bytes as hyparquet-writer’s own writer, from row groups encoded apart, for rows of every shape', () => {
     const rows = randomRows(700, 5);
     const kv = [{ key: 'awb.format', value: 'awb-release/1' }];
