@@ -17,11 +17,41 @@ export interface LeafColumn {
   maxDefinitionLevel: number;
 }
 
+/** A leaf's column for a row group: levels as bytes (they are small numbers), values as given. */
 export interface LeafData {
   values: unknown[];
-  definitionLevels: number[];
-  repetitionLevels: number[];
+  definitionLevels: Uint8Array;
+  repetitionLevels: Uint8Array;
   maxDefinitionLevel: number;
+}
+
+/** Levels of one leaf as they are shredded: bytes in a buffer kept from one row group to the next. */
+class Levels {
+  private bytes = new Uint8Array(4096);
+  length = 0;
+
+  push(level: number): void {
+    if (this.length === this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+    this.bytes[this.length++] = level;
+  }
+
+  /** The levels so far (a copy), and empty again. */
+  take(): Uint8Array {
+    const out = this.bytes.slice(0, this.length);
+    this.length = 0;
+    return out;
+  }
+}
+
+/** What a leaf gathers until the row group is taken. */
+interface Gathering {
+  values: unknown[];
+  definitionLevels: Levels;
+  repetitionLevels: Levels;
 }
 
 type Node =
@@ -36,7 +66,7 @@ function leavesOf(node: Node): number[] {
 export class Shredder {
   readonly leaves: LeafColumn[] = [];
   private readonly roots: Node[];
-  private data: LeafData[] = [];
+  private data: Gathering[] = [];
 
   constructor(columns: readonly Field[]) {
     const schema = parquetSchema(columns);
@@ -59,6 +89,7 @@ export class Shredder {
       return { kind: 'list', name: field.name, optional, element: item, leaves: leavesOf(item), repeatLevel: rep + 1 };
     };
     this.roots = columns.map((column) => build(column, column.optional === true, [], 0, 0));
+    if (this.leaves.some((leaf) => leaf.maxDefinitionLevel > 255)) throw new Error('parquet schema nested too deep for byte levels');
   }
 
   /** The leaf columns' levels and values for these rows. */
@@ -73,7 +104,12 @@ export class Shredder {
    * its leaf values), so they die young instead of surviving until the whole group is encoded.
    */
   start(): void {
-    this.data = this.leaves.map((leaf) => ({ values: [], definitionLevels: [], repetitionLevels: [], maxDefinitionLevel: leaf.maxDefinitionLevel }));
+    if (this.data.length !== this.leaves.length) this.data = this.leaves.map(() => ({ values: [], definitionLevels: new Levels(), repetitionLevels: new Levels() }));
+    for (const data of this.data) {
+      data.values = [];
+      data.definitionLevels.length = 0;
+      data.repetitionLevels.length = 0;
+    }
   }
 
   add(row: Record<string, unknown>): void {
@@ -81,15 +117,18 @@ export class Shredder {
   }
 
   take(): LeafData[] {
+    const out = this.leaves.map((leaf, i): LeafData => {
+      const data = this.data[i]!;
+      return { values: data.values, definitionLevels: data.definitionLevels.take(), repetitionLevels: data.repetitionLevels.take(), maxDefinitionLevel: leaf.maxDefinitionLevel };
+    });
     // Top-level scalars carry no repetition levels, and required ones no definition levels either.
     for (const root of this.roots) {
       if (root.kind !== 'leaf') continue;
-      const data = this.data[root.leaf]!;
-      data.repetitionLevels = [];
-      if (!root.optional) data.definitionLevels = [];
+      const data = out[root.leaf]!;
+      data.repetitionLevels = new Uint8Array(0);
+      if (!root.optional) data.definitionLevels = new Uint8Array(0);
     }
-    const out = this.data;
-    this.data = [];
+    for (const data of this.data) data.values = [];
     return out;
   }
 

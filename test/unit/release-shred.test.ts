@@ -37,7 +37,8 @@ function libraryGroup(columnData: LeafData[], shredder: Shredder): { bytes: Uint
     const leaf = shredder.leaves[i]!;
     const schemaPath = leaf.schemaPath as SchemaElement[];
     const column = { columnName: leaf.name, element: schemaPath.at(-1)!, schemaPath, codec: 'SNAPPY' as const, compressors: { SNAPPY: librarySnappy }, stats: false, pageSize: 1 << 20, columnIndex: false, offsetIndex: true };
-    return writeColumn({ writer, column, pageData });
+    // The library as it is used elsewhere: levels as plain arrays.
+    return writeColumn({ writer, column, pageData: { ...pageData, definitionLevels: Array.from(pageData.definitionLevels), repetitionLevels: Array.from(pageData.repetitionLevels) } });
   });
   return { bytes: writer.getBytes(), indexes };
 }
@@ -129,14 +130,15 @@ describe('shredding release rows into Parquet columns', () => {
       ['items.list.element.a', 2],
       ['items.list.element.tags.list.element', 2],
     ]);
+    const plain = (data: LeafData) => ({ ...data, definitionLevels: [...data.definitionLevels], repetitionLevels: [...data.repetitionLevels] });
     const [id, n, a, tags] = shredder.shred([
       { id: 'x', n: null, items: [] },
       { id: 'y', n: 3, items: [{ a: 'p', tags: ['t1', 't2'] }, { a: null, tags: [] }] },
     ]);
-    expect(id).toEqual({ values: ['x', 'y'], definitionLevels: [], repetitionLevels: [], maxDefinitionLevel: 0 });
-    expect(n).toEqual({ values: [null, 3], definitionLevels: [0, 1], repetitionLevels: [], maxDefinitionLevel: 1 });
-    expect(a).toEqual({ values: [undefined, 'p', null], definitionLevels: [0, 2, 1], repetitionLevels: [0, 0, 1], maxDefinitionLevel: 2 });
-    expect(tags).toEqual({ values: [undefined, 't1', 't2', undefined], definitionLevels: [0, 2, 2, 1], repetitionLevels: [0, 0, 2, 1], maxDefinitionLevel: 2 });
+    expect(plain(id!)).toEqual({ values: ['x', 'y'], definitionLevels: [], repetitionLevels: [], maxDefinitionLevel: 0 });
+    expect(plain(n!)).toEqual({ values: [null, 3], definitionLevels: [0, 1], repetitionLevels: [], maxDefinitionLevel: 1 });
+    expect(plain(a!)).toEqual({ values: [undefined, 'p', null], definitionLevels: [0, 2, 1], repetitionLevels: [0, 0, 1], maxDefinitionLevel: 2 });
+    expect(plain(tags!)).toEqual({ values: [undefined, 't1', 't2', undefined], definitionLevels: [0, 2, 2, 1], repetitionLevels: [0, 0, 2, 1], maxDefinitionLevel: 2 });
     expect(() => shredder.shred([{ id: null, n: 1, items: [] }])).toThrow(/required value id/);
   });
 });

@@ -90,7 +90,7 @@ function writePlainValues(writer: FastByteWriter, values: readonly unknown[], ty
 }
 
 /** Pages start at row boundaries once a page's values reach `pageSize` bytes (as the library counts them). */
-function pageBoundaries(values: readonly unknown[], type: ParquetType, strings: boolean, pageSize: number, repetitionLevels: readonly number[]): { start: number; end: number }[] {
+function pageBoundaries(values: readonly unknown[], type: ParquetType, strings: boolean, pageSize: number, repetitionLevels: Uint8Array): { start: number; end: number }[] {
   if (strings) {
     // Strings are counted in UTF-8 bytes, at most three per UTF-16 unit: a column far below the
     // page size needs no exact count.
@@ -135,8 +135,8 @@ function writeDictionaryPage(writer: FastByteWriter, dictionary: readonly unknow
 
 interface Page {
   values: readonly unknown[];
-  definitionLevels: readonly number[];
-  repetitionLevels: readonly number[];
+  definitionLevels: Uint8Array;
+  repetitionLevels: Uint8Array;
 }
 
 function writeDataPage(writer: FastByteWriter, leaf: LeafColumn, type: ParquetType, encoding: Encoding, maxDefinitionLevel: number, page: Page): number {
@@ -152,8 +152,8 @@ function writeDataPage(writer: FastByteWriter, leaf: LeafColumn, type: ParquetTy
   let num_nulls = 0;
   for (const level of definitionLevels) if (level < maxDefinitionLevel) num_nulls++;
   const maxRepetitionLevel = getMaxRepetitionLevel(leaf.schemaPath as SchemaElement[]);
-  const repetition_levels_byte_length = maxRepetitionLevel ? writeRleBitPackedHybrid(levels, repetitionLevels as number[], Math.ceil(Math.log2(maxRepetitionLevel + 1))) : 0;
-  const definition_levels_byte_length = maxDefinitionLevel ? writeRleBitPackedHybrid(levels, definitionLevels as number[], Math.ceil(Math.log2(maxDefinitionLevel + 1))) : 0;
+  const repetition_levels_byte_length = maxRepetitionLevel ? writeRleBitPackedHybrid(levels, repetitionLevels, Math.ceil(Math.log2(maxRepetitionLevel + 1))) : 0;
+  const definition_levels_byte_length = maxDefinitionLevel ? writeRleBitPackedHybrid(levels, definitionLevels, Math.ceil(Math.log2(maxDefinitionLevel + 1))) : 0;
 
   const present = num_nulls ? values.filter((v) => !isAbsent(v)) : values;
   const data = pageScratch;
