@@ -69,21 +69,68 @@ export function seededKeyHash(seed: number, key: string): number {
  */
 export function assignSplits(groups: Uint8Array, hashes: Float64Array, count: number, fractions: readonly number[]): Uint8Array {
   const out = new Uint8Array(count);
-  const byGroup = new Map<number, number[]>();
+  const sizes = new Map<number, number>();
+  for (let i = 0; i < count; i++) sizes.set(groups[i]!, (sizes.get(groups[i]!) ?? 0) + 1);
+  const byGroup = new Map<number, { items: Uint32Array; length: number }>();
+  for (const [group, size] of sizes) byGroup.set(group, { items: new Uint32Array(size), length: 0 });
   for (let i = 0; i < count; i++) {
-    let list = byGroup.get(groups[i]!);
-    if (!list) byGroup.set(groups[i]!, (list = []));
-    list.push(i);
+    const list = byGroup.get(groups[i]!)!;
+    list.items[list.length++] = i;
   }
-  for (const items of byGroup.values()) {
+  for (const { items } of byGroup.values()) {
     // Ties (equal hashes) keep the items' own order, which is the order of their keys.
-    items.sort((a, b) => hashes[a]! - hashes[b]! || a - b);
-    const counts = allocate(items.length, fractions);
+    const sorted = sortByHash(items, hashes);
+    const counts = allocate(sorted.length, fractions);
     let at = 0;
     counts.forEach((c, split) => {
-      for (let k = 0; k < c; k++) out[items[at++]!] = split;
+      for (let k = 0; k < c; k++) out[sorted[at++]!] = split;
     });
   }
+  return out;
+}
+
+const DIGIT_BITS = 11;
+const DIGITS = 1 << DIGIT_BITS;
+
+/**
+ * Items (positions, ascending) ordered by their hash, ties in position order: a least-significant
+ * digit radix sort of the 53-bit hashes, five passes of 11 bits. It is stable, so it gives the
+ * order of a comparison sort on (hash, position), in linear time (a release plans a million).
+ */
+export function sortByHash(items: Uint32Array, hashes: Float64Array): Uint32Array {
+  const n = items.length;
+  // The hash in two integer halves, per item: 32 low bits and 21 high bits.
+  const low = new Uint32Array(n);
+  const high = new Uint32Array(n);
+  for (let k = 0; k < n; k++) {
+    const h = hashes[items[k]!]!;
+    low[k] = h % 2 ** 32;
+    high[k] = Math.floor(h / 2 ** 32);
+  }
+  // Slots (indices into low and high) are sorted, then mapped back to items.
+  let from = new Uint32Array(n);
+  for (let k = 0; k < n; k++) from[k] = k;
+  let to = new Uint32Array(n);
+  const count = new Uint32Array(DIGITS);
+  for (let pass = 0; pass < 5; pass++) {
+    const half = pass < 3 ? low : high;
+    const shift = (pass < 3 ? pass : pass - 3) * DIGIT_BITS;
+    count.fill(0);
+    for (let k = 0; k < n; k++) count[(half[from[k]!]! >>> shift) & (DIGITS - 1)]!++;
+    let sum = 0;
+    for (let d = 0; d < DIGITS; d++) {
+      const c = count[d]!;
+      count[d] = sum;
+      sum += c;
+    }
+    for (let k = 0; k < n; k++) {
+      const s = from[k]!;
+      to[count[(half[s]! >>> shift) & (DIGITS - 1)]!++] = s;
+    }
+    [from, to] = [to, from];
+  }
+  const out = new Uint32Array(n);
+  for (let k = 0; k < n; k++) out[k] = items[from[k]!]!;
   return out;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { GateThresholds } from '../../shared/api';
-import { addToStats, renderCard, sizeCategory, type CardInput, type StatTable } from '../../shared/release/card';
+import { addToStats, countWords, renderCard, sizeCategory, type CardInput, type StatTable } from '../../shared/release/card';
 import { evaluateGate } from '../../shared/release/gate';
 import { checkLicence } from '../../shared/release/licence';
 import { hfFeatures, parquetSchema, recordToRow, RELEASE_COLUMNS, schemaRows } from '../../shared/release/schema';
@@ -36,6 +36,20 @@ function input(overrides: Partial<CardInput> = {}): CardInput {
 }
 
 describe('the dataset card', () => {
+  it('counts words as splitting the trimmed text on JavaScript whitespace does, every kind of space included', () => {
+    const spaces = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+    const notSpaces = ['a', 'É', '中', '\u200b', '\u0085', '\u180e', '😀', '-', '\u001f', '!'];
+    let state = 3;
+    const pick = <T,>(list: readonly T[]) => list[(state = (Math.imul(state, 1103515245) + 12345) >>> 0) % list.length]!;
+    const reference = (text: string) => (text.trim() ? text.trim().split(/\s+/).length : 0);
+    for (let n = 0; n < 2000; n++) {
+      const text = Array.from({ length: n % 23 }, () => (pick([0, 1, 2]) ? pick(notSpaces) : pick(spaces))).join('');
+      expect(countWords(text)).toBe(reference(text));
+    }
+    expect(countWords('')).toBe(0);
+    expect(countWords('  two\u3000words ')).toBe(2);
+  });
+
   it('starts with YAML front matter the Hub reads: licence, size, configs per split, features', () => {
     const card = renderCard(input());
     expect(card.startsWith('---\n')).toBe(true);

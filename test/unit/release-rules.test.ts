@@ -5,7 +5,7 @@ import { coverageWords, evaluateGate, readGate } from '../../shared/release/gate
 import { defaultReleaseFolder, releaseFolderName } from '../../shared/release/folder';
 import { checkLicence, hubLicenceId, readLicence } from '../../shared/release/licence';
 import { compareSemver, isSemver, parseSemver } from '../../shared/release/semver';
-import { allocate, assignSplits, parseSplitSpec, seededKeyHash, sourceSplitName, splitProblem } from '../../shared/release/splits';
+import { allocate, assignSplits, parseSplitSpec, seededKeyHash, sortByHash, sourceSplitName, splitProblem } from '../../shared/release/splits';
 
 describe('semantic versions', () => {
   it('parses MAJOR.MINOR.PATCH with an optional pre-release and refuses the rest', () => {
@@ -54,6 +54,19 @@ describe('splits', () => {
     const reversed = [...keys].reverse();
     const b = assignSplits(Uint8Array.from(reversed, (k) => (k.endsWith('semantic') ? 0 : 2)), Float64Array.from(reversed, (k) => seededKeyHash(5, k)), keys.length, [0.8, 0.2]);
     expect(reversed.map((k, i) => [k, b[i]]).sort()).toEqual(keys.map((k, i) => [k, a[i]]).sort());
+  });
+
+  it('orders items by hash as a comparison sort on (hash, position) does, ties included, over the whole 53-bit range', () => {
+    let state = 7;
+    const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    for (const n of [0, 1, 2, 1000, 70_000]) {
+      // A few hashes repeat; they span every bit of the 53, the top and bottom bits included.
+      const pool = Array.from({ length: Math.max(1, n >> 1) }, (_, i) => (i % 7 === 0 ? 2 ** 53 - 1 - i : Math.floor(next() * 2 ** 21) * 2 ** 32 + Math.floor(next() * 2 ** 32)));
+      const hashes = Float64Array.from({ length: n * 2 }, () => pool[Math.floor(next() * pool.length)]!);
+      const items = Uint32Array.from({ length: n }, (_, k) => k * 2 + (k % 2));
+      const expected = [...items].sort((a, b) => hashes[a]! - hashes[b]! || a - b);
+      expect([...sortByHash(items, hashes)]).toEqual(expected);
+    }
   });
 
   it('names source splits from the record or the dataset', () => {
