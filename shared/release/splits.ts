@@ -104,6 +104,7 @@ export function sortByHash(items: Uint32Array, hashes: Float64Array): Uint32Arra
   const high = new Uint32Array(n);
   for (let k = 0; k < n; k++) {
     const h = hashes[items[k]!]!;
+    if (!(Number.isInteger(h) && h >= 0 && h < 2 ** 53)) throw new Error(`split hash ${h} is not a seededKeyHash (an integer in [0, 2^53))`);
     low[k] = h % 2 ** 32;
     high[k] = Math.floor(h / 2 ** 32);
   }

@@ -67,6 +67,7 @@ describe('splits', () => {
       const expected = [...items].sort((a, b) => hashes[a]! - hashes[b]! || a - b);
       expect([...sortByHash(items, hashes)]).toEqual(expected);
     }
+    expect(() => sortByHash(Uint32Array.of(0), Float64Array.of(0.5))).toThrow(/not a seededKeyHash/);
   });
 
   it('names source splits from the record or the dataset', () => {
