@@ -1,7 +1,9 @@
 /**
- * The failure table's sort orders and the covering index each walks (migration 0010), apart so
- * that the page reader (eval-items-failures.ts) and the items in memory
- * (eval-items-failure-snapshot.ts) share them without importing each other.
+ * The failure table's sort orders and the covering index each walks (made by migration 0012),
+ * apart so that the page reader (eval-items-failures.ts) and the items in memory
+ * (eval-items-failure-snapshot.ts) share them without importing each other. The index names
+ * repeat the migration's on purpose: a migration is frozen once shipped, so queries do not import
+ * from one, and a renamed index comes with a new migration and a change here.
  */
 
 export const FAILURE_SORTS = ['position', 'str_em', 'disambig_f1', 'rouge_l', 'judge_mean', 'latency_ms', 'cost_usd'] as const;

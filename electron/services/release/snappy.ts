@@ -3,7 +3,9 @@
  * algorithm: snappyjs by Zhipeng Jia, MIT licence), written straight into one output array sized
  * for the worst case. hyparquet-writer's version appends through a growable writer one byte per
  * method call, which made it a tenth of a release's Parquet time; `test/unit/release-shred.test.ts`
- * compares the two on pages of every kind.
+ * compares the two on pages of every kind. The `snappyjs` package itself is not a substitute: it
+ * cuts the input into 64 KiB blocks where hyparquet-writer compresses a page as one, so its bytes
+ * differ, and the library's own compressor is not exported apart from its slow writer.
  */
 
 const MAX_HASH_TABLE_BITS = 14;
