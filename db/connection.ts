@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { migrate } from './migrate';
-import { withBusyTimeout, type ReadableDB, type WritableDB } from './sql';
+import { commit, withBusyTimeout, type ReadableDB, type WritableDB } from './sql';
 
 export interface OpenOptions {
   /** Called once with the SQLite and sqlite-vec versions (and the schema migration, if any). */
@@ -149,4 +149,37 @@ export function openReadOnlyDatabase(file: string, options: Pick<OpenOptions, 'l
     throw error;
   }
   return db as ReadableDB;
+}
+
+/**
+ * Commits without the checkpoint SQLite runs on the committing connection once the write-ahead
+ * log has grown past its threshold: after a write of hundreds of megabytes (a release) that copies
+ * the whole log into the database file, with its syncs, before the commit returns. The commit is
+ * as durable as any other (synchronous = NORMAL); the caller checkpoints from another thread
+ * (`checkpointFile`), and should that never happen the next commit here checkpoints as usual.
+ */
+export function commitLeavingLog(db: WritableDB): void {
+  const pages = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  db.pragma('wal_autocheckpoint = 0');
+  try {
+    commit(db);
+  } finally {
+    db.pragma(`wal_autocheckpoint = ${pages}`);
+  }
+}
+
+/**
+ * Copies the write-ahead log into the database file from a connection of its own, without
+ * waiting for any reader or writer (SQLite's passive checkpoint: what a reader still uses is left
+ * for the next one). A read-only connection cannot checkpoint, so this one can write, but runs
+ * nothing else. Returns the log's frames and those now in the file.
+ */
+export function checkpointFile(file: string): { log: number; checkpointed: number } {
+  const db = openDatabase(file, { migrate: false });
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    return { log: result?.log ?? 0, checkpointed: result?.checkpointed ?? 0 };
+  } finally {
+    db.close();
+  }
 }

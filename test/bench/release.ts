@@ -4,6 +4,7 @@ import { openDatabase } from '../../db/connection';
 import type { WritableDB } from '../../db/sql';
 import { exportJsonl } from '../../electron/services/export';
 import { createRelease } from '../../electron/services/release/create';
+import { releaseCheckpointsDone } from '../../electron/services/release/encoder-pool';
 import { ReleaseCreateRequest } from '../../shared/api';
 import { AMBIGUITY_TYPES } from '../../shared/domain';
 import { rng, words } from '../helpers/synthetic';
@@ -81,6 +82,10 @@ export async function benchRelease(ctx: BenchContext, count = ctx.quick ? 2_000 
     },
   );
   const seconds = (performance.now() - started) / 1000;
+  // The log the release left is checkpointed in the background once it returns: timed on its own,
+  // and counted in the release's CPU time.
+  await releaseCheckpointsDone();
+  const checkpointSeconds = (performance.now() - started) / 1000 - seconds;
   const releaseCpuSeconds = cpuSeconds(releaseCpu);
   clearInterval(sampler);
   const instances = Object.values(summary.counts).reduce((a, b) => a + b, 0);
@@ -95,7 +100,8 @@ export async function benchRelease(ctx: BenchContext, count = ctx.quick ? 2_000 
     { series: 'release', size, name: `release of ${label} instances (JSONL + Parquet for 3 splits, card, checksums, frozen in the database)`, value: seconds, unit: 's', target: count >= 1_000_000 ? { max: 60 } : undefined },
     { series: 'release-plain-export', size, name: `plain awb export of the same ${label} instances`, value: exportSeconds, unit: 's' },
     { id: sizedId('release-over-export', count), size, baseline: sizedId('release-plain-export', count), name: `release time / export time at ${label} (issue 24: at most 1)`, value: seconds / exportSeconds, unit: '×', target: count >= 1_000_000 ? { max: 1 } : undefined },
-    { id: sizedId('release-cpu-over-export', count), size, name: `release CPU time (every thread) / export CPU time at ${label}`, value: releaseCpuSeconds / exportCpuSeconds, unit: '×' },
+    { id: sizedId('release-cpu-over-export', count), size, name: `release CPU time (every thread, its background checkpoint included) / export CPU time at ${label}`, value: releaseCpuSeconds / exportCpuSeconds, unit: '×' },
+    { series: 'release-background-checkpoint', size, name: `the release's checkpoint of its log into the database file, in the background after it returned, at ${label}`, value: checkpointSeconds, unit: 's' },
     { series: 'release-throughput', size, name: `release throughput at ${label}`, value: count / seconds, unit: 'instances/s' },
     { series: 'release-peak-memory-growth', size, streaming: true, name: `release peak memory growth at ${label} (resident set, worker thread included; files ${(bytes / 1e6).toFixed(0)} MB)`, value: (rssPeak - rssBefore) / 2 ** 20, unit: 'MiB' },
     { id: sizedId('release-second-half-memory', count), size, name: `memory growth in the second half of the release at ${label} (≈ 0 when flat in the number of instances)`, value: (rssPeak - (firstHalfPeak ?? rssPeak)) / 2 ** 20, unit: 'MiB' },

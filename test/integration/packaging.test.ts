@@ -63,7 +63,7 @@ describe('the desktop bundle', () => {
           replies.push(reply);
           if (reply.op === 'ready') worker.postMessage({ seq: 7, ids: Float64Array.from(ids), types: Uint8Array.from(ids.map(() => 0)) });
           else if (reply.op === 'part') resolve(reply.part);
-          else reject(new Error(reply.message));
+          else if (reply.op === 'error') reject(new Error(reply.message));
         });
       });
       expect(replies[0]).toEqual({ op: 'ready' });
@@ -73,6 +73,9 @@ describe('the desktop bundle', () => {
       expect(Buffer.from(part.jsonl).toString('utf8').trim().split('\n')).toHaveLength(5);
       expect(part.group.rows).toBe(5);
       expect(part.frozen.map((f) => f.records)).toEqual([5]);
+      // The checkpoint it runs after a release, from a connection of its own that can write.
+      worker.postMessage({ op: 'checkpoint' });
+      await expect.poll(() => replies.at(-1)).toEqual({ op: 'checkpointed' });
     } finally {
       await worker.terminate();
     }

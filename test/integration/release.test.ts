@@ -10,7 +10,7 @@ import { DatabaseJudging } from '../../electron/services/annotation/judging';
 import { importFile } from '../../electron/services/import/import-file';
 import { createHandlers, Workbench } from '../../electron/services';
 import { createRelease, previewRelease } from '../../electron/services/release/create';
-import { EncoderPool } from '../../electron/services/release/encoder-pool';
+import { EncoderPool, releaseCheckpointsDone } from '../../electron/services/release/encoder-pool';
 import type { FileSink } from '../../electron/services/release/files';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { previewPlan } from '../../electron/services/release/plan';
@@ -164,9 +164,33 @@ describe('release create', () => {
       expect(closed).toHaveBeenCalledTimes(3);
       const written = await createRelease(writer, request('1.0.2', tmp.file('early-written')), { appVersion: 'test', encoders: 2, rowGroupRows: 5 });
       expect(written.id).not.toBeNull();
+      // Once written, they stop after the checkpoint they run in the background.
+      await releaseCheckpointsDone();
       expect(closed).toHaveBeenCalledTimes(4);
     } finally {
       closed.mockRestore();
+      writer.close();
+    }
+  });
+
+  it('commits without checkpointing when encoders wrote the release, and one of them checkpoints the file afterwards', async () => {
+    const writer = openDatabase(dbFile);
+    try {
+      writer.pragma('wal_autocheckpoint = 1234');
+      const request = { ...ReleaseCreateRequest.parse({ name: 'Logged', version: '1.0.0', selection: { datasets: ['Rich'] } }), out: tmp.file('logged') };
+      const written = await createRelease(writer, request, { appVersion: 'test', encoders: 2, rowGroupRows: 5 });
+      expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1234);
+      await releaseCheckpointsDone();
+      // The database file alone, without its log, now holds the release and its frozen records.
+      const copy = tmp.file('logged-copy.db');
+      fs.copyFileSync(dbFile, copy);
+      const alone = openDatabase(copy, { migrate: false });
+      try {
+        expect(alone.prepare('SELECT count(*) FROM release_instances WHERE release_id = ?').pluck().get(written.id)).toBe(16);
+      } finally {
+        alone.close();
+      }
+    } finally {
       writer.close();
     }
   });

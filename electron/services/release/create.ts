@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { commitLeavingLog } from '../../../db/connection';
 import { countInstances } from '../../../db/queries/instances';
 import { finishRelease, insertRelease } from '../../../db/queries/releases';
 import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
@@ -135,7 +136,9 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     const files = writeReleaseFiles(writing, releaseId, outputs, date);
     moveIntoPlace(writing.temporary, out);
     renamed = true;
-    commit(db);
+    // With encoders, one of them checkpoints the log this commit leaves once it returns (below).
+    if (pool) commitLeavingLog(db);
+    else commit(db);
     committed = { id: releaseId, name: request.name, version: request.version, dir: out, counts: plan.counts, files, gate: writing.gate };
   } catch (error) {
     rollback(db);
@@ -152,7 +155,8 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   } catch {
     // Best-effort: the release is committed.
   }
-  await pool?.close().catch(() => undefined);
+  // Not awaited: the checkpoint runs while the caller goes on (`releaseCheckpointsDone` waits for it).
+  void pool?.checkpointAndClose();
   return committed;
 }
 
