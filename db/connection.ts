@@ -63,14 +63,14 @@ export function outsideAsar(file: string): string {
 }
 
 /** A better-sqlite3 connection with sqlite-vec loaded and FTS5 checked; closed again if either fails. */
-function connect(file: string, options: OpenOptions & { readonly?: boolean }): Database.Database {
+function connect(file: string, options: OpenOptions & { readonly?: boolean; mustExist?: boolean }): Database.Database {
   let db: Database.Database;
   try {
     // AWB_SQLITE_BINDING: a better-sqlite3 build for Electron's ABI (see scripts/start.mjs).
     const nativeBinding = process.env.AWB_SQLITE_BINDING;
     db = new Database(file, {
       ...(nativeBinding ? { nativeBinding } : {}),
-      ...(options.readonly ? { readonly: true, fileMustExist: true } : {}),
+      ...(options.readonly ? { readonly: true, fileMustExist: true } : options.mustExist ? { fileMustExist: true } : {}),
       ...(options.trace ? { verbose: (statement: unknown) => options.trace!(String(statement)) } : {}),
     });
   } catch (error) {
@@ -155,8 +155,10 @@ export function openReadOnlyDatabase(file: string, options: Pick<OpenOptions, 'l
  * Commits without the checkpoint SQLite runs on the committing connection once the write-ahead
  * log has grown past its threshold: after a write of hundreds of megabytes (a release) that copies
  * the whole log into the database file, with its syncs, before the commit returns. The commit is
- * as durable as any other (synchronous = NORMAL); the caller checkpoints from another thread
- * (`checkpointFile`), and should that never happen the next commit here checkpoints as usual.
+ * as durable as every other commit here (synchronous = NORMAL: a power cut may lose the last
+ * commits, never corrupt the file), where the checkpoint used to sync a large one as a side effect;
+ * the caller checkpoints from another thread (`checkpointFile`), and should that never happen the
+ * next commit here checkpoints as usual.
  */
 export function commitLeavingLog(db: WritableDB): void {
   const pages = db.pragma('wal_autocheckpoint', { simple: true }) as number;
@@ -164,7 +166,12 @@ export function commitLeavingLog(db: WritableDB): void {
   try {
     commit(db);
   } finally {
-    db.pragma(`wal_autocheckpoint = ${pages}`);
+    try {
+      db.pragma(`wal_autocheckpoint = ${pages}`);
+    } catch {
+      // Committed (or failed) either way: a setting that could not be put back must not turn a
+      // committed write into a failure; at worst this connection no longer checkpoints by itself.
+    }
   }
 }
 
@@ -172,10 +179,11 @@ export function commitLeavingLog(db: WritableDB): void {
  * Copies the write-ahead log into the database file from a connection of its own, without
  * waiting for any reader or writer (SQLite's passive checkpoint: what a reader still uses is left
  * for the next one). A read-only connection cannot checkpoint, so this one can write, but runs
- * nothing else. Returns the log's frames and those now in the file.
+ * nothing else, and never creates the file: one removed meanwhile is an error (nothing to do).
+ * Returns the log's frames and those now in the file.
  */
 export function checkpointFile(file: string): { log: number; checkpointed: number } {
-  const db = openDatabase(file, { migrate: false });
+  const db = connect(file, { mustExist: true });
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
     return { log: result?.log ?? 0, checkpointed: result?.checkpointed ?? 0 };

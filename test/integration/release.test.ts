@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { openDatabase } from '../../db/connection';
 import { run, sql, type WritableDB } from '../../db/sql';
@@ -56,6 +56,9 @@ beforeAll(async () => {
   workbench = new Workbench({ databasePath: dbFile, mode: 'browser', version: '0.1.0' });
   handlers = createHandlers(workbench);
 });
+
+// A release made by encoders checkpoints in the background: each test's is done before the next.
+afterEach(() => releaseCheckpointsDone());
 
 afterAll(() => {
   workbench?.close();

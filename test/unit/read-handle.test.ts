@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseOpenError, openDatabase, openReadOnlyDatabase } from '../../db/connection';
+import fs from 'node:fs';
+import { checkpointFile, commitLeavingLog, DatabaseOpenError, openDatabase, openReadOnlyDatabase } from '../../db/connection';
 import { getSetting, setSetting } from '../../db/queries/settings';
 import { beginWrite, commit, get, rollback, sql, type ReadableDB, type WritableDB } from '../../db/sql';
 import { createHandlers, Workbench } from '../../electron/services';
@@ -92,5 +93,46 @@ describe('the workbench', () => {
     } finally {
       workbench.close();
     }
+  });
+});
+
+describe('a commit that leaves its log for a checkpoint elsewhere', () => {
+  // The database file alone, without its write-ahead log: what a checkpoint has copied into it.
+  const fileAlone = () => {
+    const copy = tmp.file(`alone-${++n}.db`);
+    fs.copyFileSync(file, copy);
+    const alone = openDatabase(copy, { migrate: false });
+    try {
+      return getSetting(alone, 'theme');
+    } finally {
+      alone.close();
+    }
+  };
+
+  it('commits without checkpointing, puts the setting back, and checkpointFile copies the log into the file', async () => {
+    checkpointFile(file); // the schema into the file, so that a copy of it alone opens
+    writer.pragma('wal_autocheckpoint = 1');
+    await beginWrite(writer);
+    setSetting(writer, 'theme', 'dark');
+    commitLeavingLog(writer);
+    expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1);
+    expect(getSetting(reader, 'theme')).toBe('dark');
+    expect(fileAlone()).toBeUndefined();
+    const { log, checkpointed } = checkpointFile(file);
+    expect(log).toBeGreaterThan(0);
+    expect(checkpointed).toBe(log);
+    expect(fileAlone()).toBe('dark');
+    // An ordinary commit at that threshold checkpoints by itself, which is what commitLeavingLog avoids.
+    await beginWrite(writer);
+    setSetting(writer, 'theme', 'light');
+    commit(writer);
+    expect(fileAlone()).toBe('light');
+  });
+
+  it('never creates a database that is not there', () => {
+    const missing = tmp.file('never-made/none.db');
+    expect(() => checkpointFile(missing)).toThrow(DatabaseOpenError);
+    expect(fs.existsSync(missing)).toBe(false);
+    expect(fs.existsSync(tmp.file('never-made'))).toBe(false);
   });
 });

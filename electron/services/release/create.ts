@@ -9,7 +9,7 @@ import { AppError, InstanceFilter, type ReleaseCreateRequest, type ReleaseDraft,
 import { AWB_FORMAT } from '../../../shared/awb-format';
 import { renderCard } from '../../../shared/release/card';
 import { schemaRows } from '../../../shared/release/schema';
-import { EncoderPool } from './encoder-pool';
+import { EncoderPool, releaseCheckpointsDone } from './encoder-pool';
 import { encodeInstances, type SplitOutput } from './encode-instances';
 import { checksumsText, HashedFile, openFileSink } from './files';
 import { planRelease, previewPlan, type ReleasePlan } from './plan';
@@ -89,6 +89,8 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   const date = options.date ?? today();
   // One transaction from the first read to the commit: the instances cannot move in between.
   removeStalePartials(out);
+  // A previous release's checkpoint first: a write while it runs keeps SQLite from restarting the log.
+  await releaseCheckpointsDone();
   // The encoders start while the plan is made: their start-up (loading code, opening the file) overlaps it.
   const starting = startEncoders(db, options);
   let plan: ReleasePlan;

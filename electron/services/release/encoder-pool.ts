@@ -63,6 +63,8 @@ class EncoderWorker {
 
   private ask(seq: number, request: EncoderRequest, transfer: ArrayBuffer[]): Promise<EncodedPart | null> {
     if (this.broken) return Promise.reject(this.broken);
+    // An answer is matched by its number: a second request under one would leave the first unanswered.
+    if (this.waiting.has(seq)) return Promise.reject(new Error(`the release encoder is already working on ${seq}`));
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
       try {
