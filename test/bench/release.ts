@@ -87,8 +87,9 @@ export async function benchRelease(ctx: BenchContext, count = ctx.quick ? 2_000 
   } catch {
     // No sync(1) here: the comparison is only less even.
   }
-  // And the file read once, untimed, so that neither pays for the first read of what the fill wrote
-  // (with this alone, the export before the release took 60.8 s and the one after it 43.6 s).
+  // And the file read once, untimed, so that the first export does not pay alone for reading what
+  // the fill wrote. (That is not most of the gap: with the sync alone the export before the release
+  // took 60.8 s and the one after it 43.6 s; with this read too, 61.4 s and 40.9 s. Hence the mean.)
   readWhole(dbFile);
   const exportBefore = await plainExport();
 
