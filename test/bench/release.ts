@@ -17,17 +17,6 @@ import { sizedId, type BenchContext, type Measurement } from './harness';
  * instances; reported beside a plain `awb export` of the same instances in the same run.
  */
 
-/** Reads a file from start to end and throws the bytes away (into the page cache, where there is room). */
-function readWhole(file: string): void {
-  const buffer = Buffer.allocUnsafe(16 << 20);
-  const fd = fs.openSync(file, 'r');
-  try {
-    while (fs.readSync(fd, buffer, 0, buffer.length, null) > 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Instances shaped like a small MARCH release: 2-3 interpretations with short answers, a long answer. */
 export function fillForBench(db: WritableDB, count: number): void {
   const random = rng(17);
@@ -87,10 +76,8 @@ export async function benchRelease(ctx: BenchContext, count = ctx.quick ? 2_000 
   } catch {
     // No sync(1) here: the comparison is only less even.
   }
-  // And the file read once, untimed, so that the first export does not pay alone for reading what
-  // the fill wrote. (That is not most of the gap: with the sync alone the export before the release
-  // took 60.8 s and the one after it 43.6 s; with this read too, 61.4 s and 40.9 s. Hence the mean.)
-  readWhole(dbFile);
+  // (Reading the whole file once first did not close the gap between the two: with the sync alone
+  // they took 60.8 s and 43.6 s at 1M, with that read too 61.4 s and 40.9 s. Hence the mean.)
   const exportBefore = await plainExport();
 
   const rssBefore = process.memoryUsage().rss;
