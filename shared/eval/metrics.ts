@@ -232,28 +232,49 @@ function columnValues({ data, n, m }: ScoreMatrix, j: number): number[] {
  * Each column's mean on every bootstrap resample of the items: one draw of the items per
  * resample serves all metrics together. A column's resampled value is its mean over the drawn
  * items where it applies (NaN when none of them does).
+ *
+ * The columns are copied apart first (a missing value as 0 with a 0 in its column's presence
+ * bytes), so each resample's sums are branch-free gathers over one column at a time. They add the
+ * same values in the same order as a per-item loop skipping missing ones, so the results are the
+ * same to the bit (adding +0 changes no sum that starts at +0).
  */
 function resampledMeans({ data, n, m }: ScoreMatrix, options: BootstrapOptions): Float64Array[] {
   const resamples = options.resamples ?? 1000;
   const boots = Array.from({ length: m }, () => new Float64Array(resamples));
   if (n === 0 || m === 0) return boots;
   const random = seededRandom(options.seed ?? 1);
-  const sums = new Float64Array(m);
-  const counts = new Int32Array(m);
+  const values = Array.from({ length: m }, () => new Float64Array(n));
+  const present = Array.from({ length: m }, () => new Uint8Array(n));
+  const complete = new Array<boolean>(m).fill(true);
+  for (let t = 0; t < n; t++) {
+    for (let j = 0; j < m; j++) {
+      const v = data[t * m + j]!;
+      if (v === v) {
+        values[j]![t] = v;
+        present[j]![t] = 1;
+      } else complete[j] = false;
+    }
+  }
+  const draws = new Int32Array(n);
   for (let r = 0; r < resamples; r++) {
-    sums.fill(0);
-    counts.fill(0);
-    for (let t = 0; t < n; t++) {
-      const offset = ((random() * n) | 0) * m;
-      for (let j = 0; j < m; j++) {
-        const v = data[offset + j]!;
-        if (v === v) {
-          sums[j]! += v;
-          counts[j]! += 1;
+    for (let t = 0; t < n; t++) draws[t] = (random() * n) | 0;
+    for (let j = 0; j < m; j++) {
+      const column = values[j]!;
+      let sum = 0;
+      let count = n;
+      if (complete[j]) {
+        for (let t = 0; t < n; t++) sum += column[draws[t]!]!;
+      } else {
+        const has = present[j]!;
+        count = 0;
+        for (let t = 0; t < n; t++) {
+          const at = draws[t]!;
+          sum += column[at]!;
+          count += has[at]!;
         }
       }
+      boots[j]![r] = count ? sum / count : Number.NaN;
     }
-    for (let j = 0; j < m; j++) boots[j]![r] = counts[j]! ? sums[j]! / counts[j]! : Number.NaN;
   }
   return boots;
 }

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bestTokenScores, citationPrecision, dF1, disambigF1, geometricMean, squadNormalize, strEm, tokenExactMatch, tokenF1 } from '../../shared/eval/answer-metrics';
-import { aggregateByGroup, aggregateMetrics, scoreItem, summarizeUsage } from '../../shared/eval/metrics';
+import { aggregateByGroup, aggregateMetrics, isPercentMetric, scoreItem, summarizeUsage } from '../../shared/eval/metrics';
 import { asqaSentences } from '../../shared/eval/punkt';
 import { lcsLength, rougeL, rougeLsumTokens, rougeTokens } from '../../shared/eval/rouge';
-import { bootstrapInterval, quantile } from '../../shared/statistics';
+import { bootstrapInterval, quantile, seededRandom } from '../../shared/statistics';
 import { porterStem } from '../../shared/eval/porter';
 import { parsePredictions, PredictionsError } from '../../shared/eval/predictions';
 import { comparisonTable, toCsv, toLatex, toMarkdown } from '../../shared/eval/tables';
@@ -238,6 +238,41 @@ describe('latency, usage and aggregation', () => {
     const byType = aggregateByGroup(items, (i) => (i === 0 ? 'semantic' : 'syntactic'), { metrics: ['str_em'] });
     expect(byType.semantic!.str_em!.value).toBe(100);
     expect(byType.syntactic!.str_em!.value).toBe(0);
+  });
+
+  it("a metric's interval is the generic seeded bootstrap of its mean over the drawn items that have it, to the bit", () => {
+    // Missing values in some columns, one column complete, one with a single value: the shared
+    // resamples of aggregateMetrics must give each column exactly what resampling it alone gives.
+    const random = seededRandom(11);
+    const items = Array.from({ length: 257 }, (_, k) => ({
+      str_em: random() < 0.3 ? null : random() < 0.5 ? 1 : 0,
+      d_f1: random(),
+      rouge_l: random() < 0.8 ? undefined : random(),
+      answer_count_difference: k === 100 ? 2 : null,
+    }));
+    const names = ['str_em', 'd_f1', 'rouge_l', 'answer_count_difference'] as const;
+    const out = aggregateMetrics(items, { metrics: [...names], seed: 5, resamples: 400 });
+    for (const name of names) {
+      const scale = isPercentMetric(name) ? 100 : 1;
+      const expected = bootstrapInterval(
+        items.length,
+        (indices) => {
+          let sum = 0;
+          let count = 0;
+          for (const k of indices) {
+            const v = items[k]![name];
+            if (typeof v === 'number') {
+              sum += v;
+              count++;
+            }
+          }
+          return count ? (sum / count) * scale : Number.NaN;
+        },
+        { seed: 5, resamples: 400 },
+      );
+      expect(out[name]!.ci, name).toEqual(expected);
+    }
+    expect(out.answer_count_difference!.ci).toEqual({ low: 2, high: 2 });
   });
 
   it('bootstrap intervals are seeded and shrink with more data', () => {
