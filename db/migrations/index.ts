@@ -30,6 +30,7 @@ import { baseQuestionsFacetIndex } from './0028-base-questions-facet-index';
 import { baseQuestionsSortIndexes } from './0029-base-questions-sort-indexes';
 import { searchIndexesMerged } from './0030-search-indexes-merged';
 import { evalItemVersions } from './0031-eval-item-versions';
+import { llmCallsRunIndexDropped } from './0032-llm-calls-run-index-dropped';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -64,4 +65,5 @@ export const migrations: readonly Migration[] = [
   baseQuestionsSortIndexes,
   searchIndexesMerged,
   evalItemVersions,
+  llmCallsRunIndexDropped,
 ];

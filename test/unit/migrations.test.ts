@@ -13,7 +13,7 @@ import { countInstances, listInstances, pageIdsQuery, readInstancePage } from '.
 import { orderCountErrors } from '../../db/queries/instances-order';
 import { upsertPassage } from '../../db/queries/passages';
 import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-blocks';
-import { all, sql, transaction, type ReadableDB, type WritableDB } from '../../db/sql';
+import { all, explain, sql, transaction, type ReadableDB, type WritableDB } from '../../db/sql';
 import { importFile } from '../../electron/services/import/import-file';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { BaseQuestionQuery, InstanceQuery } from '../../shared/api';
@@ -394,6 +394,28 @@ describe('migrations', () => {
     for (const query of queries) expect(plan(query)).toMatch(/USING INDEX sqlite_autoindex_passages_1 .*TEMP B-TREE FOR ORDER BY/);
     const ids = (db.prepare('SELECT id FROM passages WHERE corpus_id = ? AND id > ? ORDER BY id LIMIT 5').all(a, 10) as { id: number }[]).map((r) => r.id);
     expect(ids).toEqual([11, 12, 14, 15, 17]);
+  });
+
+  it('llm-calls-run-index-dropped: a run\'s calls are still found through an index, and deleting the run still clears them', () => {
+    const db = memoryDb();
+    expect(all(db, sql`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'llm_calls' AND name = 'llm_calls_run'`)).toEqual([]);
+    db.exec(`INSERT INTO runs (id, kind, status) VALUES (1, 'pipeline', 'done'), (2, 'pipeline', 'done')`);
+    const call = db.prepare(`INSERT INTO llm_calls (request_hash, run_id, endpoint, model, stage, request, status, prompt_tokens) VALUES (?, ?, 'e', 'm', 'detect', '{}', 'ok', 10)`);
+    transaction(db, () => {
+      for (let i = 0; i < 500; i++) call.run(`h${i}`, (i % 2) + 1);
+    });
+    for (const query of [sql`SELECT count(*), sum(prompt_tokens) FROM llm_calls WHERE run_id = ${1}`, sql`SELECT 1 FROM llm_calls WHERE run_id = ${2} LIMIT 1`]) {
+      expect(explain(db, query).join('; ')).toMatch(/USING (COVERING )?INDEX llm_calls_run_stage \(run_id=\?\)/);
+    }
+    expect(all(db, sql`SELECT run_id, count(*) AS n FROM llm_calls GROUP BY 1 ORDER BY 1`)).toEqual([
+      { run_id: 1, n: 250 },
+      { run_id: 2, n: 250 },
+    ]);
+    db.exec('DELETE FROM runs WHERE id = 1');
+    expect(all(db, sql`SELECT run_id, count(*) AS n FROM llm_calls GROUP BY 1 ORDER BY 1`)).toEqual([
+      { run_id: null, n: 250 },
+      { run_id: 2, n: 250 },
+    ]);
   });
 
   it('embedding-model-fits counts a fitted model once, and every save after it tells a refit the old tag did not', () => {
