@@ -122,11 +122,11 @@ export function growthRows(measurements: readonly Measurement[]): Measurement[] 
 
 /**
  * What fresh memory costs this machine: 256 MiB allocated and one byte written per 4 KiB page, as
- * milliseconds per GiB (the best of three). On a quiet bare machine it is about 100-300 ms; on a
- * virtual machine whose host backs guest memory lazily, or takes freed pages back, each first
- * touch is a fault on the host too, and it can be ten times that. Work that allocates a lot
- * (reading a million codes, a release's buffers) slows with it, while a CPU-bound reference such
- * as the exact vector scan does not, so the bench prints it with the machine.
+ * milliseconds per GiB (the best of three). On a virtual machine whose host backs guest memory
+ * lazily, or takes freed pages back, each first touch is a fault on the host too: the reference
+ * machine took 3.0-3.6 s per GiB on 2026-11-27, about 12 µs a page. Work that allocates a lot
+ * (reading a million codes, a release's buffers) slows with it, so the bench prints it with the
+ * machine, to read a run's figures against.
  */
 export function freshMemoryMsPerGiB(): number {
   const bytes = 256 * 2 ** 20;
