@@ -50,7 +50,7 @@ const table = (head: string[], rows: string[][]) => [`| ${head.join(' | ')} |`, 
 function runLine(results: BenchResults): string {
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   const touch = results.machine['fresh memory'];
-  const machine = [...['cpu', 'memory', 'node', 'sqlite'].map((k) => results.machine[k]), touch && `fresh memory ${touch.replace(/ \(.*\)$/, '')}`].filter(Boolean).join(', ');
+  const machine = [...['cpu', 'memory', 'node', 'sqlite'].map((k) => results.machine[k]), touch && `fresh memory ${touch}`].filter(Boolean).join(', ');
   return [
     `Run of ${results.date.slice(0, 16).replace('T', ' ')} UTC${results.quick ? ' (**quick sizes: nothing here is worth quoting**)' : ''}, commit \`${results.commit.slice(0, 10)}\`${results.dirty ? ' with uncommitted changes' : ''};`,
     `${machine}; load average (1 / 5 / 15 min) ${load(results.load.start)} at the start, ${load(results.load.end)} at the end.`,

@@ -11,8 +11,6 @@ import { ROOT } from '../helpers/db';
 import { rng, words } from '../helpers/synthetic';
 import { percentile, type BenchContext, type Measurement } from './harness';
 
-const median = (values: number[]) => percentile(values, 50);
-
 /**
  * The evaluation runner's own overhead (issue 11): No Retrieval over 10,000 instances with 64
  * calls in flight against a fake endpoint (in another process) that answers at once, so what is
@@ -111,7 +109,7 @@ export async function benchEvaluationRunner(ctx: BenchContext): Promise<Measurem
     return [
       {
         name: `evaluation runner calls per second, 64 in flight, fake endpoint (${first.calls.toLocaleString('en-US')} calls; median of ${rates.length} runs)`,
-        value: median(rates),
+        value: percentile(rates, 50),
         unit: 'calls/s',
         target: ctx.quick ? undefined : { min: 500 },
       },

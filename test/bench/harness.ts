@@ -152,7 +152,7 @@ export function machine(): Record<string, string> {
     node: process.version,
     sqlite: versions.sqlite,
     'sqlite-vec': versions.sqliteVec,
-    'fresh memory': `${freshMemoryMsPerGiB().toFixed(0)} ms per GiB (first touch, best of 3 × 256 MiB)`,
+    'fresh memory': `${freshMemoryMsPerGiB().toFixed(0)} ms per GiB`,
   };
 }
 

@@ -129,7 +129,7 @@ function fixtureResults(quick: boolean, date: string): BenchResults {
     quick,
     commit: '0123456789abcdef',
     dirty: false,
-    machine: { cpu: 'Fixture CPU × 2', memory: '8 GiB', node: 'v20', sqlite: '3.50', 'fresh memory': '2417 ms per GiB (first touch, best of 3 × 256 MiB)' },
+    machine: { cpu: 'Fixture CPU × 2', memory: '8 GiB', node: 'v20', sqlite: '3.50', 'fresh memory': '2417 ms per GiB' },
     load: { start: [0.5, 0.4, 0.3], end: [1, 0.8, 0.4] },
     suites: [
       { suite: 'foundation', ok: true, seconds: 12, peakRssMb: 310, cpuSeconds: 11, measurements: suiteRows([...pageRows(1, 10), { series: 'import', size: { count: 2_000, of: 'records' }, name: 'import <2k> & more | piped', value: 2, unit: 's' }, { series: 'import', size: { count: 20_000, of: 'records' }, name: 'import 20k', value: 19, unit: 's', target: { max: 30 } }]) },
