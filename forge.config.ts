@@ -17,7 +17,8 @@ const config: ForgeConfig = {
     executableName: 'ambiguity-workbench',
     // Native modules (better-sqlite3, sqlite-vec) must live outside the asar archive to load.
     asar: { unpack: '**/{*.node,*.so,*.dylib,*.dll}' },
-    ignore: [/^\/(test|test-results|bench-results|renderer|scripts|\.ci|out)(\/|$)/, /\.map$/],
+    // dist/node holds the CLI's own bundles for plain Node (bin/bundles.mjs): the app has dist/electron.
+    ignore: [/^\/(test|test-results|bench-results|renderer|scripts|\.ci|out|dist\/node)(\/|$)/, /\.map$/],
   },
   rebuildConfig: { onlyModules: ['better-sqlite3'] },
   makers: [new MakerZIP({}, ['darwin', 'linux', 'win32']), new MakerDeb({ options: { name: 'ambiguity-workbench' } })],

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../db/connection';
@@ -11,6 +12,7 @@ import { importFile } from '../../electron/services/import/import-file';
 import { DEFAULT_MAX_RECORD_BYTES, readRecords } from '../../electron/services/import/json-stream';
 import { InstanceQuery, INSTANCE_SORT_COLUMNS, type InstanceFilter } from '../../shared/api';
 import type { AwbRecord } from '../../shared/awb-format';
+import { ROOT } from '../helpers/db';
 import { fillInstances, musiqueRecord, rng, words } from '../helpers/synthetic';
 import { percentile, sizedId, sizeLabel, type BenchContext, type Measurement } from './harness';
 
@@ -21,6 +23,7 @@ export async function benchFoundation(ctx: BenchContext): Promise<Measurement[]>
   for (const records of ctx.quick ? [200, 2_000] : [2_000, 20_000]) results.push(...(await benchImport(ctx, records)));
   for (const size of ctx.quick ? [500, 5_000] : [100_000, 1_000_000]) results.push(...benchPageQuery(ctx, size));
   results.push(...(await benchDetail(ctx)));
+  results.push(...benchCliStart());
   return results;
 }
 
@@ -304,5 +307,30 @@ async function benchDetail(ctx: BenchContext): Promise<Measurement[]> {
   return [
     { id: 'detail-p50', name: 'instance detail load p50 (3 interpretations x 10 passages, sub-questions, long answer)', value: percentile(times, 50), unit: 'ms', target: { max: 20 } },
     { id: 'detail-p95', name: 'instance detail load p95', value: percentile(times, 95), unit: 'ms' },
+  ];
+}
+
+/**
+ * How long `awb --version` takes, from the bundle the CLI makes on first use (bin/bundles.mjs) and
+ * from the sources through tsx; Node doing nothing is the floor. Every command pays this first.
+ */
+function benchCliStart(): Measurement[] {
+  const time = (args: string[], env: Record<string, string> = {}) => {
+    const started = performance.now();
+    const run = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${run.stderr}`);
+    return performance.now() - started;
+  };
+  const awb = path.join(ROOT, 'bin', 'awb.mjs');
+  time([awb, '--version']); // makes the bundles if they are not current
+  const median = (runs: number, args: string[], env: Record<string, string> = {}) => percentile(Array.from({ length: runs }, () => time(args, env)), 50);
+  const bundled = median(7, [awb, '--version']);
+  const fromSource = median(5, [awb, '--version'], { AWB_FROM_SOURCE: '1' });
+  const floor = median(7, ['-e', '0']);
+  return [
+    { id: 'cli-start', name: 'awb --version, from the bundle made on first use (median of 7)', value: bundled, unit: 'ms' },
+    { id: 'cli-start-from-source', name: '  the same from the sources through tsx (median of 5)', value: fromSource, unit: 'ms' },
+    { id: 'cli-start-floor', name: '  node -e 0, the floor (median of 7)', value: floor, unit: 'ms' },
+    { id: 'cli-start-over-source', baseline: 'cli-start-from-source', name: '  awb --version, bundle / sources', value: bundled / fromSource, unit: '×' },
   ];
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ImportReport, Stats } from '../../shared/api';
@@ -22,6 +23,15 @@ describe('awb CLI', () => {
     const bad = awb(['import', MUSIQUE, '--format', 'nope']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/dataset:import: format: Invalid option: expected one of "musique"\|"asqa"/);
+  });
+
+  it('runs from the bundle made on first use, with the same answers as from the sources through tsx', () => {
+    const fromBundle = awb(['--help']);
+    expect(fs.existsSync(path.join(ROOT, 'dist', 'node', 'awb.cjs'))).toBe(true);
+    const fromSource = awb(['--help'], { AWB_FROM_SOURCE: '1' });
+    expect(fromBundle.stdout).toBe(fromSource.stdout);
+    const bad = ['import', MUSIQUE, '--format', 'nope', '--json'];
+    expect(awb(bad)).toEqual(awb(bad, { AWB_FROM_SOURCE: '1' }));
   });
 
   it('imports, counts and exports with --db and --json', () => {

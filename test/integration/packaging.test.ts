@@ -7,14 +7,13 @@ import asar from '@electron/asar';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, outsideAsar } from '../../db/connection';
-import type { EncodedPart } from '../../electron/services/release/encode';
-import type { EncoderReply } from '../../electron/services/release/encoder-pool';
 import { scoreItems, type ScoreItemsTask, type ScoreWorkerReply } from '../../electron/services/evaluation/score-items';
 import { METRIC_NAMES } from '../../shared/eval/metrics';
 import { PUNKT_BUILTIN } from '../../shared/eval/punkt';
 import { rendererOnFirstUse } from '../../electron/transport/renderer-build';
 import { ROOT, tempDir } from '../helpers/db';
 import { makeElectronStandIn } from '../helpers/electron-stand-in';
+import { encodeInWorker } from '../helpers/release-encoder';
 import { fillInstances } from '../helpers/synthetic';
 
 /**
@@ -54,31 +53,15 @@ describe('the desktop bundle', () => {
     fillInstances(db, 20);
     const ids = db.prepare('SELECT id FROM instances ORDER BY id LIMIT 5').pluck().all() as number[];
     db.close();
-    const worker = new Worker(path.join(DIST, 'release-encoder.cjs'), { workerData: { file } });
-    try {
-      const replies: EncoderReply[] = [];
-      const part = await new Promise<EncodedPart>((resolve, reject) => {
-        worker.on('error', reject);
-        worker.on('message', (reply: EncoderReply) => {
-          replies.push(reply);
-          if (reply.op === 'ready') worker.postMessage({ seq: 7, ids: Float64Array.from(ids), types: Uint8Array.from(ids.map(() => 0)) });
-          else if (reply.op === 'part') resolve(reply.part);
-          else if (reply.op === 'error') reject(new Error(reply.message));
-        });
-      });
-      expect(replies[0]).toEqual({ op: 'ready' });
-      expect(part.seq).toBe(7);
-      expect(part.keys).toHaveLength(5);
-      expect(part.hashes.every((h) => /^[0-9a-f]{64}$/.test(h))).toBe(true);
-      expect(Buffer.from(part.jsonl).toString('utf8').trim().split('\n')).toHaveLength(5);
-      expect(part.group.rows).toBe(5);
-      expect(part.frozen.map((f) => f.records)).toEqual([5]);
-      // The checkpoint it runs after a release, from a connection of its own that can write.
-      worker.postMessage({ op: 'checkpoint' });
-      await expect.poll(() => replies.at(-1)).toEqual({ op: 'checkpointed' });
-    } finally {
-      await worker.terminate();
-    }
+    const { replies, part } = await encodeInWorker(path.join(DIST, 'release-encoder.cjs'), file, ids, { seq: 7 });
+    expect(replies[0]).toEqual({ op: 'ready' });
+    expect(part.seq).toBe(7);
+    expect(part.keys).toHaveLength(5);
+    expect(part.hashes.every((h) => /^[0-9a-f]{64}$/.test(h))).toBe(true);
+    expect(Buffer.from(part.jsonl).toString('utf8').trim().split('\n')).toHaveLength(5);
+    expect(part.group.rows).toBe(5);
+    expect(part.frozen.map((f) => f.records)).toEqual([5]);
+    expect(replies.at(-1)).toEqual({ op: 'checkpointed' });
 
     // The bundled scoring worker scores as this thread does.
     const task: ScoreItemsTask = {

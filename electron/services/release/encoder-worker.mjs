@@ -1,6 +1,7 @@
-// Runs the release's encoder worker (TypeScript) in a worker thread under plain Node: tsx compiles
-// it on the fly, as bin/awb.mjs does for the CLI. The desktop app runs the bundled .cjs instead.
-import { register } from 'tsx/esm/api';
+// Runs the release's encoder worker (TypeScript) in a worker thread under plain Node: from its
+// bundle in dist/node when that is current (bin/bundles.mjs; the CLI makes it), else through tsx,
+// which compiles the sources on the fly. The desktop app runs dist/electron/release-encoder.cjs
+// instead.
+import { currentBundle, loadModule } from '../../../bin/bundles.mjs';
 
-register();
-await import('./encoder-worker.ts');
+await loadModule(currentBundle('release-encoder'), () => import('./encoder-worker.ts'));

@@ -1,6 +1,7 @@
-// Runs the offline embedder's worker (TypeScript) in a worker thread under plain Node: tsx compiles
-// it on the fly, as bin/awb.mjs does for the CLI. The desktop app runs the bundled .cjs instead.
-import { register } from 'tsx/esm/api';
+// Runs the offline embedder's worker (TypeScript) in a worker thread under plain Node: from its
+// bundle in dist/node when that is current (bin/bundles.mjs; the CLI makes it), else through tsx,
+// which compiles the sources on the fly. The desktop app runs dist/electron/embed-worker.cjs
+// instead.
+import { currentBundle, loadModule } from '../../../bin/bundles.mjs';
 
-register();
-await import('./embed-worker.ts');
+await loadModule(currentBundle('embed-worker'), () => import('./embed-worker.ts'));
