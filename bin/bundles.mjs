@@ -1,9 +1,13 @@
-// The CLI and the worker threads it starts, as CommonJS bundles (dist/node/*.cjs) made by esbuild
-// on first use and again whenever a file they were built from changes. Node loads a bundle in
-// about a quarter of the time tsx takes to compile the same TypeScript files, which it would do
-// on every run and in every worker. Nothing here is needed for correctness: where the bundles
-// cannot be made (no esbuild, a read-only folder, a build error) or are out of date in a worker,
-// the sources run through tsx as before.
+// The CLI and the worker threads it starts, as CommonJS bundles made by esbuild on first use and
+// again whenever a file they were built from changes. Node loads a bundle in about a third of the
+// time tsx takes to compile the same TypeScript files, which it would do on every run and in every
+// worker. Nothing here is needed for correctness: where the bundles cannot be made (no esbuild, a
+// read-only folder, a build error) or are out of date in a worker, the sources run through tsx.
+//
+// Each build goes into a folder of its own, dist/node/<build>/, and dist/node/current.json names
+// the build in use with every file it was made from (its size and modification time then). That
+// file is written last, by a rename, so switching builds is one atomic step: a build that stops
+// half-way, or two at once, never pair one build's bundles with another's list.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -20,124 +24,165 @@ export const ENTRIES = {
   'score-worker': 'electron/services/evaluation/score-worker.ts',
 };
 
+/**
+ * Files that change a build without being in it: how it is made (this file), what esbuild reads
+ * for TypeScript, and the installed dependencies (npm rewrites its lock on every `npm ci`).
+ */
+const SETTINGS = ['bin/bundles.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
+
+/** A build folder left by a run that stopped is removed once it is this old (a build takes seconds). */
+const ABANDONED_MS = 3_600_000;
+
 /** Where things are under an app root (the repository's, or a test's folder). */
 function places(root) {
   const dir = path.join(root, 'dist', 'node');
-  return {
-    dir,
-    bundle: (name) => path.join(dir, `${name}.cjs`),
-    /** Every file the bundles were built from, relative to the root, with its time then: written last by the build. */
-    inputs: path.join(dir, 'inputs.json'),
-    /** Rewritten by every `npm ci` and `npm install`: the bundled dependencies may have changed. */
-    dependencies: path.join(root, 'node_modules', '.package-lock.json'),
-  };
+  return { dir, current: path.join(dir, 'current.json'), bundle: (build, name) => path.join(dir, build, `${name}.cjs`) };
 }
 
-const mtime = (file) => {
+/** A file's size and modification time, or null when it is missing. */
+function stamp(file) {
   try {
-    return fs.statSync(file).mtimeMs;
+    const stat = fs.statSync(file);
+    return [stat.size, stat.mtimeMs];
   } catch {
     return null;
   }
-};
+}
 
-/**
- * Whether the bundles are there and every file they were built from has the modification time
- * it had then: an edit, a checkout, a deleted file or a fresh `npm ci` all change one. (Equal,
- * not "not newer": a file put back with an older time, by `cp -p` or an archive, counts too.)
- */
-export function bundlesAreCurrent(root = ROOT) {
+const sameStamp = (a, b) => (a === null || b === null ? a === b : a[0] === b[0] && a[1] === b[1]);
+
+/** The build in use, as current.json describes it, when every file it names is as it was; else null. */
+function currentBuild(root) {
   const at = places(root);
   let built;
   try {
-    built = JSON.parse(fs.readFileSync(at.inputs, 'utf8'));
+    built = JSON.parse(fs.readFileSync(at.current, 'utf8'));
   } catch {
-    return false;
+    return null;
   }
-  const files = Object.entries(built?.files ?? {});
-  if (files.length === 0 || !(built.bundles ?? []).every((name) => mtime(at.bundle(name)) !== null)) return false;
-  return files.every(([file, time]) => time !== 0 && mtime(path.join(root, file)) === time);
+  if (!built || typeof built.build !== 'string' || !built.files || typeof built.files !== 'object' || !built.bundles || typeof built.bundles !== 'object') return null;
+  // An entry added since (a new worker) makes the build out of date too.
+  if (Object.entries(ENTRIES).some(([name, entry]) => !(name in built.bundles) && fs.existsSync(path.join(root, entry)))) return null;
+  const bundles = Object.entries(built.bundles).map(([name, recorded]) => [path.relative(root, at.bundle(built.build, name)), recorded]);
+  const files = [...Object.entries(built.files), ...bundles];
+  if (files.length === 0 || !files.every(([file, recorded]) => recorded !== 0 && sameStamp(stamp(path.join(root, file)), recorded))) return null;
+  return built;
 }
 
-const scratchOf = (file) => `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
-
 /**
- * Builds the bundles, writes them to scratch files and renames them into place, the list of
- * inputs last: a run that stops half-way leaves a list that does not match (so the next run
- * builds again), and two runs building at once each put whole files in place.
+ * Whether the bundles are current: every file they were built from (and each bundle itself) has
+ * the size and modification time it had then. An edit, a checkout, a deleted file or a fresh
+ * `npm ci` all change one; equal rather than "not newer", so a file put back with an older
+ * time (`cp -p`, an archive) counts too.
  */
+export const bundlesAreCurrent = (root = ROOT) => currentBuild(root) !== null;
+
+/** The file system's own clock (a share's may differ from this machine's): a file written now, its time. */
+function fileClock(dir) {
+  const probe = path.join(dir, `.clock-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  fs.writeFileSync(probe, '');
+  try {
+    return fs.statSync(probe).mtimeMs;
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
+}
+
+/** Removes build folders that current.json does not name and that are older than a build takes. */
+function removeOldBuilds(dir, keep, now) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name === keep) continue;
+    const folder = path.join(dir, entry.name);
+    if (now - (stamp(folder)?.[1] ?? now) > ABANDONED_MS) fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** Builds the bundles into a new folder, then names it in current.json (see the top of this file); gives what it wrote there. */
 export async function buildBundles(root = ROOT) {
   const at = places(root);
   const { build } = await import('esbuild');
-  const started = Date.now();
+  fs.mkdirSync(at.dir, { recursive: true });
+  fs.accessSync(at.dir, fs.constants.W_OK);
+  const started = fileClock(at.dir);
+  const name = `${Math.round(started).toString(36)}-${process.pid.toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const entryPoints = Object.fromEntries(Object.entries(ENTRIES).filter(([, entry]) => fs.existsSync(path.join(root, entry))));
   const result = await build({
     absWorkingDir: root,
     entryPoints,
-    outdir: at.dir,
+    outdir: path.join(at.dir, name),
     outExtension: { '.js': '.cjs' },
-    write: false,
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     // Native modules, Electron, Vite (loaded only to build the UI) and pg's optional native half stay outside.
     external: ['electron', 'better-sqlite3', 'sqlite-vec', '@node-rs/argon2', 'vite', 'pg-native'],
-    // paths.ts finds the app's root from its own URL: the bundles sit two folders below it too.
-    define: { 'import.meta.url': '__awbBundleUrl' },
-    banner: { js: 'var __awbBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-    // Source maps beside them for `node --enable-source-maps`; loading one on every run costs 0.25 s.
+    // paths.ts finds the app's root two folders above its own URL: in a bundle (three folders
+    // below the root) that URL is where paths.ts lies, so the root comes out the same.
+    define: { 'import.meta.url': '__awbPathsUrl' },
+    banner: { js: 'var __awbPathsUrl = require("node:url").pathToFileURL(require("node:path").join(__dirname, "..", "..", "..", "electron", "services", "paths.ts")).href;' },
+    // Source maps beside them, for NODE_OPTIONS=--enable-source-maps; loading one on every run costs 0.25 s.
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'silent',
   });
-  // A file changed while esbuild ran may be in a bundle as it was before: its time is recorded as
-  // 0, which no file has, so the next run builds again (a second late, for file systems that keep
-  // whole seconds). A file that is missing (no npm lock of installed packages) stays null.
+  // A file whose time falls within the build, on the file system's clock, may have changed after
+  // esbuild read it: it is recorded as 0, which matches nothing, so the next run builds again (a
+  // second either side, for file systems that keep whole seconds).
+  const finished = fileClock(at.dir);
   const sources = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/'));
-  const inputs = { bundles: Object.keys(entryPoints), files: {} };
-  for (const file of [...sources, 'package.json', path.relative(root, at.dependencies)]) {
-    const time = mtime(path.join(root, file));
-    inputs.files[file] = time !== null && time >= started - 1000 ? 0 : time;
+  const files = {};
+  for (const file of [...sources, ...SETTINGS]) {
+    const recorded = stamp(path.join(root, file));
+    files[file] = recorded !== null && recorded[1] >= started - 1000 && recorded[1] <= finished + 1000 ? 0 : recorded;
   }
-  const files = [...result.outputFiles.map((file) => ({ target: file.path, contents: file.contents })), { target: at.inputs, contents: JSON.stringify(inputs) }];
-  const scratch = files.map(({ target }) => scratchOf(target));
-  try {
-    fs.rmSync(at.inputs, { force: true });
-    files.forEach(({ contents }, k) => fs.writeFileSync(scratch[k], contents));
-    files.forEach(({ target }, k) => fs.renameSync(scratch[k], target));
-  } finally {
-    for (const file of scratch) fs.rmSync(file, { force: true });
-  }
+  const bundles = Object.fromEntries(Object.keys(entryPoints).map((entry) => [entry, stamp(at.bundle(name, entry))]));
+  const built = { build: name, bundles, files };
+  const scratch = `${at.current}.${name}.tmp`;
+  fs.writeFileSync(scratch, JSON.stringify(built));
+  fs.renameSync(scratch, at.current);
+  removeOldBuilds(at.dir, name, finished);
+  return built;
 }
 
 /** The CLI bundle's path, the bundles built first when needed; null when they cannot be (tsx runs the sources instead). */
 export async function cliBundle(root = ROOT) {
-  const at = places(root);
   if (process.env.AWB_FROM_SOURCE === '1' || !fs.existsSync(path.join(root, ENTRIES.awb))) return null;
-  if (bundlesAreCurrent(root)) return at.bundle('awb');
   try {
-    fs.mkdirSync(at.dir, { recursive: true });
-    await buildBundles(root);
-    return at.bundle('awb');
+    // A build just made is used even if a file changed while it ran (the next run builds again).
+    const built = currentBuild(root) ?? (await buildBundles(root));
+    return 'awb' in built.bundles ? places(root).bundle(built.build, 'awb') : null;
   } catch {
     return null;
   }
 }
 
 /**
- * A worker's bundle when it is current, else null: a worker never builds (the CLI does, before
- * it starts any), it runs its sources through tsx instead.
+ * A worker's bundle when the bundles are current, else null: a worker never builds (the CLI
+ * does, before it starts any), it runs its sources through tsx instead.
  */
 export function currentBundle(name, root = ROOT) {
-  if (process.env.AWB_FROM_SOURCE === '1' || !bundlesAreCurrent(root)) return null;
-  const bundle = places(root).bundle(name);
-  return fs.existsSync(bundle) ? bundle : null;
+  if (process.env.AWB_FROM_SOURCE === '1') return null;
+  try {
+    const built = currentBuild(root);
+    return built && name in built.bundles ? places(root).bundle(built.build, name) : null;
+  } catch {
+    return null;
+  }
 }
 
-/** The bundle's exports, or the sources' (`fromSource` imports them, tsx compiling) when `bundle` is null. */
+/**
+ * The bundle's exports, or the sources' (`fromSource` imports them, tsx compiling) when `bundle`
+ * is null or gone by now (a build an hour old, removed since it was found, say).
+ */
 export async function loadModule(bundle, fromSource) {
-  if (bundle) return createRequire(import.meta.url)(bundle);
+  if (bundle) {
+    try {
+      return createRequire(import.meta.url)(bundle);
+    } catch (error) {
+      if (fs.existsSync(bundle)) throw error;
+    }
+  }
   const { register } = await import('tsx/esm/api');
   register();
   return fromSource();

@@ -3,121 +3,188 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module of bin/, without types
-import { bundlesAreCurrent, cliBundle, currentBundle } from '../../bin/bundles.mjs';
+import * as bundlesModule from '../../bin/bundles.mjs';
 import { tempDir } from '../helpers/db';
 
 const tmp = tempDir('awb-bundles-');
 afterAll(() => tmp.cleanup());
 
-const bundled = cliBundle as (root: string) => Promise<string | null>;
-const current = bundlesAreCurrent as (root: string) => boolean;
-const workerBundle = currentBundle as (name: string, root: string) => string | null;
+const bundles = bundlesModule as {
+  cliBundle: (root: string) => Promise<string | null>;
+  bundlesAreCurrent: (root: string) => boolean;
+  buildBundles: (root: string) => Promise<void>;
+  currentBundle: (name: string, root: string) => string | null;
+  loadModule: (bundle: string | null, fromSource: () => Promise<unknown>) => Promise<unknown>;
+};
+const current = (root: string) => bundles.bundlesAreCurrent(root);
+
+let past = Date.now() - 3_600_000;
+/** Gives a file a modification time no other file has, in the past. */
+const setTime = (file: string, time = (past += 1_000)) => fs.utimesSync(file, new Date(time), new Date(time));
 
 /** A tiny app root: a CLI entry that imports a second module, a package.json and an installed-dependencies stamp. */
-function fakeRoot(name: string): { root: string; write: (file: string, text: string) => void } {
+function fakeRoot(name: string): { root: string; write: (file: string, text: string) => void; at: (file: string) => string } {
   const root = tmp.file(name);
-  // Each file written with a time of its own in the past: a file changed in the second before a
-  // build is taken as possibly changed during it, and would make the next run build again.
+  const at = (file: string) => path.join(root, file);
+  // Each file written with a time of its own in the past: a file whose time falls within a build
+  // is taken as possibly changed during it, and makes the next run build again.
   const write = (file: string, text: string) => {
-    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    fs.writeFileSync(path.join(root, file), text);
-    setTime(path.join(root, file));
+    fs.mkdirSync(path.dirname(at(file)), { recursive: true });
+    fs.writeFileSync(at(file), text);
+    setTime(at(file));
   };
   write('package.json', '{"name":"fake","type":"module"}');
   write('node_modules/.package-lock.json', '{}');
   write('electron/cli/said.ts', "export const said: string = 'first';\n");
   write('electron/cli/index.ts', "import { said } from './said';\nexport async function main(argv: string[]): Promise<void> { process.stdout.write(`${said} ${argv.length}`); }\n");
-  return { root, write };
+  return { root, write, at };
 }
 
 /** Runs the bundle's `main` in a fresh Node process, as bin/awb.mjs does. */
 function run(bundle: string): string {
-  const script = `require(${JSON.stringify(bundle)}).main(['node', 'awb', 'x'])`;
-  const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(bundle)}).main(['node', 'awb', 'x'])`], { encoding: 'utf8' });
   expect(result.stderr).toBe('');
   return result.stdout;
 }
 
-let past = Date.now() - 3_600_000;
-/** Gives a file a modification time no other file has, in the past. */
-const setTime = (file: string) => {
-  past += 1_000;
-  fs.utimesSync(file, new Date(past), new Date(past));
-};
+const currentJson = (root: string) => JSON.parse(fs.readFileSync(path.join(root, 'dist', 'node', 'current.json'), 'utf8')) as { build: string; bundles: Record<string, unknown>; files: Record<string, unknown> };
 
 describe('the bundles the CLI makes on first use (bin/bundles.mjs)', () => {
-  it('builds once, is reused while current, and is rebuilt when a file it was built from changes', async () => {
-    const { root, write } = fakeRoot('app');
+  it('builds once into a folder of its own, is reused while current, and is rebuilt when a file it was built from changes', async () => {
+    const { root, write, at } = fakeRoot('app');
     expect(current(root)).toBe(false);
-    const bundle = await bundled(root);
-    expect(bundle).toBe(path.join(root, 'dist', 'node', 'awb.cjs'));
-    expect(run(bundle!)).toBe('first 3');
-    const inputs = JSON.parse(fs.readFileSync(path.join(root, 'dist', 'node', 'inputs.json'), 'utf8')) as { bundles: string[]; files: Record<string, number> };
-    expect(inputs.bundles).toEqual(['awb']);
-    expect(Object.keys(inputs.files).sort()).toEqual(['electron/cli/index.ts', 'electron/cli/said.ts', 'node_modules/.package-lock.json', 'package.json']);
+    const bundle = (await bundles.cliBundle(root))!;
+    const built = currentJson(root);
+    expect(bundle).toBe(at(`dist/node/${built.build}/awb.cjs`));
+    expect(run(bundle)).toBe('first 3');
+    expect(Object.keys(built.bundles)).toEqual(['awb']);
+    expect(Object.keys(built.files).sort()).toEqual(
+      ['bin/bundles.mjs', 'electron/cli/index.ts', 'electron/cli/said.ts', 'node_modules/.package-lock.json', 'package-lock.json', 'package.json', 'tsconfig.json'].sort(),
+    );
     expect(current(root)).toBe(true);
+    expect(await bundles.cliBundle(root)).toBe(bundle);
     // A worker takes a current bundle, and only one that was built.
-    expect(workerBundle('awb', root)).toBe(bundle);
-    expect(workerBundle('release-encoder', root)).toBeNull();
+    expect(bundles.currentBundle('awb', root)).toBe(bundle);
+    expect(bundles.currentBundle('release-encoder', root)).toBeNull();
 
-    // An imported module edited: stale, rebuilt, and the new text runs.
+    // An imported module edited: stale, rebuilt into another folder, and the new text runs.
     write('electron/cli/said.ts', "export const said: string = 'second';\n");
     expect(current(root)).toBe(false);
-    expect(workerBundle('awb', root)).toBeNull();
-    expect(run((await bundled(root))!)).toBe('second 3');
+    expect(bundles.currentBundle('awb', root)).toBeNull();
+    const second = (await bundles.cliBundle(root))!;
+    expect(second).not.toBe(bundle);
+    expect(run(second)).toBe('second 3');
 
-    // Dependencies installed again, or the package file changed: stale too.
-    setTime(path.join(root, 'node_modules', '.package-lock.json'));
-    expect(current(root)).toBe(false);
-    await bundled(root);
-    setTime(path.join(root, 'package.json'));
-    expect(current(root)).toBe(false);
-    await bundled(root);
+    // Dependencies installed again, the package file, a tsconfig.json that appears: stale each.
+    for (const change of [() => setTime(at('node_modules/.package-lock.json')), () => setTime(at('package.json')), () => write('tsconfig.json', '{}')]) {
+      change();
+      expect(current(root)).toBe(false);
+      await bundles.cliBundle(root);
+      expect(current(root)).toBe(true);
+    }
 
-    // A file put back with an older time (cp -p, an archive) counts as changed too.
-    expect(current(root)).toBe(true);
-    const older = new Date(past - 10 * 60_000);
-    fs.utimesSync(path.join(root, 'electron', 'cli', 'index.ts'), older, older);
+    // The same time but another size, and a file put back with an older time: both count.
+    const said = at('electron/cli/said.ts');
+    const time = fs.statSync(said).mtimeMs;
+    fs.writeFileSync(said, "export const said: string = 'the third';\n");
+    setTime(said, time);
     expect(current(root)).toBe(false);
-    await bundled(root);
+    await bundles.cliBundle(root);
+    setTime(at('electron/cli/index.ts'), past - 600_000);
+    expect(current(root)).toBe(false);
+    await bundles.cliBundle(root);
 
-    // A source the bundle holds deleted: stale (the build then fails, see below).
-    expect(current(root)).toBe(true);
-    fs.rmSync(path.join(root, 'electron', 'cli', 'said.ts'));
+    // A bundle cut short (a power cut before it reached the disk) or removed: stale.
+    const last = (await bundles.cliBundle(root))!;
+    fs.truncateSync(last, 10);
+    expect(current(root)).toBe(false);
+    await bundles.cliBundle(root);
+    fs.rmSync(bundles.currentBundle('awb', root)!);
+    expect(current(root)).toBe(false);
+    await bundles.cliBundle(root);
+
+    // A new entry appears (a worker): stale, and the next build makes its bundle too.
+    write('electron/services/release/encoder-worker.ts', 'export const encoder = 1;\n');
+    expect(current(root)).toBe(false);
+    await bundles.cliBundle(root);
+    expect(bundles.currentBundle('release-encoder', root)).toBe(at(`dist/node/${currentJson(root).build}/release-encoder.cjs`));
+
+    // A source the bundles hold deleted: stale.
+    fs.rmSync(said);
     expect(current(root)).toBe(false);
   });
 
-  it('builds again on the next run when a file changed in the second before a build (it may have changed during it)', async () => {
-    const { root } = fakeRoot('recent');
-    fs.writeFileSync(path.join(root, 'electron', 'cli', 'said.ts'), "export const said: string = 'just now';\n");
-    expect(run((await bundled(root))!)).toBe('just now 3');
+  it('builds again on the next run when a file changed during the build (or just before it)', async () => {
+    const { root, at } = fakeRoot('recent');
+    fs.writeFileSync(at('electron/cli/said.ts'), "export const said: string = 'just now';\n");
+    expect(run((await bundles.cliBundle(root))!)).toBe('just now 3');
+    expect(currentJson(root).files['electron/cli/said.ts']).toBe(0);
     expect(current(root)).toBe(false);
-    setTime(path.join(root, 'electron', 'cli', 'said.ts'));
-    await bundled(root);
+    setTime(at('electron/cli/said.ts'));
+    await bundles.cliBundle(root);
     expect(current(root)).toBe(true);
   });
 
-  it('gives null (the sources run through tsx instead) when the build fails, leaving no scratch files and the last good bundle', async () => {
+  it('keeps the last good build when a build fails, and gives null so that the sources run through tsx', async () => {
     const { root, write } = fakeRoot('broken');
-    const bundle = (await bundled(root))!;
+    const bundle = (await bundles.cliBundle(root))!;
+    const before = fs.readFileSync(path.join(root, 'dist', 'node', 'current.json'), 'utf8');
     write('electron/cli/said.ts', 'export const said: string = ;\n');
-    expect(await bundled(root)).toBeNull();
-    expect(fs.readdirSync(path.join(root, 'dist', 'node')).sort()).toEqual(['awb.cjs', 'awb.cjs.map', 'inputs.json']);
+    expect(await bundles.cliBundle(root)).toBeNull();
+    expect(fs.readFileSync(path.join(root, 'dist', 'node', 'current.json'), 'utf8')).toBe(before);
+    expect(fs.readdirSync(path.join(root, 'dist', 'node')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(run(bundle)).toBe('first 3');
   });
 
+  it('pairs bundles only with their own build: two builds at once, a build that stopped half-way, a list that is not one', async () => {
+    const { root, at } = fakeRoot('together');
+    await Promise.all([bundles.buildBundles(root), bundles.buildBundles(root)]);
+    expect(current(root)).toBe(true);
+    const named = bundles.currentBundle('awb', root)!;
+    expect(run(named)).toBe('first 3');
+    // A build that stopped before naming its folder: the named build stays in use.
+    fs.mkdirSync(at('dist/node/stopped'));
+    fs.writeFileSync(at('dist/node/stopped/awb.cjs'), '');
+    expect(bundles.currentBundle('awb', root)).toBe(named);
+    // Such a folder goes at the next build once it is an hour old; a newer one stays (it may be a build under way).
+    fs.mkdirSync(at('dist/node/recent'));
+    setTime(at('dist/node/stopped'), Date.now() - 2 * 3_600_000);
+    setTime(at('electron/cli/index.ts'));
+    await bundles.cliBundle(root);
+    expect(fs.existsSync(at('dist/node/stopped'))).toBe(false);
+    expect(fs.existsSync(at('dist/node/recent'))).toBe(true);
+    // current.json unreadable or of another shape: not current, built again, no exception.
+    for (const text of ['', 'null', '[]', '{}', '{"build":"x","bundles":{},"files":[]}', '{"build":']) {
+      fs.writeFileSync(at('dist/node/current.json'), text);
+      expect(current(root)).toBe(false);
+      expect(bundles.currentBundle('awb', root)).toBeNull();
+      expect(run((await bundles.cliBundle(root))!)).toBe('first 3');
+    }
+  });
+
+  it('loads the sources instead when a bundle is gone by the time it is loaded, and passes on any other failure', async () => {
+    const { root, write } = fakeRoot('gone');
+    const fromSource = async () => ({ from: 'source' });
+    expect(await bundles.loadModule(null, fromSource)).toEqual({ from: 'source' });
+    expect(await bundles.loadModule(path.join(root, 'dist', 'node', 'nothing', 'awb.cjs'), fromSource)).toEqual({ from: 'source' });
+    write('broken.cjs', "throw new Error('broken at load');\n");
+    await expect(bundles.loadModule(path.join(root, 'broken.cjs'), fromSource)).rejects.toThrow('broken at load');
+    write('requires-missing.cjs', "require('./not-there.cjs');\n");
+    await expect(bundles.loadModule(path.join(root, 'requires-missing.cjs'), fromSource)).rejects.toThrow(/not-there/);
+  });
+
   it('gives null without building where there are no sources (a packaged app) or AWB_FROM_SOURCE=1 asks for them', async () => {
-    expect(await bundled(tmp.file('empty'))).toBeNull();
+    expect(await bundles.cliBundle(tmp.file('empty'))).toBeNull();
     const { root } = fakeRoot('from-source');
     process.env.AWB_FROM_SOURCE = '1';
     try {
-      expect(await bundled(root)).toBeNull();
+      expect(await bundles.cliBundle(root)).toBeNull();
       expect(fs.existsSync(path.join(root, 'dist'))).toBe(false);
       delete process.env.AWB_FROM_SOURCE;
-      await bundled(root);
-      expect(workerBundle('awb', root)).not.toBeNull();
+      await bundles.cliBundle(root);
+      expect(bundles.currentBundle('awb', root)).not.toBeNull();
       process.env.AWB_FROM_SOURCE = '1';
-      expect(workerBundle('awb', root)).toBeNull();
+      expect(bundles.currentBundle('awb', root)).toBeNull();
     } finally {
       delete process.env.AWB_FROM_SOURCE;
     }
