@@ -59,11 +59,14 @@ describe('labels by hand', () => {
     await page.keyboard.press('ArrowUp');
     await source.filter({ hasText: /^Set by hand$/ }).waitFor();
     expect(await select.inputValue()).toBe('ambiguous');
+    // The screen shows a choice at once; the stored label follows when its write lands.
+    await expect.poll(() => labelsOf(['--base-question', String(danube)]).answerability?.label, { timeout: 10_000 }).toBe('ambiguous');
     expect(labelsOf(['--base-question', String(danube)]).answerability).toMatchObject({ label: 'ambiguous', provenance: { source: 'human' } });
     await ui.docsScreenshot('labels-base-question');
     await card.getByRole('button', { name: 'Undo' }).click();
     await card.getByRole('button', { name: 'Undo' }).waitFor({ state: 'detached' });
     await page.waitForFunction(() => (document.querySelector('#label-answerability') as HTMLSelectElement | null)?.value === 'unanswerable');
+    await expect.poll(() => labelsOf(['--base-question', String(danube)]).answerability?.label, { timeout: 10_000 }).toBe('unanswerable');
     expect(labelsOf(['--base-question', String(danube)]).answerability).toMatchObject({ label: 'unanswerable', provenance: { source: 'human' } });
   });
 
@@ -92,12 +95,15 @@ describe('labels by hand', () => {
       .getByTestId('topic-source')
       .filter({ hasText: /^Set by hand$/ })
       .waitFor();
+    // Stored in the order made: the last step is what stays, once its write has landed.
+    await expect.poll(() => labelsOf(['--instance', String(instance)]).domain?.domain, { timeout: 10_000 }).toBe('history');
     expect(labelsOf(['--instance', String(instance)])).toMatchObject({ answerability: { label: 'ambiguous', from: 'instance' }, domain: { domain: 'history', provenance: { source: 'human' } } });
     await page.locator('body').click({ position: { x: 5, y: 300 } });
     await ui.docsScreenshot('labels-instance');
     // Undo goes back past the three steps, to no topic.
     await card.getByRole('button', { name: 'Undo' }).click();
     await card.getByTestId('topic-source').filter({ hasText: 'Not tagged' }).waitFor();
+    await expect.poll(() => labelsOf(['--instance', String(instance)]).domain, { timeout: 10_000 }).toBeNull();
     const after = labelsOf(['--instance', String(instance)]);
     expect(after.domain).toBeNull();
     expect(after.answerability).toMatchObject({ label: 'ambiguous', from: 'instance' });

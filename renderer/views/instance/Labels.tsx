@@ -38,13 +38,16 @@ interface Change {
 /**
  * Setting the labels of one target: each choice shows at once (a select is controlled: without
  * this, the next arrow key would start from the old value), then the server's answer replaces it,
- * the latest answer only (an earlier one arriving late would undo a later step). Arrow keys change
- * a select one option at a time, so Undo goes back to before the first step.
+ * the latest answer only (an earlier one arriving late would undo a later step). The writes go one
+ * at a time, in the order made (one mutation scope per target): sent together, three quick arrow
+ * keys could reach the server in another order and leave an earlier step stored. Arrow keys
+ * change a select one option at a time, so Undo goes back to before the first step.
  */
 function useLabelSetting(target: Target, note: string) {
   const client = useQueryClient();
   const onInstance = 'instanceId' in target;
   const key = opKey('label:get', target);
+  const scope = { id: `labels ${JSON.stringify(target)}` };
   const [change, setChange] = useState<Change | null>(null);
   const latest = useRef(0);
   const byHand: Provenance = { source: 'human', detail: note, model: null, promptVersion: null, call: null };
@@ -59,10 +62,12 @@ function useLabelSetting(target: Target, note: string) {
     onError: () => void client.invalidateQueries({ queryKey: key }),
   };
   const setAnswerability = useOpMutation('answerability:set', {
+    scope,
     onMutate: ({ label }) => optimistic((old) => ({ ...old, answerability: label ? { label, provenance: byHand, from: onInstance ? 'instance' : 'base-question' } : null })),
     ...settled,
   });
   const setDomain = useOpMutation('domain:set', {
+    scope,
     onMutate: ({ domain }) => optimistic((old) => ({ ...old, domain: domain ? { domain, label: domain, provenance: byHand } : null })),
     ...settled,
   });
