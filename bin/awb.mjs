@@ -4,5 +4,8 @@
 // which compiles them on the fly. Either way there is no build step between `npm ci` and `npx awb`.
 import { cliBundle, loadModule } from './bundles.mjs';
 
-const { main } = await loadModule(await cliBundle(), () => import('../electron/cli/index.ts'));
+const bundle = await cliBundle();
+// AWB_DEBUG_BUNDLES=1 says which the run took, on stderr.
+if (process.env.AWB_DEBUG_BUNDLES === '1') process.stderr.write(`awb: running ${bundle ?? 'the sources through tsx'}\n`);
+const { main } = await loadModule(bundle, () => import('../electron/cli/index.ts'));
 await main(process.argv);

@@ -5,9 +5,11 @@
 // read-only folder, a build error) or are out of date in a worker, the sources run through tsx.
 //
 // Each build goes into a folder of its own, dist/node/<build>/, and dist/node/current.json names
-// the build in use with every file it was made from (its size and modification time then). That
-// file is written last, by a rename, so switching builds is one atomic step: a build that stops
-// half-way, or two at once, never pair one build's bundles with another's list.
+// the build in use with the project files it was made from, its settings and its bundles (each
+// one's size and modification time then; 0 for a file that changed during the build). That file
+// is written last, by a rename, so switching builds is one atomic step: a build that stops
+// half-way, or two at once, never pair one build's bundles with another's list. The CLI hands its
+// build to the workers it starts (AWB_BUNDLE_BUILD), so they run the same code as it does.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -25,12 +27,13 @@ export const ENTRIES = {
 };
 
 /**
- * Files that change a build without being in it: how it is made (this file), what esbuild reads
- * for TypeScript, and the installed dependencies (npm rewrites its lock on every `npm ci`).
+ * Files that change a build without being in it: how it is made (this file), the tsconfig files
+ * esbuild reads for the sources' folders, and the installed dependencies (npm rewrites its lock on
+ * every `npm ci`).
  */
-const SETTINGS = ['bin/bundles.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
+const SETTINGS = ['bin/bundles.mjs', 'tsconfig.json', 'tsconfig.base.json', 'shared/tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
 
-/** A build folder left by a run that stopped is removed once it is this old (a build takes seconds). */
+/** Anything in dist/node that no build names is removed once it is this old (a build takes seconds). */
 const ABANDONED_MS = 3_600_000;
 
 /** Where things are under an app root (the repository's, or a test's folder). */
@@ -88,12 +91,16 @@ function fileClock(dir) {
   }
 }
 
-/** Removes build folders that current.json does not name and that are older than a build takes. */
-function removeOldBuilds(dir, keep, now) {
+/**
+ * Removes the build that `replaced` named at once (a process about to load from it falls back to
+ * the sources), and anything else but current.json and `keep` once it is an hour old: builds that
+ * stopped half-way, scratch files.
+ */
+function removeOldBuilds(dir, keep, replaced, now) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name === keep) continue;
-    const folder = path.join(dir, entry.name);
-    if (now - (stamp(folder)?.[1] ?? now) > ABANDONED_MS) fs.rmSync(folder, { recursive: true, force: true });
+    if (entry.name === keep || entry.name === 'current.json') continue;
+    const item = path.join(dir, entry.name);
+    if (entry.name === replaced || now - (stamp(item)?.[1] ?? now) > ABANDONED_MS) fs.rmSync(item, { recursive: true, force: true });
   }
 }
 
@@ -138,10 +145,20 @@ export async function buildBundles(root = ROOT) {
   }
   const bundles = Object.fromEntries(Object.keys(entryPoints).map((entry) => [entry, stamp(at.bundle(name, entry))]));
   const built = { build: name, bundles, files };
+  let replaced = null;
+  try {
+    replaced = JSON.parse(fs.readFileSync(at.current, 'utf8'))?.build ?? null;
+  } catch {
+    // no build before this one, or a list that is not one
+  }
   const scratch = `${at.current}.${name}.tmp`;
   fs.writeFileSync(scratch, JSON.stringify(built));
   fs.renameSync(scratch, at.current);
-  removeOldBuilds(at.dir, name, finished);
+  try {
+    removeOldBuilds(at.dir, name, typeof replaced === 'string' && replaced !== name ? replaced : null, finished);
+  } catch {
+    // a folder in use elsewhere (Windows): the next build removes it
+  }
   return built;
 }
 
@@ -151,18 +168,23 @@ export async function cliBundle(root = ROOT) {
   try {
     // A build just made is used even if a file changed while it ran (the next run builds again).
     const built = currentBuild(root) ?? (await buildBundles(root));
-    return 'awb' in built.bundles ? places(root).bundle(built.build, 'awb') : null;
+    if (!('awb' in built.bundles)) return null;
+    process.env.AWB_BUNDLE_BUILD = built.build;
+    return places(root).bundle(built.build, 'awb');
   } catch {
     return null;
   }
 }
 
 /**
- * A worker's bundle when the bundles are current, else null: a worker never builds (the CLI
- * does, before it starts any), it runs its sources through tsx instead.
+ * A worker's bundle: the one of the build its CLI runs (AWB_BUNDLE_BUILD) while that is there,
+ * else the current build's, else null. A worker never builds; without a bundle it runs its sources
+ * through tsx.
  */
 export function currentBundle(name, root = ROOT) {
   if (process.env.AWB_FROM_SOURCE === '1') return null;
+  const handed = process.env.AWB_BUNDLE_BUILD;
+  if (handed && /^[\w-]+$/.test(handed) && fs.existsSync(places(root).bundle(handed, name))) return places(root).bundle(handed, name);
   try {
     const built = currentBuild(root);
     return built && name in built.bundles ? places(root).bundle(built.build, name) : null;

@@ -40,7 +40,8 @@ export function appRoot(): string {
 /**
  * A worker thread's script, or null when it is missing: in the desktop app the bundle
  * `dist/electron/<bundle>.cjs` (scripts/build-electron.mjs), under Node the `.mjs` launcher beside
- * its TypeScript source (`source`, from the root), which runs it through tsx.
+ * its TypeScript source (`source`, from the root), which loads the worker's bundle from dist/node
+ * (bin/bundles.mjs) or else runs the source through tsx.
  */
 export function workerScript(bundle: string, source: string): string | null {
   const root = appRoot();

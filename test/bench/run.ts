@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-// @ts-expect-error: a plain ES module of bin/, without types
 import { cliBundle } from '../../bin/bundles.mjs';
 import { formatValue, machine } from './harness';
 import { BenchResults, gitCommit, loadAverage, RESULTS_FORMAT, suiteRows, type SuiteResult } from './results';
@@ -47,7 +46,7 @@ console.log('Ambiguity Workbench benchmark', quick ? '(quick sizes)' : '');
 for (const [key, value] of Object.entries(info)) console.log(`  ${key.padEnd(11)} ${value}`);
 console.log(`  ${'load'.padEnd(11)} ${loadStart.map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min)`);
 // The CLI and the worker threads run from their bundles, as after a user's first `awb` (bin/bundles.mjs).
-const bundled = await (cliBundle as () => Promise<string | null>)();
+const bundled = await cliBundle();
 console.log(`  ${'workers'.padEnd(11)} ${bundled ? 'from their bundles in dist/node' : 'from the sources through tsx (the bundles could not be made)'}`);
 console.log('');
 

@@ -1,5 +1,5 @@
 // Runs the desktop services worker (TypeScript) in a worker thread under plain Node, for tests:
-// tsx compiles it on the fly, as bin/awb.mjs does for the CLI.
+// tsx compiles it on the fly (the desktop app runs dist/electron/worker.cjs).
 import { register } from 'tsx/esm/api';
 
 register();

@@ -3,8 +3,6 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ImportReport, Stats } from '../../shared/api';
-// @ts-expect-error: a plain ES module of bin/, without types
-import { bundlesAreCurrent } from '../../bin/bundles.mjs';
 import { AWB, awb, awbJson } from '../helpers/cli';
 import { ASQA, MUSIQUE, ROOT, tempDir, writeFile } from '../helpers/db';
 import { musiqueRecord, rng } from '../helpers/synthetic';
@@ -27,10 +25,10 @@ describe('awb CLI', () => {
   });
 
   it('runs from the bundles made on first use, with the same answers as from the sources through tsx', () => {
-    const fromBundle = awb(['--help']);
-    // The run made the bundles current (or found them so): it took them (bin/bundles.mjs).
-    expect((bundlesAreCurrent as () => boolean)()).toBe(true);
-    const fromSource = awb(['--help'], { AWB_FROM_SOURCE: '1' });
+    const fromBundle = awb(['--help'], { AWB_DEBUG_BUNDLES: '1' });
+    expect(fromBundle.stderr).toMatch(/^awb: running .*dist[\\/]node[\\/][\w-]+[\\/]awb\.cjs\n$/);
+    const fromSource = awb(['--help'], { AWB_FROM_SOURCE: '1', AWB_DEBUG_BUNDLES: '1' });
+    expect(fromSource.stderr).toBe('awb: running the sources through tsx\n');
     expect(fromBundle.stdout).toBe(fromSource.stdout);
     const bad = ['import', MUSIQUE, '--format', 'nope', '--json'];
     expect(awb(bad)).toEqual(awb(bad, { AWB_FROM_SOURCE: '1' }));

@@ -52,6 +52,8 @@ function useLabelSetting(target: Target, note: string) {
   const latest = useRef(0);
   const byHand: Provenance = { source: 'human', detail: note, model: null, promptVersion: null, call: null };
   const optimistic = (patch: (view: LabelView) => LabelView) => {
+    // A read already on its way would show the label as it was before this choice.
+    void client.cancelQueries({ queryKey: key });
     client.setQueryData<LabelView>(key, (old) => (old ? patch(old) : old));
     return ++latest.current;
   };
