@@ -7,7 +7,9 @@ export interface Built {
   files: Record<string, [size: number, mtimeMs: number] | 0 | null>;
 }
 
+export declare const WORKER_ENTRIES: Record<string, string>;
 export declare const ENTRIES: Record<string, string>;
+export declare const EXTERNAL: string[];
 export declare function bundlesAreCurrent(root?: string): boolean;
 export declare function buildBundles(root?: string): Promise<Built>;
 export declare function cliBundle(root?: string): Promise<string | null>;

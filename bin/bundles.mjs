@@ -17,14 +17,22 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Each bundle's entry: the CLI, and the workers that run under plain Node (their `.mjs` launchers use them). */
-export const ENTRIES = {
-  awb: 'electron/cli/index.ts',
+/** The worker threads' entries, by bundle name: the desktop build (scripts/build-electron.mjs) bundles the same ones. */
+export const WORKER_ENTRIES = {
   'release-encoder': 'electron/services/release/encoder-worker.ts',
   'retrieval-worker': 'electron/services/pipeline/retrieval-worker.ts',
   'embed-worker': 'electron/services/retrieval/embed-worker.ts',
   'score-worker': 'electron/services/evaluation/score-worker.ts',
 };
+
+/** Each bundle's entry: the CLI, and the workers that run under plain Node (their `.mjs` launchers use them). */
+export const ENTRIES = { awb: 'electron/cli/index.ts', ...WORKER_ENTRIES };
+
+/**
+ * Left outside every bundle, here and in the desktop build: native modules, Vite (loaded only to
+ * build the UI) and pg's optional native half.
+ */
+export const EXTERNAL = ['better-sqlite3', 'sqlite-vec', '@node-rs/argon2', 'vite', 'pg-native'];
 
 /**
  * Files that change a build without being in it: how it is made (this file), the tsconfig files
@@ -122,8 +130,7 @@ export async function buildBundles(root = ROOT) {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    // Native modules, Electron, Vite (loaded only to build the UI) and pg's optional native half stay outside.
-    external: ['electron', 'better-sqlite3', 'sqlite-vec', '@node-rs/argon2', 'vite', 'pg-native'],
+    external: ['electron', ...EXTERNAL],
     // paths.ts finds the app's root two folders above its own URL: in a bundle (three folders
     // below the root) that URL is where paths.ts lies, so the root comes out the same.
     define: { 'import.meta.url': '__awbPathsUrl' },
