@@ -5,7 +5,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // finish in seconds (`npm run test:fast`: under a minute on two cores, see docs/development.md);
 // `slow` holds the other integration tests: those that spawn the CLI, start PostgreSQL clusters,
 // or run whole pipelines and evaluations (`npm run test:slow`). `npm test` runs both.
-const QUICK_INTEGRATION = ['import', 'records', 'desktop-bundle', 'team-http', 'serve-static', 'export-roundtrip', 'eval-score', 'worker-host', 'failures'].map(
+const QUICK_INTEGRATION = ['import', 'records', 'desktop-bundle', 'team-http', 'serve-static', 'export-roundtrip', 'eval-score', 'worker-host', 'failures', 'background-checkpoint'].map(
   (name) => `test/integration/${name}.test.ts`,
 );
 

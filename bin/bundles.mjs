@@ -23,6 +23,7 @@ export const WORKER_ENTRIES = {
   'retrieval-worker': 'electron/services/pipeline/retrieval-worker.ts',
   'embed-worker': 'electron/services/retrieval/embed-worker.ts',
   'score-worker': 'electron/services/evaluation/score-worker.ts',
+  'checkpoint-worker': 'electron/services/checkpoint-worker.ts',
 };
 
 /** Each bundle's entry: the CLI, and the workers that run under plain Node (their `.mjs` launchers use them). */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { migrate } from './migrate';
-import { commit, withBusyTimeout, type ReadableDB, type WritableDB } from './sql';
+import { withBusyTimeout, type ReadableDB, type WritableDB } from './sql';
 
 export interface OpenOptions {
   /** Called once with the SQLite and sqlite-vec versions (and the schema migration, if any). */
@@ -151,28 +151,39 @@ export function openReadOnlyDatabase(file: string, options: Pick<OpenOptions, 'l
   return db as ReadableDB;
 }
 
+/** Per connection: its own checkpoint threshold, and how many holds keep it off. */
+const held = new WeakMap<WritableDB, { pages: number; holds: number }>();
+
 /**
- * Commits without the checkpoint SQLite runs on the committing connection once the write-ahead
- * log has grown past its threshold: after a write of hundreds of megabytes (a release) that copies
- * the whole log into the database file, with its syncs, before the commit returns. The commit is
- * as durable as every other commit here (synchronous = NORMAL: a power cut may lose the last
- * commits, never corrupt the file), where the checkpoint used to sync a large one as a side effect;
- * the caller checkpoints from another thread (`checkpointFile`), and should that never happen the
- * next commit here checkpoints as usual.
+ * Turns off the checkpoint SQLite runs on this connection at a commit once the write-ahead log has
+ * grown past its threshold, until the returned function has been called (by every holder, when
+ * several hold it). After a write of hundreds of megabytes (an import, a release) that checkpoint
+ * copies the whole log into the database file, with its syncs, before the commit returns; a holder
+ * checkpoints from another thread instead (`checkpointFile`). Commits are as durable as every other
+ * commit here (synchronous = NORMAL: a power cut may lose the last commits, never corrupt the
+ * file), and should the other thread never checkpoint, the next commit after the hold does.
  */
-export function commitLeavingLog(db: WritableDB): void {
-  const pages = db.pragma('wal_autocheckpoint', { simple: true }) as number;
-  db.pragma('wal_autocheckpoint = 0');
-  try {
-    commit(db);
-  } finally {
-    try {
-      db.pragma(`wal_autocheckpoint = ${pages}`);
-    } catch {
-      // Committed (or failed) either way: a setting that could not be put back must not turn a
-      // committed write into a failure; at worst this connection no longer checkpoints by itself.
-    }
+export function holdCheckpoints(db: WritableDB): () => void {
+  let state = held.get(db);
+  if (!state) {
+    state = { pages: db.pragma('wal_autocheckpoint', { simple: true }) as number, holds: 0 };
+    db.pragma('wal_autocheckpoint = 0');
+    held.set(db, state);
   }
+  state.holds++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--state.holds > 0) return;
+    held.delete(db);
+    try {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${state.pages}`);
+    } catch {
+      // A setting that cannot be put back must not fail whatever released it: at worst this
+      // connection no longer checkpoints by itself (closing it still does).
+    }
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ReadableDB, WritableDB } from '../../db/sql';
 import { countInstances, listInstances, mergeInstanceSearchIndex } from '../../db/queries/instances';
 import { instanceFacetCounts, instanceFacetSteps } from '../../db/queries/instances-facets';
 import { instanceDetail } from '../../electron/services/browse';
+import { checkpointsDone } from '../../electron/services/checkpoints';
 import { importFile } from '../../electron/services/import/import-file';
 import { DEFAULT_MAX_RECORD_BYTES, readRecords } from '../../electron/services/import/json-stream';
 import { InstanceQuery, INSTANCE_SORT_COLUMNS, type InstanceFilter } from '../../shared/api';
@@ -47,6 +48,10 @@ async function benchImport(ctx: BenchContext, records: number): Promise<Measurem
   const started = performance.now();
   const report = await importFile(db, { file, format: 'musique' });
   const seconds = (performance.now() - started) / 1000;
+  // A large import leaves its log to be checkpointed on another thread once it returns: timed on
+  // its own, and counted in the import's CPU time (every thread of the process).
+  await checkpointsDone();
+  const checkpointSeconds = (performance.now() - started) / 1000 - seconds;
   const cpuSeconds = cpuTotal(process.cpuUsage(cpuBefore));
   clearInterval(sampler);
   const index = indexFloor(db);
@@ -60,7 +65,8 @@ async function benchImport(ctx: BenchContext, records: number): Promise<Measurem
     // The floor: the same file read by the importer's own reader and each line parsed, nothing else.
     { series: 'import-floor', size: sized, name: `import floor at ${sizeLabel(records)}: read + JSON.parse of the same ${size} MB, line by line`, value: floor.seconds, unit: 's' },
     { id: sizedId('import-over-floor', records), size: sized, baseline: sizedId('import-floor', records), name: `import time / floor at ${sizeLabel(records)} (issue 24: at most 3)`, value: seconds / floor.seconds, unit: '×', target: records === 20_000 ? { max: 3 } : undefined },
-    { id: sizedId('import-cpu-over-floor', records), size: sized, name: `import CPU time / floor CPU time at ${sizeLabel(records)}`, value: cpuSeconds / floor.cpuSeconds, unit: '×' },
+    { id: sizedId('import-cpu-over-floor', records), size: sized, name: `import CPU time (its background checkpoint included) / floor CPU time at ${sizeLabel(records)}`, value: cpuSeconds / floor.cpuSeconds, unit: '×' },
+    { series: 'import-background-checkpoint', size: sized, name: `the import's checkpoint of its log into the database file, in the background after it returned, at ${sizeLabel(records)}`, value: checkpointSeconds, unit: 's' },
     // What an import that keeps a full-text index cannot go below either: that index built, alone.
     { series: 'import-index-floor', size: sized, name: `search index floor at ${sizeLabel(records)}: the ${report.passagesCreated.toLocaleString('en-US')} passages stored, indexed again into an FTS5 table in memory`, value: index.seconds, unit: 's' },
     { id: sizedId('import-over-floors', records), size: sized, name: `import time / (read + parse floor + search index floor) at ${sizeLabel(records)}`, value: seconds / (floor.seconds + index.seconds), unit: '×' },

@@ -5,7 +5,7 @@ import { openDatabase } from '../../db/connection';
 import type { WritableDB } from '../../db/sql';
 import { exportJsonl } from '../../electron/services/export';
 import { createRelease } from '../../electron/services/release/create';
-import { releaseCheckpointsDone } from '../../electron/services/release/encoder-pool';
+import { checkpointsDone } from '../../electron/services/checkpoints';
 import { ReleaseCreateRequest } from '../../shared/api';
 import { AMBIGUITY_TYPES } from '../../shared/domain';
 import { rng, words } from '../helpers/synthetic';
@@ -101,7 +101,7 @@ export async function benchRelease(ctx: BenchContext, count = ctx.quick ? 2_000 
   const seconds = (performance.now() - started) / 1000;
   // The log the release left is checkpointed in the background once it returns: timed on its own,
   // and counted in the release's CPU time.
-  await releaseCheckpointsDone();
+  await checkpointsDone();
   const checkpointSeconds = (performance.now() - started) / 1000 - seconds;
   const releaseCpuSeconds = cpuSeconds(releaseCpu);
   clearInterval(sampler);

@@ -10,7 +10,8 @@ import { DatabaseJudging } from '../../electron/services/annotation/judging';
 import { importFile } from '../../electron/services/import/import-file';
 import { createHandlers, Workbench } from '../../electron/services';
 import { createRelease, previewRelease } from '../../electron/services/release/create';
-import { EncoderPool, releaseCheckpointsDone } from '../../electron/services/release/encoder-pool';
+import { checkpointsDone } from '../../electron/services/checkpoints';
+import { EncoderPool } from '../../electron/services/release/encoder-pool';
 import type { FileSink } from '../../electron/services/release/files';
 import { FrozenRecords } from '../../electron/services/release/frozen';
 import { previewPlan } from '../../electron/services/release/plan';
@@ -58,7 +59,7 @@ beforeAll(async () => {
 });
 
 // A release made by encoders checkpoints in the background: each test's is done before the next.
-afterEach(() => releaseCheckpointsDone());
+afterEach(() => checkpointsDone());
 
 afterAll(() => {
   workbench?.close();
@@ -168,7 +169,7 @@ describe('release create', () => {
       const written = await createRelease(writer, request('1.0.2', tmp.file('early-written')), { appVersion: 'test', encoders: 2, rowGroupRows: 5 });
       expect(written.id).not.toBeNull();
       // Once written, they stop after the checkpoint they run in the background.
-      await releaseCheckpointsDone();
+      await checkpointsDone();
       expect(closed).toHaveBeenCalledTimes(4);
     } finally {
       closed.mockRestore();
@@ -182,8 +183,10 @@ describe('release create', () => {
       writer.pragma('wal_autocheckpoint = 1234');
       const request = { ...ReleaseCreateRequest.parse({ name: 'Logged', version: '1.0.0', selection: { datasets: ['Rich'] } }), out: tmp.file('logged') };
       const written = await createRelease(writer, request, { appVersion: 'test', encoders: 2, rowGroupRows: 5 });
+      // Held off until the encoder has checkpointed (its answer cannot arrive before this line runs), then put back.
+      expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      await checkpointsDone();
       expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1234);
-      await releaseCheckpointsDone();
       // The database file alone, without its log, now holds the release and its frozen records.
       const copy = tmp.file('logged-copy.db');
       fs.copyFileSync(dbFile, copy);

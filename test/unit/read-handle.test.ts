@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { checkpointFile, commitLeavingLog, DatabaseOpenError, openDatabase, openReadOnlyDatabase } from '../../db/connection';
+import { checkpointFile, DatabaseOpenError, holdCheckpoints, openDatabase, openReadOnlyDatabase } from '../../db/connection';
 import { getSetting, setSetting } from '../../db/queries/settings';
 import { beginWrite, commit, get, rollback, sql, type ReadableDB, type WritableDB } from '../../db/sql';
 import { createHandlers, Workbench } from '../../electron/services';
@@ -109,12 +109,21 @@ describe('a commit that leaves its log for a checkpoint elsewhere', () => {
     }
   };
 
-  it('commits without checkpointing, puts the setting back, and checkpointFile copies the log into the file', async () => {
+  it('commits without checkpointing while held, puts the setting back after the last hold, and checkpointFile copies the log into the file', async () => {
     checkpointFile(file); // the schema into the file, so that a copy of it alone opens
     writer.pragma('wal_autocheckpoint = 1');
+    const first = holdCheckpoints(writer);
+    const second = holdCheckpoints(writer);
     await beginWrite(writer);
     setSetting(writer, 'theme', 'dark');
-    commitLeavingLog(writer);
+    commit(writer);
+    first();
+    first(); // a second call of the same release does not count
+    expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    await beginWrite(writer);
+    setSetting(writer, 'theme', 'dark');
+    commit(writer);
+    second();
     expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1);
     expect(getSetting(reader, 'theme')).toBe('dark');
     expect(fileAlone()).toBeUndefined();
@@ -122,7 +131,7 @@ describe('a commit that leaves its log for a checkpoint elsewhere', () => {
     expect(log).toBeGreaterThan(0);
     expect(checkpointed).toBe(log);
     expect(fileAlone()).toBe('dark');
-    // An ordinary commit at that threshold checkpoints by itself, which is what commitLeavingLog avoids.
+    // An ordinary commit at that threshold checkpoints by itself, which is what a hold avoids.
     await beginWrite(writer);
     setSetting(writer, 'theme', 'light');
     commit(writer);

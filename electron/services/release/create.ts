@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { commitLeavingLog } from '../../../db/connection';
+import { checkpointsDone, commitThenCheckpoint } from '../checkpoints';
 import { countInstances } from '../../../db/queries/instances';
 import { finishRelease, insertRelease } from '../../../db/queries/releases';
 import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
@@ -9,7 +9,7 @@ import { AppError, InstanceFilter, type ReleaseCreateRequest, type ReleaseDraft,
 import { AWB_FORMAT } from '../../../shared/awb-format';
 import { renderCard } from '../../../shared/release/card';
 import { schemaRows } from '../../../shared/release/schema';
-import { EncoderPool, releaseCheckpointsDone } from './encoder-pool';
+import { EncoderPool } from './encoder-pool';
 import { encodeInstances, type SplitOutput } from './encode-instances';
 import { checksumsText, HashedFile, openFileSink } from './files';
 import { planRelease, previewPlan, type ReleasePlan } from './plan';
@@ -90,7 +90,7 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   // One transaction from the first read to the commit: the instances cannot move in between.
   removeStalePartials(out);
   // A previous release's checkpoint first: a write while it runs keeps SQLite from restarting the log.
-  await releaseCheckpointsDone();
+  await checkpointsDone();
   // The encoders start while the plan is made: their start-up (loading code, opening the file) overlaps it.
   const starting = startEncoders(db, options);
   let plan: ReleasePlan;
@@ -138,8 +138,8 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
     const files = writeReleaseFiles(writing, releaseId, outputs, date);
     moveIntoPlace(writing.temporary, out);
     renamed = true;
-    // With encoders, one of them checkpoints the log this commit leaves once it returns (below).
-    if (pool) commitLeavingLog(db);
+    // With encoders, one of them checkpoints the log this commit leaves, in the background.
+    if (pool) commitThenCheckpoint(db, pool.checkpointAndClose.bind(pool));
     else commit(db);
     committed = { id: releaseId, name: request.name, version: request.version, dir: out, counts: plan.counts, files, gate: writing.gate };
   } catch (error) {
@@ -157,8 +157,6 @@ export async function createRelease(db: WritableDB, request: ReleaseCreateReques
   } catch {
     // Best-effort: the release is committed.
   }
-  // Not awaited: the checkpoint runs while the caller goes on (`releaseCheckpointsDone` waits for it).
-  void pool?.checkpointAndClose();
   return committed;
 }
 
