@@ -6,7 +6,9 @@ import { Worker } from 'node:worker_threads';
 import asar from '@electron/asar';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { WORKER_ENTRIES } from '../../bin/bundles.mjs';
 import { openDatabase, outsideAsar } from '../../db/connection';
+import type { CheckpointReply } from '../../electron/services/checkpoint-worker';
 import { scoreItems, type ScoreItemsTask, type ScoreWorkerReply } from '../../electron/services/evaluation/score-items';
 import { METRIC_NAMES } from '../../shared/eval/metrics';
 import { PUNKT_BUILTIN } from '../../shared/eval/punkt';
@@ -41,12 +43,15 @@ function dist(args: string[], env: Record<string, string>) {
   });
 }
 
+/** What the desktop build makes: the main process, preload, the services' worker and every worker thread. */
+const BUNDLED = ['main', 'preload', 'worker', ...Object.keys(WORKER_ENTRIES)];
+
 describe('the desktop bundle', () => {
-  it('builds the main process, preload and every worker, and its release encoder and scoring worker work', async () => {
+  it('builds the main process, preload and every worker, and its release encoder, scoring and checkpoint workers work', async () => {
     const built = spawnSync(process.execPath, ['scripts/build-electron.mjs'], { cwd: ROOT, encoding: 'utf8' });
     expect(built.stderr).toBe('');
     expect(built.status).toBe(0);
-    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder', 'embed-worker', 'score-worker']) expect(fs.existsSync(path.join(DIST, `${name}.cjs`))).toBe(true);
+    for (const name of BUNDLED) expect(fs.existsSync(path.join(DIST, `${name}.cjs`))).toBe(true);
 
     const file = tmp.file('bundle.db');
     const db = openDatabase(file);
@@ -77,6 +82,27 @@ describe('the desktop bundle', () => {
     });
     await scorer.terminate();
     expect(scored).toEqual({ op: 'scores', chunks: [{ start: 0, items: scoreItems(task) }] });
+
+    // The bundled checkpoint worker copies a log into its file when asked.
+    const logged = openDatabase(tmp.file('logged.db'));
+    logged.exec("INSERT INTO settings (key, value) VALUES ('theme', '\"dark\"')");
+    const checkpointer = new Worker(path.join(DIST, 'checkpoint-worker.cjs'), { workerData: { file: logged.name } });
+    const answers: CheckpointReply[] = [];
+    await new Promise<void>((resolve, reject) => {
+      checkpointer.on('message', (reply: CheckpointReply) => {
+        answers.push(reply);
+        if (reply.op === 'ready') checkpointer.postMessage({ op: 'checkpoint' });
+        else resolve();
+      });
+      checkpointer.once('error', reject);
+    });
+    await checkpointer.terminate();
+    logged.close();
+    expect(answers[0]).toEqual({ op: 'ready' });
+    expect(answers[1]).toMatchObject({ op: 'checkpointed' });
+    const done = answers[1] as Extract<CheckpointReply, { op: 'checkpointed' }>;
+    expect(done.log).toBeGreaterThan(0);
+    expect(done.checkpointed).toBe(done.log);
   });
 });
 
@@ -115,7 +141,7 @@ describe('the packaged app (npm run dist -- --dir, stand-in Electron)', () => {
   });
 
   it('app.asar holds the built main, preload and workers, and the built UI with every asset its page names', () => {
-    for (const name of ['main', 'preload', 'worker', 'retrieval-worker', 'release-encoder', 'embed-worker', 'score-worker']) {
+    for (const name of BUNDLED) {
       expect(asar.extractFile(path.join(resources, 'app.asar'), `dist/electron/${name}.cjs`).equals(fs.readFileSync(path.join(DIST, `${name}.cjs`)))).toBe(true);
     }
     const page = asar.extractFile(path.join(resources, 'app.asar'), 'dist/renderer/index.html').toString('utf8');
