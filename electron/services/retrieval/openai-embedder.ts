@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import OpenAI from 'openai';
 import { cachedEmbeddings, storeCachedEmbedding } from '../../../db/queries/embedding-cache';
 import type { WritableDB } from '../../../db/sql';
@@ -46,7 +46,7 @@ export class OpenAIEmbedder {
   }
 
   private hash(text: string): Buffer {
-    return createHash('sha256').update(text).digest();
+    return hash('sha256', text, 'buffer');
   }
 
   /** Embeds texts, from the cache where possible. Throws AppError on a malformed answer. */
