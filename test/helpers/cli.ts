@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 import { ROOT } from './db';
 
 export const AWB = path.join(ROOT, 'bin', 'awb.mjs');
@@ -12,7 +13,11 @@ export const AWB = path.join(ROOT, 'bin', 'awb.mjs');
  * checkouts may have migrated differently).
  */
 const TEST_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-cli-home-'));
-process.on('exit', () => fs.rmSync(TEST_HOME, { recursive: true, force: true }));
+// Removed after the test file that made it (vitest ends its worker processes without their
+// 'exit' event, which left one folder per test file behind), and on exit where there is one.
+const removeHome = () => fs.rmSync(TEST_HOME, { recursive: true, force: true });
+afterAll(removeHome);
+process.on('exit', removeHome);
 const commandEnv = (env: Record<string, string>) => ({ ...process.env, AWB_HOME: TEST_HOME, ...env });
 
 export interface CliResult {

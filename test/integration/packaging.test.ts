@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import asar from '@electron/asar';
 import Database from 'better-sqlite3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKER_ENTRIES } from '../../bin/bundles.mjs';
 import { openDatabase, outsideAsar } from '../../db/connection';
 import type { CheckpointReply } from '../../electron/services/checkpoint-worker';
@@ -31,6 +31,7 @@ const require = createRequire(import.meta.url);
 const ELECTRON_VERSION = (require('electron/package.json') as { version: string }).version;
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; productName: string; main: string };
 const tmp = tempDir('awb-packaging-');
+afterAll(() => tmp.cleanup());
 const DIST = path.join(ROOT, 'dist/electron');
 
 /** `npm run dist` after its builds: scripts/dist.ts with electron-builder flags. */

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { findCorpusByName } from '../../db/queries/corpora';
 import { findModel, getVectors } from '../../db/queries/embeddings';
 import { passagesAfter } from '../../db/queries/passages';
@@ -58,8 +58,9 @@ describe('the offline embedder in worker threads', () => {
   });
 
   it('embeds a corpus large enough for threads exactly as one thread fits and embeds it, codes included', async () => {
+    // Removed when this test finishes (an afterAll registered inside a test never ran).
     const tmp = tempDir('awb-embed-pool-');
-    afterAll(() => tmp.cleanup());
+    onTestFinished(() => tmp.cleanup());
     const file = tmp.file('corpus.jsonl');
     writeSyntheticCorpus(file, WORKERS_FROM);
     const db = memoryDb();
