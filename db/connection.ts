@@ -151,8 +151,43 @@ export function openReadOnlyDatabase(file: string, options: Pick<OpenOptions, 'l
   return db as ReadableDB;
 }
 
-/** Per connection: its own checkpoint threshold, and how many holds keep it off. */
-const held = new WeakMap<WritableDB, { pages: number; holds: number }>();
+/** Per connection, while anything has changed it: its own checkpoint threshold, the holds that turn it off, and the larger ones asked for. */
+interface CheckpointSetting {
+  pages: number;
+  holds: number;
+  larger: number[];
+}
+const settings = new WeakMap<WritableDB, CheckpointSetting>();
+
+/** Pages of log a batched bulk write lets build up before its connection checkpoints (64 MB; SQLite's default is 1,000). */
+export const BULK_CHECKPOINT_PAGES = 16_384;
+
+const threshold = (s: CheckpointSetting) => (s.holds > 0 || s.pages <= 0 ? 0 : Math.max(s.pages, ...s.larger));
+
+/** Applies a change to a connection's checkpoint setting; the returned function undoes it (once), the original coming back when nothing is left. */
+function changeCheckpoints(db: WritableDB, apply: (s: CheckpointSetting) => void, undo: (s: CheckpointSetting) => void): () => void {
+  let state = settings.get(db);
+  if (!state) {
+    state = { pages: db.pragma('wal_autocheckpoint', { simple: true }) as number, holds: 0, larger: [] };
+    settings.set(db, state);
+  }
+  apply(state);
+  db.pragma(`wal_autocheckpoint = ${threshold(state)}`);
+  let undone = false;
+  return () => {
+    if (undone) return;
+    undone = true;
+    undo(state);
+    const idle = state.holds === 0 && state.larger.length === 0;
+    if (idle) settings.delete(db);
+    try {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${idle ? state.pages : threshold(state)}`);
+    } catch {
+      // A setting that cannot be put back must not fail whatever undid it: at worst this
+      // connection checkpoints by itself more or less often (closing it still does).
+    }
+  };
+}
 
 /**
  * Turns off the checkpoint SQLite runs on this connection at a commit once the write-ahead log has
@@ -164,26 +199,27 @@ const held = new WeakMap<WritableDB, { pages: number; holds: number }>();
  * file), and should the other thread never checkpoint, the next commit after the hold does.
  */
 export function holdCheckpoints(db: WritableDB): () => void {
-  let state = held.get(db);
-  if (!state) {
-    state = { pages: db.pragma('wal_autocheckpoint', { simple: true }) as number, holds: 0 };
-    db.pragma('wal_autocheckpoint = 0');
-    held.set(db, state);
-  }
-  state.holds++;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    if (--state.holds > 0) return;
-    held.delete(db);
-    try {
-      if (db.open) db.pragma(`wal_autocheckpoint = ${state.pages}`);
-    } catch {
-      // A setting that cannot be put back must not fail whatever released it: at worst this
-      // connection no longer checkpoints by itself (closing it still does).
-    }
-  };
+  return changeCheckpoints(
+    db,
+    (s) => s.holds++,
+    (s) => s.holds--,
+  );
+}
+
+/**
+ * Lets a write made of many committed batches (a corpus import, embedding a corpus) build up
+ * `BULK_CHECKPOINT_PAGES` of log between this connection's checkpoints, until the returned function
+ * is called. At SQLite's default a batch of a few megabytes checkpoints at nearly every commit, each
+ * time copying again the pages every batch touches (the search index's, the indexes' inner pages)
+ * and syncing the file; less often, those copies and syncs are paid once per 64 MB. Each batch is
+ * still committed on its own. A hold meanwhile still turns checkpoints off.
+ */
+export function checkpointLessOften(db: WritableDB): () => void {
+  return changeCheckpoints(
+    db,
+    (s) => s.larger.push(BULK_CHECKPOINT_PAGES),
+    (s) => s.larger.splice(s.larger.indexOf(BULK_CHECKPOINT_PAGES), 1),
+  );
 }
 
 /**

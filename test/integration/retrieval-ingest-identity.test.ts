@@ -137,6 +137,8 @@ describe('ingest (import, then embedding with worker threads)', () => {
       },
     });
     await expect(stopped).rejects.toThrow(/abort/i);
+    // The import and the stopped run each checkpointed less often while they ran, and no longer do.
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     const model = findModel(db, offlineModelName(DIMENSIONS))!;
     const kept = countEmbeddings(db, model.id, a);
     expect(kept % BATCH).toBe(0);

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { checkpointFile, DatabaseOpenError, holdCheckpoints, openDatabase, openReadOnlyDatabase } from '../../db/connection';
+import { BULK_CHECKPOINT_PAGES, checkpointFile, checkpointLessOften, DatabaseOpenError, holdCheckpoints, openDatabase, openReadOnlyDatabase } from '../../db/connection';
 import { getSetting, setSetting } from '../../db/queries/settings';
 import { beginWrite, commit, get, rollback, sql, type ReadableDB, type WritableDB } from '../../db/sql';
 import { createHandlers, Workbench } from '../../electron/services';
@@ -136,6 +136,28 @@ describe('a commit that leaves its log for a checkpoint elsewhere', () => {
     setSetting(writer, 'theme', 'light');
     commit(writer);
     expect(fileAlone()).toBe('light');
+  });
+
+  it('checkpoints less often during a bulk write, not at all while held meanwhile, and puts the setting back', () => {
+    const setting = () => writer.pragma('wal_autocheckpoint', { simple: true });
+    expect(setting()).toBe(1000);
+    const bulk = checkpointLessOften(writer);
+    expect(setting()).toBe(BULK_CHECKPOINT_PAGES);
+    const hold = holdCheckpoints(writer);
+    expect(setting()).toBe(0);
+    hold();
+    expect(setting()).toBe(BULK_CHECKPOINT_PAGES);
+    bulk();
+    bulk();
+    expect(setting()).toBe(1000);
+    // A connection whose own checkpoints are off stays so; one with a larger threshold keeps it.
+    for (const own of [0, 50_000]) {
+      writer.pragma(`wal_autocheckpoint = ${own}`);
+      const undo = checkpointLessOften(writer);
+      expect(setting()).toBe(own);
+      undo();
+      expect(setting()).toBe(own);
+    }
   });
 
   it('never creates a database that is not there', () => {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { getOrCreateCorpus } from '../../../db/queries/corpora';
 import { findCorpusImport, recordCorpusProgress, startCorpusImport } from '../../../db/queries/corpus-imports';
 import { indexPassagesAfter, maxPassageId, upsertPassage } from '../../../db/queries/passages';
-import { optimize } from '../../../db/connection';
+import { checkpointLessOften, optimize } from '../../../db/connection';
 import { beginWrite, commit, rollback, type WritableDB } from '../../../db/sql';
 import { AppError, type CorpusFormat, type CorpusImportReport } from '../../../shared/api';
 import { nonBlank } from '../../../shared/awb-format';
@@ -255,19 +255,24 @@ export async function importCorpus(db: WritableDB, options: CorpusImportOptions)
     options.onProgress?.(done, total);
   };
   let batchPassages = 0;
-  for await (const record of sourceRecords(file, options.format, options.signal)) {
-    if (record.index < progress.records_done || invalid.has(record.index)) continue;
-    const result = passagesOf(options.format, record.value, targetWords);
-    if ('error' in result) continue;
-    report.passagesRead += result.passages.length;
-    pending.push({ record, passages: result.passages });
-    batchPassages += result.passages.length;
-    if (batchPassages >= batchSize) {
-      await flush(false);
-      batchPassages = 0;
+  const restoreCheckpoints = checkpointLessOften(db);
+  try {
+    for await (const record of sourceRecords(file, options.format, options.signal)) {
+      if (record.index < progress.records_done || invalid.has(record.index)) continue;
+      const result = passagesOf(options.format, record.value, targetWords);
+      if ('error' in result) continue;
+      report.passagesRead += result.passages.length;
+      pending.push({ record, passages: result.passages });
+      batchPassages += result.passages.length;
+      if (batchPassages >= batchSize) {
+        await flush(false);
+        batchPassages = 0;
+      }
     }
+    await flush(true);
+  } finally {
+    restoreCheckpoints();
   }
-  await flush(true);
   optimize(db);
   report.committed = true;
   report.seconds = Number(((performance.now() - started) / 1000).toFixed(3));

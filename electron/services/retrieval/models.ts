@@ -12,6 +12,7 @@ import {
   storeEmbeddings,
   type EmbeddingModelRow,
 } from '../../../db/queries/embeddings';
+import { checkpointLessOften } from '../../../db/connection';
 import { countCorpusPassages, findCorpusByName } from '../../../db/queries/corpora';
 import { sampledPassagesAfter } from '../../../db/queries/passages';
 import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
@@ -267,6 +268,7 @@ async function embedMissing(
   let embedded = 0;
   let after = 0;
   options.onProgress?.(done, total);
+  const restoreCheckpoints = checkpointLessOften(db);
   try {
     for (;;) {
       options.signal?.throwIfAborted();
@@ -291,6 +293,7 @@ async function embedMissing(
       options.onProgress?.(done, total);
     }
   } finally {
+    restoreCheckpoints();
     // A stop or a failure leaves batches in flight: their results are not wanted.
     for (const p of pending) p.result.catch(() => undefined);
   }
