@@ -46,14 +46,17 @@ export function commitThenCheckpoint(db: WritableDB, checkpoint: () => Promise<u
   pending.add(done);
 }
 
+/** The checkpoint worker's script: its bundle in the desktop app, its launcher under Node; null when missing. */
+const script = () => workerScript('checkpoint-worker', 'electron/services/checkpoint-worker.mjs');
+
 /** Whether `commitThenCheckpoint` with `checkpointInBackground` can work on this file (not in memory, the worker found). */
-export const canCheckpointInBackground = (file: string) => file !== '' && file !== ':memory:' && workerScript('checkpoint-worker', 'electron/services/checkpoint-worker.mjs') !== null;
+export const canCheckpointInBackground = (file: string) => file !== '' && file !== ':memory:' && script() !== null;
 
 /** Checkpoints a database file on a worker thread of its own: the log's frames, and those now in the file. */
 export async function checkpointInBackground(file: string): Promise<{ log: number; checkpointed: number }> {
-  const script = workerScript('checkpoint-worker', 'electron/services/checkpoint-worker.mjs');
-  if (!script) throw new Error('the checkpoint worker is missing');
-  const worker = await startWorker(script, { file }, 'checkpoint worker', READY_TIMEOUT_MS);
+  const found = script();
+  if (!found) throw new Error('the checkpoint worker is missing');
+  const worker = await startWorker(found, { file }, 'checkpoint worker', READY_TIMEOUT_MS);
   try {
     return await new Promise((resolve, reject) => {
       worker.once('message', (reply: CheckpointReply) => {
