@@ -15,8 +15,10 @@ export const AWB = path.join(ROOT, 'bin', 'awb.mjs');
 const TEST_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-cli-home-'));
 // Removed after the test file that made it (vitest ends its worker processes without their
 // 'exit' event, which left one folder per test file behind), and on exit where there is one.
+// The bench's suites import this helper outside vitest, where afterAll throws: there the
+// process's exit removes it.
 const removeHome = () => fs.rmSync(TEST_HOME, { recursive: true, force: true });
-afterAll(removeHome);
+if (process.env.VITEST) afterAll(removeHome);
 process.on('exit', removeHome);
 const commandEnv = (env: Record<string, string>) => ({ ...process.env, AWB_HOME: TEST_HOME, ...env });
 
