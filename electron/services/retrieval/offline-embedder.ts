@@ -236,8 +236,11 @@ export class OfflineEmbedder {
   private inverseFrequencies(): Float64Array {
     if (this.idf) return this.idf;
     const n = this.state.documents;
-    this.idf = Float64Array.from(this.state.df, (df) => Math.log((n + 1) / (df + 1)) + 1);
-    return this.idf;
+    // A plain loop: Float64Array.from with a mapping function took about 100 ms over the 2^18 slots.
+    const { df } = this.state;
+    const idf = new Float64Array(df.length);
+    for (let i = 0; i < df.length; i++) idf[i] = Math.log((n + 1) / (df[i]! + 1)) + 1;
+    return (this.idf = idf);
   }
 
   private vector({ keys, weights, size }: FeatureCounts): Float32Array {
