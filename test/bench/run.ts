@@ -4,7 +4,8 @@ import path from 'node:path';
 import { cliBundle } from '../../bin/bundles.mjs';
 import { formatValue, machine } from './harness';
 import { BenchResults, gitCommit, loadAverage, RESULTS_FORMAT, suiteRows, type SuiteResult } from './results';
-import { runSuiteInChild, type SuiteSpec } from './suite-runner';
+import { runSuiteInChild } from './suite-runner';
+import { SUITES } from './suites';
 
 /**
  * `npm run bench`: measures the speed targets of the issues on this machine and prints them,
@@ -15,26 +16,14 @@ import { runSuiteInChild, type SuiteSpec } from './suite-runner';
  * `npm run bench:docs` makes the benchmarks page from them.
  */
 
-const suites: Record<string, SuiteSpec> = {
-  foundation: { module: 'foundation.ts', export: 'benchFoundation' },
-  retrieval: { module: 'retrieval.ts', export: 'benchRetrieval' },
-  annotation: { module: 'annotation.ts', export: 'benchAnnotation' },
-  pipeline: { module: 'pipeline.ts', export: 'benchPipeline' },
-  release: { module: 'release-growth.ts', export: 'benchReleaseGrowth' },
-  evaluation: { module: 'evaluation.ts', export: 'benchEvaluation' },
-  'evaluation-runner': { module: 'evaluation-runner.ts', export: 'benchEvaluationRunner' },
-  failures: { module: 'failures.ts', export: 'benchFailures' },
-  team: { module: 'team.ts', export: 'benchTeam' },
-};
-
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyIndex = args.indexOf('--only');
 // `--only a,b` runs some suites (in the usual order).
 const only = onlyIndex === -1 ? null : new Set((args[onlyIndex + 1] ?? '').split(',').filter(Boolean));
-const unknown = only ? [...only].filter((name) => !suites[name]) : [];
+const unknown = only ? [...only].filter((name) => !SUITES[name]) : [];
 if (only && (only.size === 0 || unknown.length)) {
-  console.error(`Unknown suite ${unknown.join(', ') || '(none named)'}; choose from ${Object.keys(suites).join(', ')}`);
+  console.error(`Unknown suite ${unknown.join(', ') || '(none named)'}; choose from ${Object.keys(SUITES).join(', ')}`);
   process.exit(2);
 }
 
@@ -52,7 +41,7 @@ console.log('');
 
 const results: SuiteResult[] = [];
 try {
-  for (const [name, spec] of Object.entries(suites)) {
+  for (const [name, spec] of Object.entries(SUITES)) {
     if (only && !only.has(name)) continue;
     console.log(`# ${name}`);
     const run = await runSuiteInChild(spec, { dir, quick });

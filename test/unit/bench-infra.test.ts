@@ -1,12 +1,15 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BEGIN_MARKER, END_MARKER, replaceGenerated } from '../bench/bench-docs';
 import { readHistory, writeBenchDocs } from '../bench/bench-docs-cli';
 import { growthExponent, growthRows, sizedId, status, verdict, withIds, type Measurement } from '../bench/harness';
 import { BenchResults, RESULTS_FORMAT, suiteRows } from '../bench/results';
 import { runSuiteInChild } from '../bench/suite-runner';
+import { SUITES } from '../bench/suites';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-bench-infra-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -207,5 +210,19 @@ describe('suites in child processes', () => {
     expect(missing.error).toContain('exports no function noSuchSuite');
     // Each suite's directory is removed after it.
     expect(fs.readdirSync(tmp).filter((f) => f.startsWith('suite-'))).toEqual([]);
+  });
+
+  it("loads every one of the bench's suites outside vitest, as `npm run bench` does", () => {
+    // The suites import test helpers: one that registered a vitest hook as it loaded crashed three
+    // suites of CI's `bench --quick` (2026-11-27). So the child gets none of vitest's variables.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST')));
+    const specs = Object.values(SUITES).map((s) => ({ url: pathToFileURL(path.resolve('test/bench', s.module)).href, name: s.export }));
+    const script = `for (const { url, name } of ${JSON.stringify(specs)}) {
+      if (typeof (await import(url))[name] !== 'function') throw new Error(url + ' exports no function ' + name);
+    }
+    console.log('loaded ' + ${specs.length});`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env, encoding: 'utf8' });
+    expect(child.stdout.trim(), child.stderr).toBe(`loaded ${specs.length}`);
+    expect(child.status).toBe(0);
   });
 });
