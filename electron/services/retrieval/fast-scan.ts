@@ -53,7 +53,10 @@ export function nibbleTables(y: Float32Array, bytes: number): Uint8Array {
   return tables;
 }
 
-/** Words a0..a3 (four codes' bytes 4w..4w + 3) as the four words of bytes 4w, 4w + 1, 4w + 2, 4w + 3 of the four codes, 4 words apart. */
+/**
+ * Word w of four consecutive codes (a0..a3, each holding bytes 4w..4w + 3 of its code), written
+ * as four words: byte 4w + b of the four codes, in code order, at word `at + 4b`.
+ */
 function transpose(words: Uint32Array, at: number, a0: number, a1: number, a2: number, a3: number): void {
   for (let b = 0, at2 = at; b < 32; b += 8, at2 += 4) {
     words[at2] = ((a0 >>> b) & 255) | (((a1 >>> b) & 255) << 8) | (((a2 >>> b) & 255) << 16) | ((a3 >>> b) << 24);
