@@ -151,24 +151,24 @@ export function openReadOnlyDatabase(file: string, options: Pick<OpenOptions, 'l
   return db as ReadableDB;
 }
 
-/** Per connection, while anything has changed it: its own checkpoint threshold, the holds that turn it off, and the larger ones asked for. */
+/** Per connection, while anything has changed it: its own checkpoint threshold, the holds that turn it off, and the bulk writes under way. */
 interface CheckpointSetting {
   pages: number;
   holds: number;
-  larger: number[];
+  bulk: number;
 }
 const settings = new WeakMap<WritableDB, CheckpointSetting>();
 
 /** Pages of log a batched bulk write lets build up before its connection checkpoints (64 MB; SQLite's default is 1,000). */
 export const BULK_CHECKPOINT_PAGES = 16_384;
 
-const threshold = (s: CheckpointSetting) => (s.holds > 0 || s.pages <= 0 ? 0 : Math.max(s.pages, ...s.larger));
+const threshold = (s: CheckpointSetting) => (s.holds > 0 || s.pages <= 0 ? 0 : s.bulk > 0 ? Math.max(s.pages, BULK_CHECKPOINT_PAGES) : s.pages);
 
 /** Applies a change to a connection's checkpoint setting; the returned function undoes it (once), the original coming back when nothing is left. */
 function changeCheckpoints(db: WritableDB, apply: (s: CheckpointSetting) => void, undo: (s: CheckpointSetting) => void): () => void {
   let state = settings.get(db);
   if (!state) {
-    state = { pages: db.pragma('wal_autocheckpoint', { simple: true }) as number, holds: 0, larger: [] };
+    state = { pages: db.pragma('wal_autocheckpoint', { simple: true }) as number, holds: 0, bulk: 0 };
     settings.set(db, state);
   }
   apply(state);
@@ -178,7 +178,7 @@ function changeCheckpoints(db: WritableDB, apply: (s: CheckpointSetting) => void
     if (undone) return;
     undone = true;
     undo(state);
-    const idle = state.holds === 0 && state.larger.length === 0;
+    const idle = state.holds === 0 && state.bulk === 0;
     if (idle) settings.delete(db);
     try {
       if (db.open) db.pragma(`wal_autocheckpoint = ${idle ? state.pages : threshold(state)}`);
@@ -217,8 +217,8 @@ export function holdCheckpoints(db: WritableDB): () => void {
 export function checkpointLessOften(db: WritableDB): () => void {
   return changeCheckpoints(
     db,
-    (s) => s.larger.push(BULK_CHECKPOINT_PAGES),
-    (s) => s.larger.splice(s.larger.indexOf(BULK_CHECKPOINT_PAGES), 1),
+    (s) => s.bulk++,
+    (s) => s.bulk--,
   );
 }
 
