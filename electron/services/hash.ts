@@ -8,3 +8,8 @@ import { hash } from 'node:crypto';
 export function sha256(data: string | Uint8Array): string {
   return hash('sha256', data, 'hex');
 }
+
+/** The same digest as its 32 bytes, for keys stored as blobs (the embedding cache's). */
+export function sha256Bytes(data: string | Uint8Array): Buffer {
+  return hash('sha256', data, 'buffer');
+}

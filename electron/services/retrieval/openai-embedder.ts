@@ -1,7 +1,7 @@
-import { hash } from 'node:crypto';
 import OpenAI from 'openai';
 import { cachedEmbeddings, storeCachedEmbedding } from '../../../db/queries/embedding-cache';
 import type { WritableDB } from '../../../db/sql';
+import { sha256Bytes } from '../hash';
 import { AppError } from '../../../shared/api';
 
 /**
@@ -45,14 +45,10 @@ export class OpenAIEmbedder {
     this.cacheKey = `${options.baseURL.replace(/\/+$/, '')}|${options.model}|${options.dimensions ?? 'native'}`;
   }
 
-  private hash(text: string): Buffer {
-    return hash('sha256', text, 'buffer');
-  }
-
   /** Embeds texts, from the cache where possible. Throws AppError on a malformed answer. */
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     const out = new Array<Float32Array | undefined>(texts.length);
-    const hashes = texts.map((t) => this.hash(t));
+    const hashes = texts.map((t) => sha256Bytes(t));
     const byHash = cachedEmbeddings(this.db, this.cacheKey, hashes);
     const missing: number[] = [];
     hashes.forEach((h, i) => {
