@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
+import { withLargePages } from './large-pages.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -58,9 +59,12 @@ if (electron) {
   console.log('No Electron binary is installed here, so the workbench starts in browser mode.');
   // `npm start -- FILE` opens an annotation pack.
   const serveArgs = args.map((a) => (isFile(a) ? `--pack=${a}` : a));
+  // The server asks for huge pages where glibc can (large-pages.mjs): its first dense query at 1M
+  // fills 156 MB of new buffers.
   const child = spawn(process.execPath, [path.join(root, 'bin', 'awb.mjs'), 'serve', '--seed-demo', ...serveArgs], {
     cwd: root,
     stdio: 'inherit',
+    env: withLargePages(process.env),
   });
   const forward = (signal) => child.kill(signal);
   process.on('SIGINT', forward);

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { openDatabase } from '../../db/connection';
 import { engineVersions } from '../../db/connection';
+import { hugePageMode } from '../../scripts/large-pages.mjs';
 
 /** What a sized figure counts: the data size it belongs to. */
 export type SizeUnit = 'instances' | 'passages' | 'judgments' | 'questions' | 'records' | 'items';
@@ -153,6 +154,8 @@ export function machine(): Record<string, string> {
     sqlite: versions.sqlite,
     'sqlite-vec': versions.sqliteVec,
     'fresh memory': `${freshMemoryMsPerGiB().toFixed(0)} ms per GiB`,
+    // The kernel's mode; the fresh retrieval process asks for them as `npm start`'s server does.
+    'transparent huge pages': hugePageMode() ?? 'none',
   };
 }
 

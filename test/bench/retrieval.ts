@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withLargePages } from '../../scripts/large-pages.mjs';
 import { openDatabase } from '../../db/connection';
 import { findModel, floatTable, toBlob } from '../../db/queries/embeddings';
 import { all, sql, type WritableDB } from '../../db/sql';
@@ -209,10 +210,14 @@ interface ColdRun {
   peakMB: number;
 }
 
-/** Runs retrieval-cold.ts in a fresh process on the database (the operating system's file cache is as it is: it cannot be dropped here). */
+/**
+ * Runs retrieval-cold.ts in a fresh process on the database (the operating system's file cache is
+ * as it is: it cannot be dropped here), with the environment `npm start` gives the app's server
+ * (huge pages where glibc can: scripts/large-pages.mjs), since that process is what it stands for.
+ */
 function coldQueries(dbFile: string, questionsFile: string): ColdRun {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'retrieval-cold.ts');
-  const child = spawnSync(process.execPath, ['--import', 'tsx', script, dbFile, questionsFile], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', script, dbFile, questionsFile], { encoding: 'utf8', maxBuffer: 1 << 24, env: withLargePages(process.env) });
   if (child.status !== 0) throw new Error(`the cold-query process failed (${child.status}): ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as ColdRun;
 }
