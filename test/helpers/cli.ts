@@ -16,7 +16,8 @@ const TEST_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-cli-home-'));
 // Removed after the test file that made it (vitest ends its worker processes without their
 // 'exit' event, which left one folder per test file behind), and on exit where there is one.
 // The bench's suites import this helper outside vitest, where afterAll throws: there the
-// process's exit removes it.
+// process's exit removes it. Import it at the top of a test file: imported inside a test, its
+// hook comes too late to run, and the folder stays.
 const removeHome = () => fs.rmSync(TEST_HOME, { recursive: true, force: true });
 if (process.env.VITEST) afterAll(removeHome);
 process.on('exit', removeHome);

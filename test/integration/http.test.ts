@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, Workbench } from '../../electron/services';
 import { createHttpServer, listen } from '../../electron/transport/http';
 import type { ImportReport, InstanceDetail, Job, Page, InstanceRow, Result } from '../../shared/api';
+import { startServer } from '../helpers/cli';
 import { MUSIQUE, tempDir, writeFile } from '../helpers/db';
 
 const tmp = tempDir('awb-http-');
@@ -186,7 +187,6 @@ describe('the API over HTTP', () => {
 
 describe('awb serve', () => {
   it('prints its URL and answers on it', async () => {
-    const { startServer } = await import('../helpers/cli');
     const served = await startServer(['--db', tmp.file('served.db')]);
     try {
       expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
