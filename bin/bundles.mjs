@@ -22,7 +22,6 @@ export const WORKER_ENTRIES = {
   'release-encoder': 'electron/services/release/encoder-worker.ts',
   'retrieval-worker': 'electron/services/pipeline/retrieval-worker.ts',
   'embed-worker': 'electron/services/retrieval/embed-worker.ts',
-  'score-worker': 'electron/services/evaluation/score-worker.ts',
   'checkpoint-worker': 'electron/services/checkpoint-worker.ts',
 };
 

@@ -34,6 +34,31 @@ export function answerTokens(text: string): string[] {
   return normal === '' ? [] : normal.split(' ');
 }
 
+/**
+ * The normalised forms and tokens of the texts one item is scored on, each computed once: an
+ * item's metrics normalise the same long answer and gold answers several times over (STR-EM,
+ * token EM / F1, D-F1 and their short-answer forms), and the normalisation is most of their cost.
+ */
+export class NormalForms {
+  readonly #normals = new Map<string, string>();
+  readonly #tokens = new Map<string, readonly string[]>();
+
+  normal(text: string): string {
+    let normal = this.#normals.get(text);
+    if (normal === undefined) this.#normals.set(text, (normal = squadNormalize(text)));
+    return normal;
+  }
+
+  tokens(text: string): readonly string[] {
+    let tokens = this.#tokens.get(text);
+    if (tokens === undefined) {
+      const normal = this.normal(text);
+      this.#tokens.set(text, (tokens = normal === '' ? [] : normal.split(' ')));
+    }
+    return tokens;
+  }
+}
+
 /** SQuAD exact match: 1 when the normalised strings are equal. */
 export function tokenExactMatch(prediction: string, gold: string): number {
   return squadNormalize(prediction) === squadNormalize(gold) ? 1 : 0;
@@ -78,16 +103,16 @@ export function maxOverGold(metric: (prediction: string, gold: string) => number
  * `token_f1`; for the named alternatives `token_em_short` / `token_f1_short`, the method's short
  * answers, the best of them taken (so listing candidates is not penalised: a different metric).
  */
-export function bestTokenScores(predicted: readonly string[], gold: readonly (readonly string[])[]): { em: number; f1: number } {
+export function bestTokenScores(predicted: readonly string[], gold: readonly (readonly string[])[], forms = new NormalForms()): { em: number; f1: number } {
   let em = 0;
   let f1 = 0;
-  const goldTokens = gold.flat().map((g) => ({ normal: squadNormalize(g), tokens: answerTokens(g) }));
+  const golds = gold.flat();
   for (const p of predicted) {
-    const normal = squadNormalize(p);
-    const tokens = normal === '' ? [] : normal.split(' ');
-    for (const g of goldTokens) {
-      if (normal === g.normal) em = 1;
-      f1 = Math.max(f1, tokenF1Tokens(tokens, g.tokens));
+    const normal = forms.normal(p);
+    const tokens = forms.tokens(p);
+    for (const g of golds) {
+      if (normal === forms.normal(g)) em = 1;
+      f1 = Math.max(f1, tokenF1Tokens(tokens, forms.tokens(g)));
     }
   }
   return { em, f1 };
@@ -103,11 +128,11 @@ export function bestTokenScores(predicted: readonly string[], gold: readonly (re
  * applicable (null; the reference would divide by zero). As in the official scorer the test is a
  * plain substring test ("1" is found in "1990") and an answer normalising to "" is always found.
  */
-export function strEm(longAnswer: string, gold: readonly (readonly string[])[]): number | null {
+export function strEm(longAnswer: string, gold: readonly (readonly string[])[], forms = new NormalForms()): number | null {
   if (gold.length === 0) return null;
-  const context = squadNormalize(longAnswer);
+  const context = forms.normal(longAnswer);
   let found = 0;
-  for (const answers of gold) if (answers.some((a) => context.includes(squadNormalize(a)))) found++;
+  for (const answers of gold) if (answers.some((a) => context.includes(forms.normal(a)))) found++;
   return found / gold.length;
 }
 
@@ -142,12 +167,12 @@ export const D_F1_THRESHOLD = 0.5;
  * answer text alone (`d_f1`), or the method's short answers (the named alternative `d_f1_short`).
  * Null when the item has no interpretation.
  */
-export function dF1(predicted: readonly string[], gold: readonly (readonly string[])[]): number | null {
+export function dF1(predicted: readonly string[], gold: readonly (readonly string[])[], forms = new NormalForms()): number | null {
   if (gold.length === 0) return null;
-  const pred = predicted.map(answerTokens);
+  const pred = predicted.map((p) => forms.tokens(p));
   let covered = 0;
   for (const answers of gold) {
-    const goldTokens = answers.map(answerTokens);
+    const goldTokens = answers.map((a) => forms.tokens(a));
     if (pred.some((p) => goldTokens.some((g) => tokenF1Tokens(p, g) >= D_F1_THRESHOLD))) covered++;
   }
   return covered / gold.length;

@@ -1,5 +1,5 @@
 import { mean, percentileInterval, quantile, seededRandom, standardDeviation, type BootstrapOptions, type Interval } from '../statistics';
-import { answerCountDifference, bestTokenScores, citationPrecision, dF1, geometricMean, strEm } from './answer-metrics';
+import { answerCountDifference, bestTokenScores, citationPrecision, dF1, geometricMean, NormalForms, strEm } from './answer-metrics';
 import { rougeL, type RougeOptions } from './rouge';
 
 /**
@@ -145,9 +145,9 @@ export function invalidCitationNote(invalid: readonly number[], fragmentCount: n
 }
 
 /** Token EM and F1 of some predicted strings against the gold answers: null without any gold answer, or without predictions to score (`null`). */
-function tokenScores(predicted: readonly string[] | null, gold: GoldItem['interpretations']): { em: number | null; f1: number | null } {
+function tokenScores(predicted: readonly string[] | null, gold: GoldItem['interpretations'], forms: NormalForms): { em: number | null; f1: number | null } {
   if (predicted === null || !gold.some((a) => a.length > 0)) return { em: null, f1: null };
-  return bestTokenScores(predicted, gold);
+  return bestTokenScores(predicted, gold, forms);
 }
 
 /** Every requested non-LLM metric of one item; the corpus composite (dr_f1_corpus) is left to the aggregate. */
@@ -157,20 +157,21 @@ export function scoreItem(prediction: PredictionItem, gold: GoldItem, options: I
   const out: ItemMetrics = {};
   const answer = prediction.answer.trim() ? [prediction.answer] : [];
   const short = prediction.shortAnswers;
-  if (want('str_em')) out.str_em = strEm(prediction.answer, gold.interpretations);
+  const forms = new NormalForms();
+  if (want('str_em')) out.str_em = strEm(prediction.answer, gold.interpretations, forms);
   if (want('rouge_l', 'dr_f1', 'dr_f1_corpus')) out.rouge_l = rougeL(prediction.answer, gold.longAnswers, options);
   if (want('token_em', 'token_f1')) {
-    const best = tokenScores(answer, gold.interpretations);
+    const best = tokenScores(answer, gold.interpretations, forms);
     if (wanted.has('token_em')) out.token_em = best.em;
     if (wanted.has('token_f1')) out.token_f1 = best.f1;
   }
   if (want('token_em_short', 'token_f1_short')) {
-    const best = tokenScores(short, gold.interpretations);
+    const best = tokenScores(short, gold.interpretations, forms);
     if (wanted.has('token_em_short')) out.token_em_short = best.em;
     if (wanted.has('token_f1_short')) out.token_f1_short = best.f1;
   }
-  if (want('d_f1', 'dr_f1', 'dr_f1_corpus')) out.d_f1 = dF1(answer, gold.interpretations);
-  if (wanted.has('d_f1_short')) out.d_f1_short = short === null ? null : dF1(short, gold.interpretations);
+  if (want('d_f1', 'dr_f1', 'dr_f1_corpus')) out.d_f1 = dF1(answer, gold.interpretations, forms);
+  if (wanted.has('d_f1_short')) out.d_f1_short = short === null ? null : dF1(short, gold.interpretations, forms);
   if (wanted.has('dr_f1')) out.dr_f1 = typeof out.d_f1 === 'number' && typeof out.rouge_l === 'number' ? geometricMean(out.d_f1, out.rouge_l) : null;
   if (wanted.has('citation_precision')) {
     const { keys } = resolveCitations(prediction.citations ?? [], gold);

@@ -9,9 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKER_ENTRIES } from '../../bin/bundles.mjs';
 import { openDatabase, outsideAsar } from '../../db/connection';
 import type { CheckpointReply } from '../../electron/services/checkpoint-worker';
-import { scoreItems, type ScoreItemsTask, type ScoreWorkerReply } from '../../electron/services/evaluation/score-items';
-import { METRIC_NAMES } from '../../shared/eval/metrics';
-import { PUNKT_BUILTIN } from '../../shared/eval/punkt';
 import { rendererOnFirstUse } from '../../electron/transport/renderer-build';
 import { ROOT, tempDir } from '../helpers/db';
 import { makeElectronStandIn } from '../helpers/electron-stand-in';
@@ -67,22 +64,6 @@ describe('the desktop bundle', () => {
     expect(Buffer.from(part.jsonl).toString('utf8').trim().split('\n')).toHaveLength(5);
     expect(part.group.rows).toBe(5);
     expect(part.frozen.map((f) => f.records)).toEqual([5]);
-
-    // The bundled scoring worker scores as this thread does.
-    const task: ScoreItemsTask = {
-      golds: [{ interpretations: [['Paris']], longAnswers: ['The capital is Paris. It is in France.'], citedFragments: [] }],
-      predictions: [{ answer: 'Paris is the capital.', shortAnswers: ['Paris'], citations: [] }],
-      metrics: METRIC_NAMES,
-      variant: 'rougeLsum',
-      punkt: PUNKT_BUILTIN,
-    };
-    const scorer = new Worker(path.join(DIST, 'score-worker.cjs'), { workerData: { task, next: new SharedArrayBuffer(8) } });
-    const scored = await new Promise<ScoreWorkerReply>((resolve, reject) => {
-      scorer.once('message', resolve);
-      scorer.once('error', reject);
-    });
-    await scorer.terminate();
-    expect(scored).toEqual({ op: 'scores', chunks: [{ start: 0, items: scoreItems(task) }] });
 
     // The bundled checkpoint worker copies a log into its file when asked.
     const logged = openDatabase(tmp.file('logged.db'));

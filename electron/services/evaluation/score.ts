@@ -7,12 +7,11 @@ import { FrozenRecords } from '../release/frozen';
 import type { ReadableDB } from '../../../db/sql';
 import { AppError, type InvalidCitations, type ScoreGroup, type ScoreReport, type ScoreRequest } from '../../../shared/api';
 import { conventionNote } from '../../../shared/eval/conventions';
-import { aggregateByGroup, aggregateMetrics, invalidCitationNote, METRIC_NAMES, READER_METRIC_NAMES, resolveCitations, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
+import { aggregateByGroup, aggregateMetrics, invalidCitationNote, METRIC_NAMES, READER_METRIC_NAMES, resolveCitations, scoreItem, type GoldItem, type ItemMetrics, type MetricName, type MetricSummary } from '../../../shared/eval/metrics';
 import { PUNKT_BUILTIN, type PunktParams } from '../../../shared/eval/punkt';
 import { PredictionsError, PredictionsReader, type Prediction, type PredictionsFile } from '../../../shared/eval/predictions';
 import { DEFAULT_MAX_RECORD_BYTES, readLines } from '../import/json-stream';
 import { punktParams } from './punkt-params';
-import { scoreItemsInParallel } from './score-parallel';
 
 /**
  * `evaluation:score`: predictions made elsewhere, scored against the gold interpretations of a
@@ -134,8 +133,13 @@ function group(items: ItemMetrics[], summaries: Record<string, MetricSummary>): 
   return { n: items.length, metrics: Object.fromEntries(Object.entries(summaries).map(([name, s]) => [name, s.value])), details: summaries };
 }
 
-/** Scores predictions against gold items: the core of `evaluation:score`, on both cores for large sets (score-parallel.ts). */
-export async function scoreAgainstGold(gold: readonly GoldEntry[], predictions: ReadonlyMap<string, Prediction>, options: ScoreOptions & { parallelFrom?: number } = {}) {
+/**
+ * Scores predictions against gold items: the core of `evaluation:score`, on one thread. A worker
+ * thread beside it made scoring slower on this two-core machine at every size measured (2,000,
+ * 10,000 and 100,000 items; docs/benchmarks.md): scoring allocates much, and the garbage
+ * collectors' helper threads of two busy threads compete for the two cores.
+ */
+export function scoreAgainstGold(gold: readonly GoldEntry[], predictions: ReadonlyMap<string, Prediction>, options: ScoreOptions = {}) {
   const metrics = options.metrics ?? METRIC_NAMES;
   const known = new Set(gold.map((g) => g.sourceId));
   const unknown = [...predictions.keys()].filter((id) => !known.has(id));
@@ -147,8 +151,8 @@ export async function scoreAgainstGold(gold: readonly GoldEntry[], predictions: 
     else noteInvalidCitations(invalidCitations, entry, prediction);
     return prediction ?? EMPTY;
   });
-  const task = { golds: gold.map((g) => g.gold), predictions: answered, metrics, variant: options.rouge ?? 'rougeLsum', punkt: options.punkt ?? PUNKT_BUILTIN };
-  const { items } = await scoreItemsInParallel(task, { parallelFrom: options.parallelFrom });
+  const itemOptions = { metrics, variant: options.rouge ?? 'rougeLsum', stemming: true, punkt: options.punkt ?? PUNKT_BUILTIN };
+  const items = answered.map((prediction, k) => scoreItem(prediction, gold[k]!.gold, itemOptions));
   const aggregate = { metrics, resamples: options.resamples ?? 1000, seed: options.seed ?? 1 };
   const overall = group(items, aggregateMetrics(items, aggregate));
   const types = aggregateByGroup(items, (k) => gold[k]!.type, aggregate);
@@ -248,7 +252,7 @@ export async function scorePredictionsFile(db: ReadableDB, request: ScoreRequest
   if (parsed.predictions.size === 0) throw new AppError('invalid_input', `${label}: no predictions in the file`);
   const punkt = punktParams();
   const options = { metrics: wanted as MetricName[], rouge: request.rouge, resamples: request.resamples, seed: request.seed, punkt };
-  const result = await scoreAgainstGold(gold, parsed.predictions, options);
+  const result = scoreAgainstGold(gold, parsed.predictions, options);
   if (result.unknown.length === parsed.predictions.size) {
     const first = [...parsed.predictions.values()][0]!;
     const where = request.release !== undefined ? `release ${request.release}${request.split ? ` split ${request.split}` : ''}` : `dataset "${request.dataset}"`;
