@@ -15,7 +15,8 @@ import { kebab, percentile, sizedId, type BenchContext, type Measurement } from 
  * The evaluation runner's own overhead (issue 11): No Retrieval over 10,000 instances with 64
  * calls in flight against a fake endpoint (in another process) that answers at once, so what is
  * measured is the runner: the cache lookup, the call log, scoring each item, storing it with its
- * trace. Also the heap from 10% to 100% of the run (flat), and a fully cached re-run.
+ * trace. Also the heap from 10% to 100% of the run (flat), and a fully cached re-run; the run and
+ * the re-run also at 1,000 instances, for how they grow (issue 24).
  */
 
 v8.setFlagsFromString('--expose-gc');
