@@ -1,3 +1,4 @@
+import { fnv1a } from './fnv';
 import type { VoteRule } from './pipeline';
 import { countTokens, foldForMatching } from './text';
 
@@ -97,16 +98,6 @@ export function shorteningProblem(shortened: string, previous: string, maxTokens
 }
 
 // ---- stable subsets ------------------------------------------------------------------------------------
-
-/** FNV-1a, 32 bits: a small, well-known hash that gives the same value on every machine. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash >>> 0;
-}
 
 /**
  * The key `--limit` orders base questions by: a hash of the dataset's name and the record's own

@@ -30,7 +30,11 @@ export function squadNormalize(text: string): string {
 }
 
 export function answerTokens(text: string): string[] {
-  const normal = squadNormalize(text);
+  return tokensOf(squadNormalize(text));
+}
+
+/** The tokens of a normalised text (none for the empty text). */
+function tokensOf(normal: string): string[] {
   return normal === '' ? [] : normal.split(' ');
 }
 
@@ -51,10 +55,7 @@ export class NormalForms {
 
   tokens(text: string): readonly string[] {
     let tokens = this.#tokens.get(text);
-    if (tokens === undefined) {
-      const normal = this.normal(text);
-      this.#tokens.set(text, (tokens = normal === '' ? [] : normal.split(' ')));
-    }
+    if (tokens === undefined) this.#tokens.set(text, (tokens = tokensOf(this.normal(text))));
     return tokens;
   }
 }

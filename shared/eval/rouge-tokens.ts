@@ -1,3 +1,4 @@
+import { FNV_OFFSET, FNV_PRIME } from '../fnv';
 import { porterStem } from './porter';
 
 /**
@@ -22,9 +23,6 @@ export function formId(form: string): number {
 export function formCount(): number {
   return formIds.size;
 }
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 /** Token → id of its form, in an open-addressing table keyed by the token's FNV-1a hash. */
 class TokenTable {

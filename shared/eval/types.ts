@@ -1,3 +1,5 @@
+import { fnv1a } from '../fnv';
+
 /**
  * What an evaluation run works on and produces, as plain data: the gold side of one item (frozen
  * from a release, or read from a dataset when the run starts) and a method's output.
@@ -86,12 +88,7 @@ export interface TraceStep {
 
 /** FNV-1a (32 bits, as hex) of a string: a short, stable fingerprint. */
 function fingerprint(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
+  return fnv1a(text).toString(16).padStart(8, '0');
 }
 
 /**
