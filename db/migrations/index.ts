@@ -31,6 +31,7 @@ import { baseQuestionsSortIndexes } from './0029-base-questions-sort-indexes';
 import { searchIndexesMerged } from './0030-search-indexes-merged';
 import { evalItemVersions } from './0031-eval-item-versions';
 import { llmCallsRunIndexDropped } from './0032-llm-calls-run-index-dropped';
+import { instanceQuestionOrder } from './0033-instance-question-order';
 
 /** Every migration, in order. Append only: a shipped migration never changes. */
 export const migrations: readonly Migration[] = [
@@ -66,4 +67,5 @@ export const migrations: readonly Migration[] = [
   searchIndexesMerged,
   evalItemVersions,
   llmCallsRunIndexDropped,
+  instanceQuestionOrder,
 ];

@@ -26,21 +26,24 @@ function hopsCondition(hops: readonly number[], column: SqlFragment): SqlFragmen
   return sql`(${sql.join(parts, sql` OR `)})`;
 }
 
+const INSTANCES = sql`i`;
+
 /**
- * The filter conditions on `instances i` (`except` leaves one facet out, for its own counts).
+ * The filter conditions on `instances i` (`except` leaves one facet out, for its own counts), or
+ * on another alias `on` whose table has the same columns and the instance's id as `id`.
  * `tested` writes them as `+column`, which SQLite tests on each row instead of using an index:
  * what a walk along the sort index wants.
  */
-export function conditions(filter: InstanceFilter, except?: FacetName, tested = false): SqlFragment[] {
+export function conditions(filter: InstanceFilter, except?: FacetName, tested = false, on: SqlFragment = INSTANCES): SqlFragment[] {
   const list: SqlFragment[] = [];
   const plus = tested ? sql`+` : sql.empty;
-  if (filter.datasets.length && except !== 'datasets') list.push(sql`${plus}i.dataset_id IN ${sql.list(filter.datasets)}`);
-  if (filter.types.length && except !== 'types') list.push(sql`${plus}i.ambiguity_type IN ${sql.list(filter.types)}`);
-  if (filter.statuses.length && except !== 'statuses') list.push(sql`${plus}i.status IN ${sql.list(filter.statuses)}`);
-  if (filter.hops.length && except !== 'hops') list.push(hopsCondition(filter.hops, sql`${plus}i.hops`));
-  if (filter.domains.length && except !== 'domains') list.push(sql`coalesce(${plus}i.domain, 'none') IN ${sql.list(filter.domains)}`);
+  if (filter.datasets.length && except !== 'datasets') list.push(sql`${plus}${on}.dataset_id IN ${sql.list(filter.datasets)}`);
+  if (filter.types.length && except !== 'types') list.push(sql`${plus}${on}.ambiguity_type IN ${sql.list(filter.types)}`);
+  if (filter.statuses.length && except !== 'statuses') list.push(sql`${plus}${on}.status IN ${sql.list(filter.statuses)}`);
+  if (filter.hops.length && except !== 'hops') list.push(hopsCondition(filter.hops, sql`${plus}${on}.hops`));
+  if (filter.domains.length && except !== 'domains') list.push(sql`coalesce(${plus}${on}.domain, 'none') IN ${sql.list(filter.domains)}`);
   const fts = toFtsQuery(filter.search, { prefixLast: true });
-  if (fts) list.push(sql`i.id IN (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts})`);
+  if (fts) list.push(sql`${on}.id IN (SELECT rowid FROM instances_fts WHERE instances_fts MATCH ${fts})`);
   return list;
 }
 

@@ -1,7 +1,7 @@
 import type { InstanceFilter, InstanceQuery } from '../../shared/api';
 import { all, allRaw, get, iterate, run, sql, type ReadableDB, type SqlFragment, type SqlValue, type WritableDB } from '../sql';
 import { conditions, countConditions } from './instances-filters';
-import { type InstanceDbRow, ROW_COLUMNS } from './instances-rows';
+import { type InstanceDbRow, ROW_COLUMNS, rowColumns } from './instances-rows';
 
 /**
  * A page of the instance table at any offset, without walking the rows before it (issue 24).
@@ -19,7 +19,10 @@ import { type InstanceDbRow, ROW_COLUMNS } from './instances-rows';
  * - Fence sorts (updated_at, question, source_id): fences are rows about every 8,192 of the order
  *   and every 256, each with counts up to the next fence of its level; the coarse fences say
  *   which stretch holds the position, the fine ones within it narrow it down, and the walk starts
- *   at a fine fence's key.
+ *   at a fine fence's key. The question order is walked in `instance_question_order` (migration
+ *   0033), which holds it with the filter columns; the source id order through the base
+ *   questions' index and a seek per question (source ids mostly follow the order of import, and
+ *   so the ids, so those seeks land near each other).
  *
  * - The topic sort (domain, then the four filter columns, then id): `instance_counts` already
  *   counts the rows of each combination (a cell), in sort order, so the cell holding the position
@@ -33,9 +36,9 @@ import { type InstanceDbRow, ROW_COLUMNS } from './instances-rows';
  */
 
 type BlockSort = 'id' | 'ambiguity_type' | 'status' | 'dataset' | 'hops' | 'interpretation_count' | 'stage';
-type FenceSort = 'updated_at' | 'question' | 'source_id';
+export type FenceSort = 'updated_at' | 'question' | 'source_id';
 
-const CELL = ['ambiguity_type', 'status', 'dataset_id', 'hops'] as const;
+export const CELL = ['ambiguity_type', 'status', 'dataset_id', 'hops'] as const;
 type Column = (typeof CELL)[number] | 'value';
 type Kind = 'cell' | 'stage' | 'interpretations';
 
@@ -56,38 +59,50 @@ export const BLOCK_SORTS: Record<BlockSort, { kind: Kind; index: string | null; 
 /** The instance column a run column stands for in a sort. */
 export const instanceColumn = (sort: BlockSort, c: Column) => (c !== 'value' ? c : sort === 'stage' ? 'stage' : 'interpretation_count');
 
-interface FenceOrder {
+export interface FenceOrder {
   table: string;
   keys: readonly string[];
   from: SqlFragment;
-  /** `from` with the base question joined, for a walk that reads the page's rows as it finds them. */
+  /** The instance's id in `from`, and the alias whose filter columns the walk tests. */
+  id: SqlFragment;
+  filtersOn: SqlFragment;
+  /** `from` with what a page's rows need joined, and those rows' columns, for a walk that reads the rows as it finds them. */
   rowsFrom: SqlFragment;
+  rowColumns: SqlFragment;
   orderBy: SqlFragment;
   /** Rows at or after a fence's key, and rows before it: each a range of the index, then a test of the key's last parts. */
   atOrAfter(key: readonly SqlValue[]): SqlFragment;
   before(key: readonly SqlValue[]): SqlFragment;
 }
 
-function byBaseQuestion(column: 'question' | 'source_id', table: string, index: string): FenceOrder {
+const I = sql`i`;
+
+export function byBaseQuestion(column: 'question' | 'source_id', table: string, index: string): FenceOrder {
   const c = sql.id(column);
   return {
     table,
     keys: [column, 'base_question_id', 'id'],
     from: sql`base_questions b INDEXED BY ${sql.id(index)} JOIN instances i ON i.base_question_id = b.id`,
+    id: sql`i.id`,
+    filtersOn: I,
     // The instances through their index by base question still (its entries test the filter), the table's row read only for a row kept.
     rowsFrom: sql`base_questions b INDEXED BY ${sql.id(index)} CROSS JOIN instances i INDEXED BY instances_by_base_question ON i.base_question_id = b.id`,
+    rowColumns: ROW_COLUMNS,
     orderBy: sql`b.${c}, b.id, i.id`,
     atOrAfter: ([text, bq, id]) => sql`(b.${c}, b.id) >= (${text}, ${bq}) AND ((b.${c}, b.id) > (${text}, ${bq}) OR i.id >= ${id})`,
     before: ([text, bq, id]) => sql`(b.${c}, b.id) <= (${text}, ${bq}) AND ((b.${c}, b.id) < (${text}, ${bq}) OR i.id < ${id})`,
   };
 }
 
-const FENCES: Record<FenceSort, FenceOrder> = {
+export const FENCES: Record<FenceSort, FenceOrder> = {
   updated_at: {
     table: 'instance_fences_updated',
     keys: ['updated_at', 'ambiguity_type', 'status', 'dataset_id', 'hops', 'id'],
     from: sql`instances i INDEXED BY instances_by_updated`,
+    id: sql`i.id`,
+    filtersOn: I,
     rowsFrom: sql`instances i INDEXED BY instances_by_updated CROSS JOIN base_questions b ON b.id = i.base_question_id`,
+    rowColumns: ROW_COLUMNS,
     orderBy: sql`i.updated_at, i.ambiguity_type, i.status, i.dataset_id, i.hops, i.id`,
     // The fence stores a missing hop count as -1, below every hop count, as the index sorts it.
     atOrAfter: ([at, type, status, dataset, hops, id]) =>
@@ -99,11 +114,23 @@ const FENCES: Record<FenceSort, FenceOrder> = {
           AND ((i.updated_at, i.ambiguity_type, i.status, i.dataset_id) < (${at}, ${type}, ${status}, ${dataset})
                OR (coalesce(i.hops, -1), i.id) < (${hops}, ${id}))`,
   },
-  question: byBaseQuestion('question', 'instance_fences_question', 'base_questions_question'),
+  // The question order as stored in its own table (`w`): a run of its pages, not a seek per question.
+  question: {
+    table: 'instance_fences_question',
+    keys: ['question', 'base_question_id', 'id'],
+    from: sql`instance_question_order w`,
+    id: sql`w.id`,
+    filtersOn: sql`w`,
+    rowsFrom: sql`instance_question_order w CROSS JOIN instances i ON i.id = w.id`,
+    rowColumns: rowColumns(sql`w`),
+    orderBy: sql`w.question, w.base_question_id, w.id`,
+    atOrAfter: ([text, bq, id]) => sql`(w.question, w.base_question_id, w.id) >= (${text}, ${bq}, ${id})`,
+    before: ([text, bq, id]) => sql`(w.question, w.base_question_id, w.id) < (${text}, ${bq}, ${id})`,
+  },
   source_id: byBaseQuestion('source_id', 'instance_fences_source', 'base_questions_source'),
 };
 
-const and = (list: SqlFragment[]) => (list.length ? sql`AND ${sql.join(list, sql` AND `)}` : sql.empty);
+export const and = (list: SqlFragment[]) => (list.length ? sql`AND ${sql.join(list, sql` AND `)}` : sql.empty);
 const idsOf = (rows: { id: number }[]) => rows.map((r) => r.id);
 
 /** The sorts the counts can place a page of (the order tables count the four filter columns, `instance_counts` the topic too). */
@@ -289,9 +316,9 @@ function cellIds(db: ReadableDB, c: Cell, skip: number, take: number): number[] 
 
 // ---- fence sorts ---------------------------------------------------------------------------------
 
-type Fence = Record<string, SqlValue> & { bucket: number; n: number };
+export type Fence = Record<string, SqlValue> & { bucket: number; n: number };
 
-const keyOf = (order: FenceOrder, fence: Fence) => order.keys.map((k) => fence[k]!);
+export const keyOf = (order: FenceOrder, fence: Fence) => order.keys.map((k) => fence[k]!);
 
 /**
  * The fences of one level with their matching rows, in key order from `from` on (from the level's
@@ -350,8 +377,8 @@ function walkFrom(sort: FenceSort, filter: InstanceFilter, from: Fence | null, s
     ...(from && from.bucket > 1 ? [order.atOrAfter(keyOf(order, from))] : []),
     ...(how.until ? [order.before(keyOf(order, how.until))] : []),
   ];
-  const read = how.rows ? sql`${ROW_COLUMNS} FROM ${order.rowsFrom}` : sql`i.id FROM ${order.from}`;
-  return sql`SELECT ${read} WHERE true ${and(bounds)} ${and(conditions(filter, undefined, true))}
+  const read = how.rows ? sql`${order.rowColumns} FROM ${order.rowsFrom}` : sql`${order.id} FROM ${order.from}`;
+  return sql`SELECT ${read} WHERE true ${and(bounds)} ${and(conditions(filter, undefined, true, order.filtersOn))}
              ORDER BY ${order.orderBy} LIMIT ${count} OFFSET ${skip}`;
 }
 
@@ -380,66 +407,9 @@ function fencePage(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, star
   return page(inFine.fence, inFine.within);
 }
 
-// ---- upkeep and checks ---------------------------------------------------------------------------
+// ---- upkeep (the checks are in instances-order-checks.ts) ------------------------------------------------------------------------
 
 /** Rows per fence of each level before it splits (at twice this). Tests lower them to exercise splits on small tables. */
 export function setFenceRows(db: WritableDB, fine: number, coarse: number): void {
   run(db, sql`UPDATE instance_order_settings SET fine_rows = ${fine}, coarse_rows = ${coarse}`);
-}
-
-/**
- * Differences between the kept counts and a recount from the rows themselves (empty when they
- * agree): every block count, and every fence's size and counts under the fences as they stand.
- */
-export function orderCountErrors(db: ReadableDB): string[] {
-  const errors: string[] = [];
-  const blocks = all<{ kind: string; shift: number; block: number; kept: number; actual: number }>(
-    db,
-    sql`SELECT k.kind, k.shift, k.block, k.kept, coalesce(a.actual, 0) AS actual
-        FROM (SELECT kind, shift, block, sum(n) AS kept FROM instance_blocks GROUP BY kind, shift, block) k
-        LEFT JOIN (SELECT s.shift, i.id >> s.shift AS block, count(*) AS actual FROM instances i, (SELECT DISTINCT shift FROM instance_blocks) s GROUP BY 1, 2) a
-          ON a.shift = k.shift AND a.block = k.block
-        WHERE k.kept <> coalesce(a.actual, 0)`,
-  );
-  for (const b of blocks) errors.push(`${b.kind} block ${b.block} (shift ${b.shift}): kept ${b.kept}, actual ${b.actual}`);
-  const everything = get<{ n: number }>(db, sql`SELECT count(*) AS n FROM instances`)!.n;
-  for (const [sort, order] of Object.entries(FENCES) as [FenceSort, FenceOrder][]) {
-    for (const level of [0, 1]) errors.push(...fenceErrors(db, sort, order, level, everything));
-  }
-  return errors;
-}
-
-function fenceErrors(db: ReadableDB, sort: FenceSort, order: FenceOrder, level: number, everything: number): string[] {
-  const errors: string[] = [];
-  const list = all<Fence & { size: number }>(
-    db,
-    sql`SELECT * FROM ${sql.id(order.table)} f WHERE f.level = ${level} ORDER BY ${sql.join(order.keys.map((k) => sql`f.${sql.id(k)}`))}`,
-  );
-  const key = (r: Record<string, SqlValue>) => CELL.map((c) => String(r[c])).join('|');
-  let seen = 0;
-  list.forEach((fence, k) => {
-    // The rows from this fence up to the next one, found by their keys alone.
-    const next = list[k + 1];
-    const bounds = [...(fence.bucket > 1 ? [order.atOrAfter(keyOf(order, fence))] : []), ...(next ? [order.before(keyOf(order, next))] : [])];
-    const rows = all<Record<(typeof CELL)[number], SqlValue>>(
-      db,
-      sql`SELECT i.ambiguity_type, i.status, i.dataset_id, coalesce(i.hops, 0) AS hops FROM ${order.from} WHERE true ${and(bounds)}`,
-    );
-    const kept = new Map(
-      all<Record<(typeof CELL)[number], SqlValue> & { n: number }>(
-        db,
-        sql`SELECT ambiguity_type, status, dataset_id, hops, n FROM instance_order_counts WHERE sort = ${sort} AND bucket = ${fence.bucket} AND n > 0`,
-      ).map((r) => [key(r), r.n]),
-    );
-    const actual = new Map<string, number>();
-    for (const r of rows) actual.set(key(r), (actual.get(key(r)) ?? 0) + 1);
-    for (const cell of new Set([...actual.keys(), ...kept.keys()])) {
-      const [a, b] = [actual.get(cell) ?? 0, kept.get(cell) ?? 0];
-      if (a !== b) errors.push(`${sort} level ${level} fence ${fence.bucket} ${cell}: kept ${b}, actual ${a}`);
-    }
-    if (rows.length !== fence.size) errors.push(`${sort} level ${level} fence ${fence.bucket}: size ${fence.size}, rows ${rows.length}`);
-    seen += rows.length;
-  });
-  if (seen !== everything) errors.push(`${sort} level ${level}: fences hold ${seen} rows of ${everything}`);
-  return errors;
 }

@@ -1,6 +1,6 @@
 import type { InstanceRow } from '../../shared/api';
 import type { Answerability, AmbiguityType, Domain, InstanceStage, InstanceStatus } from '../../shared/domain';
-import { sql } from '../sql';
+import { sql, type SqlFragment } from '../sql';
 
 /**
  * The instance table's rows as the list shows them: the columns read (from `instances i` and its
@@ -10,10 +10,13 @@ import { sql } from '../sql';
  * another cost about as much as reading them, so the rows come as arrays of values.
  */
 
-export const ROW_COLUMNS = sql`i.id, i.base_question_id, i.dataset_id, (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id) AS dataset,
-                               b.source_id, b.question,
+/** The row columns with the question's text and source id read from `question` (base_questions, or a table that copies them). */
+export const rowColumns = (question: SqlFragment) => sql`i.id, i.base_question_id, i.dataset_id, (SELECT d.name FROM datasets d WHERE d.id = i.dataset_id) AS dataset,
+                               ${question}.source_id, ${question}.question,
                                i.ambiguity_type, i.status, i.stage, i.hops, i.interpretation_count, i.removed_reason,
                                i.updated_at, i.domain, i.answerability`;
+
+export const ROW_COLUMNS = rowColumns(sql`b`);
 
 /** One row's values, in the order of ROW_COLUMNS. */
 export type InstanceDbRow = [

@@ -10,7 +10,7 @@ import { getOrCreateCorpus } from '../../db/queries/corpora';
 import { createModel, getModel, getModelState, saveModelState, storeEmbeddings, toBlob } from '../../db/queries/embeddings';
 import { instanceFacetCounts } from '../../db/queries/instances-facets';
 import { countInstances, listInstances, pageIdsQuery, readInstancePage } from '../../db/queries/instances';
-import { orderCountErrors } from '../../db/queries/instances-order';
+import { orderCountErrors } from '../../db/queries/instances-order-checks';
 import { upsertPassage } from '../../db/queries/passages';
 import { codeBlocksAfter, codeBlockSummary } from '../../db/queries/vector-code-blocks';
 import { all, explain, sql, transaction, type ReadableDB, type WritableDB } from '../../db/sql';
@@ -296,7 +296,7 @@ describe('migrations', () => {
     }
   });
 
-  it('0027 gives the index of base questions by text their source ids: a question-sorted page reads no base question row, the same pages, the triggers still keep count', () => {
+  it('0027 and 0033: a question-sorted page reads no base question row and no seek per question, the same pages, and the triggers keep both the counts and the order', () => {
     const db = openDatabase(':memory:', { migrate: false });
     migrate(db, migrations.slice(0, migrations.findIndex((m) => m.name === 'base-questions-question-with-source')));
     fillInstances(db, 6000, 5);
@@ -306,22 +306,26 @@ describe('migrations', () => {
       InstanceQuery.parse({ sort: 'question', direction: 'desc', types: ['constraint'], offset: 150, limit: 20 }),
       InstanceQuery.parse({ sort: 'question', offset: 2500, limit: 50 }),
     ];
-    const pages = () => queries.map((q) => readInstancePage(db as unknown as ReadableDB, q));
-    const walkPlans = () =>
-      queries.flatMap((q) => plansOf(db as unknown as WritableDB, (d) => readInstancePage(d, q))).filter((p) => /base_questions_question/.test(p)).join(' | ');
-    const before = pages();
-    expect(walkPlans()).toMatch(/(SCAN|SEARCH) b USING INDEX base_questions_question/);
+    // The pages by the plain walk (an ORDER BY along the base questions' index), at the old schema and after.
+    const walked = () => queries.map((q) => all<{ id: number }>(db as unknown as ReadableDB, pageIdsQuery(q, 'walk-index')).map((r) => r.id));
+    const before = walked();
+    expect(before.flat().length).toBe(100);
     migrate(db);
     expect(schemaVersion(db)).toBe(latestVersion());
-    expect(pages()).toEqual(before);
-    expect(before.map((page) => page.plan)).toEqual(['position', 'position', 'position']);
-    expect(before.flatMap((page) => page.rows).length).toBe(100);
-    // The page's walk reads the text and the source id from the index alone.
-    expect(walkPlans()).toMatch(/(SCAN|SEARCH) b USING COVERING INDEX base_questions_question/);
-    expect(walkPlans()).not.toMatch(/(SCAN|SEARCH) b USING INDEX/);
-    // The order-count triggers name the index: they run against the new one as they did.
+    const pages = () => queries.map((q) => readInstancePage(db as unknown as ReadableDB, q));
+    expect(pages().map((page) => page.plan)).toEqual(['position', 'position', 'position']);
+    expect(pages().map((page) => page.rows.map((r) => r.id))).toEqual(before);
+    // 0027: the plain walk reads the text and the source id from the index alone.
+    const walkPlans = queries.flatMap((q) => plansOf(db as unknown as WritableDB, (d) => all(d, pageIdsQuery(q, 'walk-index')))).join(' | ');
+    expect(walkPlans).toMatch(/(SCAN|SEARCH) b USING COVERING INDEX base_questions_question/);
+    // 0033: the placed page walks the question order's own table, then reads each kept instance's row; no base question.
+    const pagePlans = queries.flatMap((q) => plansOf(db as unknown as WritableDB, (d) => readInstancePage(d, q))).join(' | ');
+    expect(pagePlans).toMatch(/SEARCH w USING PRIMARY KEY/);
+    expect(pagePlans).not.toMatch(/base_questions|instances_by_base_question/);
+    // The triggers follow an edited question and deleted instances, in the counts and in the order's table.
     db.exec("UPDATE base_questions SET question = 'Aaa first' WHERE id = 3; DELETE FROM instances WHERE id IN (10, 11)");
     expect(orderCountErrors(db as unknown as ReadableDB)).toEqual([]);
+    expect(pages().map((page) => page.rows.map((r) => r.id))).toEqual(walked());
   });
 
   it('0014 keeps every vote, allows not_needed only without a call, and adds batches and call modes', () => {
