@@ -41,7 +41,12 @@ function questionOrderErrors(db: ReadableDB): string[] {
   const actual = sql`SELECT b.question, b.id, i.id, b.source_id, i.ambiguity_type, i.status, i.dataset_id, i.hops FROM instances i JOIN base_questions b ON b.id = i.base_question_id`;
   const differ = (what: string, a: SqlFragment, b: SqlFragment) =>
     all<{ id: number }>(db, sql`SELECT id FROM (${a} EXCEPT ${b}) ORDER BY id`).map((r) => `question order: instance ${r.id} ${what}`);
-  return [...differ('kept but not so in the table', kept, actual), ...differ('in the table but not kept so', actual, kept)];
+  const rows = get<{ kept: number; actual: number }>(db, sql`SELECT (SELECT n FROM instance_question_order_rows) AS kept, (SELECT count(*) FROM instance_question_order) AS actual`)!;
+  return [
+    ...differ('kept but not so in the table', kept, actual),
+    ...differ('in the table but not kept so', actual, kept),
+    ...(rows.kept === rows.actual ? [] : [`question order: ${rows.kept} rows counted, ${rows.actual} in the table`]),
+  ];
 }
 
 function fenceErrors(db: ReadableDB, sort: FenceSort, order: FenceOrder, level: number, everything: number): string[] {

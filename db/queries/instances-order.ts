@@ -357,14 +357,16 @@ function firstFence(rows: Iterable<Fence>): Fence | undefined {
 }
 
 /**
- * Whether the coarse fences hold every row of the table, as the triggers keep them: a database
- * copied without its triggers and written since fails this, and its pages are walked instead.
- * (The check is on the table's rows, not per filter: the fences are summed per filter only as
- * far as the position, so that a page near either end reads a fence or two, not all of them.)
+ * Whether the coarse fences hold every row of the table, as the triggers keep them, and for the
+ * question order its own table too: a database copied without its triggers and written since
+ * fails this, and its pages are walked instead. (The check is on the table's rows, not per
+ * filter: the fences are summed per filter only as far as the position, so that a page near
+ * either end reads a fence or two, not all of them.)
  */
 function fencesHoldEveryRow(db: ReadableDB, sort: FenceSort): boolean {
   const held = get<{ n: number }>(db, sql`SELECT coalesce(sum(f.size), 0) AS n FROM ${sql.id(FENCES[sort].table)} f WHERE f.level = 1`)!.n;
-  return held === get<{ n: number }>(db, sql`SELECT coalesce(sum(cells.n), 0) AS n FROM instance_counts cells`)!.n;
+  const everything = get<{ n: number }>(db, sql`SELECT coalesce(sum(cells.n), 0) AS n FROM instance_counts cells`)!.n;
+  return held === everything && (sort !== 'question' || get<{ n: number }>(db, sql`SELECT n FROM instance_question_order_rows`)?.n === everything);
 }
 
 /**
