@@ -10,14 +10,16 @@ import type { Migration } from '../migrate';
  * of that index, since ids are given in import order, not text order. At 1,000,000 instances those
  * seeks made the sort by question the slowest of the table's sorts, and the bench's page p95
  * twice its p50 (the other sorts walk in id order). This table is that walk stored: a page reads
- * a run of its own pages, then the hundred instance rows it keeps. It costs a copy of each
+ * a run of its own pages, then the instance rows of the page alone. It costs a copy of each
  * question's text per instance (about 130 MB at 1M instances of the bench's data).
  *
  * The fences of migration 0017 count the same order, (question, base question, id), so they place
  * a page in this table unchanged. `instance_question_order_rows` counts the table's rows, by
  * triggers on the table itself: a page compares it with the instance counts, as it does the
- * fences, and walks the instances instead when they differ (a copy of the file made without
- * these triggers, say), so the table can only make a page faster, never different.
+ * fences' totals, and walks the instances instead when they differ (a copy of the file made
+ * without these triggers and written since, say). Like the counts, the table is otherwise trusted
+ * as its triggers keep it; `orderCountErrors` (db/queries/instances-order-checks.ts) checks it
+ * row by row against the instances.
  */
 
 const COLUMNS = 'question, base_question_id, id, source_id, ambiguity_type, status, dataset_id, hops';

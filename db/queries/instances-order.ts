@@ -66,9 +66,12 @@ export interface FenceOrder {
   /** The instance's id in `from`, and the alias whose filter columns the walk tests. */
   id: SqlFragment;
   filtersOn: SqlFragment;
-  /** `from` with what a page's rows need joined, and those rows' columns, for a walk that reads the rows as it finds them. */
-  rowsFrom: SqlFragment;
-  rowColumns: SqlFragment;
+  /**
+   * How a walk reads its page's rows as it finds them: `from` with what they need joined (a join
+   * SQLite defers until a row is kept) and their columns, or the page of `from`'s rows joined to
+   * what they need afterwards (where the join would read every row skipped on the way).
+   */
+  rows: { from: SqlFragment; columns: SqlFragment } | { ofPage(page: SqlFragment): SqlFragment };
   orderBy: SqlFragment;
   /** Rows at or after a fence's key, and rows before it: each a range of the index, then a test of the key's last parts. */
   atOrAfter(key: readonly SqlValue[]): SqlFragment;
@@ -86,8 +89,10 @@ export function byBaseQuestion(column: 'question' | 'source_id', table: string, 
     id: sql`i.id`,
     filtersOn: I,
     // The instances through their index by base question still (its entries test the filter), the table's row read only for a row kept.
-    rowsFrom: sql`base_questions b INDEXED BY ${sql.id(index)} CROSS JOIN instances i INDEXED BY instances_by_base_question ON i.base_question_id = b.id`,
-    rowColumns: ROW_COLUMNS,
+    rows: {
+      from: sql`base_questions b INDEXED BY ${sql.id(index)} CROSS JOIN instances i INDEXED BY instances_by_base_question ON i.base_question_id = b.id`,
+      columns: ROW_COLUMNS,
+    },
     orderBy: sql`b.${c}, b.id, i.id`,
     atOrAfter: ([text, bq, id]) => sql`(b.${c}, b.id) >= (${text}, ${bq}) AND ((b.${c}, b.id) > (${text}, ${bq}) OR i.id >= ${id})`,
     before: ([text, bq, id]) => sql`(b.${c}, b.id) <= (${text}, ${bq}) AND ((b.${c}, b.id) < (${text}, ${bq}) OR i.id < ${id})`,
@@ -101,8 +106,7 @@ export const FENCES: Record<FenceSort, FenceOrder> = {
     from: sql`instances i INDEXED BY instances_by_updated`,
     id: sql`i.id`,
     filtersOn: I,
-    rowsFrom: sql`instances i INDEXED BY instances_by_updated CROSS JOIN base_questions b ON b.id = i.base_question_id`,
-    rowColumns: ROW_COLUMNS,
+    rows: { from: sql`instances i INDEXED BY instances_by_updated CROSS JOIN base_questions b ON b.id = i.base_question_id`, columns: ROW_COLUMNS },
     orderBy: sql`i.updated_at, i.ambiguity_type, i.status, i.dataset_id, i.hops, i.id`,
     // The fence stores a missing hop count as -1, below every hop count, as the index sorts it.
     atOrAfter: ([at, type, status, dataset, hops, id]) =>
@@ -114,15 +118,19 @@ export const FENCES: Record<FenceSort, FenceOrder> = {
           AND ((i.updated_at, i.ambiguity_type, i.status, i.dataset_id) < (${at}, ${type}, ${status}, ${dataset})
                OR (coalesce(i.hops, -1), i.id) < (${hops}, ${id}))`,
   },
-  // The question order as stored in its own table (`w`): a run of its pages, not a seek per question.
+  // The question order as stored in its own table (`w`): a run of its pages, not a seek per question;
+  // the instances' rows read for the page (`p`) only.
   question: {
     table: 'instance_fences_question',
     keys: ['question', 'base_question_id', 'id'],
     from: sql`instance_question_order w`,
     id: sql`w.id`,
+    // The four filter columns (a topic filter never places a page in a fence order: see `placeable`).
     filtersOn: sql`w`,
-    rowsFrom: sql`instance_question_order w CROSS JOIN instances i ON i.id = w.id`,
-    rowColumns: rowColumns(sql`w`),
+    rows: {
+      ofPage: (page) =>
+        sql`SELECT ${rowColumns(sql`p`)} FROM (${page}) p CROSS JOIN instances i ON i.id = p.id ORDER BY p.question, p.base_question_id, p.id`,
+    },
     orderBy: sql`w.question, w.base_question_id, w.id`,
     atOrAfter: ([text, bq, id]) => sql`(w.question, w.base_question_id, w.id) >= (${text}, ${bq}, ${id})`,
     before: ([text, bq, id]) => sql`(w.question, w.base_question_id, w.id) < (${text}, ${bq}, ${id})`,
@@ -379,9 +387,11 @@ function walkFrom(sort: FenceSort, filter: InstanceFilter, from: Fence | null, s
     ...(from && from.bucket > 1 ? [order.atOrAfter(keyOf(order, from))] : []),
     ...(how.until ? [order.before(keyOf(order, how.until))] : []),
   ];
-  const read = how.rows ? sql`${order.rowColumns} FROM ${order.rowsFrom}` : sql`${order.id} FROM ${order.from}`;
-  return sql`SELECT ${read} WHERE true ${and(bounds)} ${and(conditions(filter, undefined, true, order.filtersOn))}
-             ORDER BY ${order.orderBy} LIMIT ${count} OFFSET ${skip}`;
+  const rest = sql`WHERE true ${and(bounds)} ${and(conditions(filter, undefined, true, order.filtersOn))}
+                   ORDER BY ${order.orderBy} LIMIT ${count} OFFSET ${skip}`;
+  if (!how.rows) return sql`SELECT ${order.id} FROM ${order.from} ${rest}`;
+  if ('ofPage' in order.rows) return order.rows.ofPage(sql`SELECT * FROM ${order.from} ${rest}`);
+  return sql`SELECT ${order.rows.columns} FROM ${order.rows.from} ${rest}`;
 }
 
 /**

@@ -322,8 +322,17 @@ describe('migrations', () => {
     const pagePlans = queries.flatMap((q) => plansOf(db as unknown as WritableDB, (d) => readInstancePage(d, q))).join(' | ');
     expect(pagePlans).toMatch(/SEARCH w USING PRIMARY KEY/);
     expect(pagePlans).not.toMatch(/base_questions|instances_by_base_question/);
-    // The triggers follow an edited question and deleted instances, in the counts and in the order's table.
+    // The triggers follow an edited question, deleted instances and an instance moved to another
+    // question, in the counts and in the order's table.
     db.exec("UPDATE base_questions SET question = 'Aaa first' WHERE id = 3; DELETE FROM instances WHERE id IN (10, 11)");
+    const moved = db
+      .prepare(
+        `UPDATE instances SET base_question_id = (SELECT b.id FROM base_questions b WHERE b.dataset_id = instances.dataset_id AND b.id <> instances.base_question_id
+           AND NOT EXISTS (SELECT 1 FROM instances j WHERE j.base_question_id = b.id AND j.ambiguity_type = instances.ambiguity_type) ORDER BY b.question LIMIT 1)
+         WHERE id = 12`,
+      )
+      .run();
+    expect(moved.changes).toBe(1);
     expect(orderCountErrors(db as unknown as ReadableDB)).toEqual([]);
     expect(pages().map((page) => page.rows.map((r) => r.id))).toEqual(walked());
   });
