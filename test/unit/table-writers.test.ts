@@ -57,8 +57,12 @@ describe('the SQLite tables', () => {
       const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts_%' AND name <> 'schema_migrations'").all() as { name: string }[]).map((r) => r.name);
       const written = writersByTable(sqliteSites());
       // Kept by triggers alone: the instance counts and the base questions' search rows (0001), the
-      // instance table's order counts (0017), the failure table's counts (0025) and its runs' versions (0031).
-      const byTriggers = ['instance_counts', 'base_questions_fts', 'instance_blocks', 'instance_order_counts', 'instance_fences_updated', 'instance_fences_question', 'instance_fences_source', 'eval_item_blocks', 'eval_item_versions'];
+      // instance table's order counts (0017), the failure table's counts (0025), its runs' versions
+      // (0031), and the question order with its row count (0033).
+      const byTriggers = [
+        'instance_counts', 'base_questions_fts', 'instance_blocks', 'instance_order_counts', 'instance_fences_updated', 'instance_fences_question',
+        'instance_fences_source', 'eval_item_blocks', 'eval_item_versions', 'instance_question_order', 'instance_question_order_rows',
+      ];
       const unowned = tables.filter((t) => !written.has(t) && !byTriggers.includes(t));
       expect(unowned).toEqual([]);
     } finally {
