@@ -419,7 +419,7 @@ function fencePage(db: ReadableDB, sort: FenceSort, filter: InstanceFilter, star
   return page(inFine.fence, inFine.within);
 }
 
-// ---- upkeep (the checks are in instances-order-checks.ts) ------------------------------------------------------------------------
+// ---- upkeep (the checks are in instances-order-checks.ts) ----------------------------------------
 
 /** Rows per fence of each level before it splits (at twice this). Tests lower them to exercise splits on small tables. */
 export function setFenceRows(db: WritableDB, fine: number, coarse: number): void {
