@@ -1,115 +1,13 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { AppError } from '../shared/api/core';
+import type { SqlFragment } from './sql-text';
 
 /**
- * The one way SQL is written in this project: a tagged template that keeps values out of the
- * query text. `sql\`SELECT * FROM t WHERE id = ${id}\`` becomes `SELECT * FROM t WHERE id = ?`
- * with `[id]` as parameters. Fragments nest, identifiers go through `sql.id`, which checks them.
+ * Running SQL: statements (cached per connection), transactions and the group commit. The text
+ * itself is built by the `sql` template of ./sql-text, re-exported here so that a query module
+ * imports everything from one place.
  */
-
-export type SqlValue = string | number | bigint | Uint8Array | null;
-type SqlInput = SqlValue | boolean | undefined | SqlFragment;
-
-const FRAGMENT: unique symbol = Symbol('sql-fragment');
-
-export interface SqlFragment {
-  readonly [FRAGMENT]: true;
-  readonly text: string;
-  readonly params: readonly SqlValue[];
-}
-
-function fragment(text: string, params: readonly SqlValue[]): SqlFragment {
-  return { [FRAGMENT]: true, text, params };
-}
-
-function isFragment(value: unknown): value is SqlFragment {
-  return typeof value === 'object' && value !== null && FRAGMENT in value;
-}
-
-function toValue(value: Exclude<SqlInput, SqlFragment>): SqlValue {
-  if (value === undefined) return null;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
-}
-
-/**
- * The text of each query written without nested fragments, kept per template: the same string
- * object each time, so the statement cache finds it without hashing a new string (hot loops run
- * the same few queries hundreds of thousands of times).
- */
-const plainTexts = new WeakMap<TemplateStringsArray, string>();
-
-export function sql(strings: TemplateStringsArray, ...values: readonly SqlInput[]): SqlFragment {
-  if (!values.some(isFragment)) {
-    let plain = plainTexts.get(strings);
-    if (plain === undefined) plainTexts.set(strings, (plain = strings.join('?')));
-    return fragment(plain, values.map((value) => toValue(value as Exclude<SqlInput, SqlFragment>)));
-  }
-  let text = strings[0] ?? '';
-  const params: SqlValue[] = [];
-  values.forEach((value, i) => {
-    if (isFragment(value)) {
-      text += value.text;
-      params.push(...value.params);
-    } else {
-      text += '?';
-      params.push(toValue(value));
-    }
-    text += strings[i + 1] ?? '';
-  });
-  return fragment(text, params);
-}
-
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** A checked identifier (table or column name) for the rare query whose shape varies. */
-sql.id = function id(name: string): SqlFragment {
-  if (!IDENTIFIER.test(name)) throw new Error(`Not a valid SQL identifier: ${JSON.stringify(name)}`);
-  return fragment(`"${name}"`, []);
-};
-
-/** Joins fragments with a separator (default `, `). An empty list gives an empty fragment. */
-sql.join = function join(parts: readonly SqlFragment[], separator: SqlFragment = sql`, `): SqlFragment {
-  const params: SqlValue[] = [];
-  const texts: string[] = [];
-  parts.forEach((part, i) => {
-    if (i > 0) {
-      texts.push(separator.text);
-      params.push(...separator.params);
-    }
-    texts.push(part.text);
-    params.push(...part.params);
-  });
-  return fragment(texts.join(''), params);
-};
-
-/** `(?, ?, ?)` for a non-empty list of values; an empty list matches nothing. */
-sql.list = function list(values: readonly SqlValue[]): SqlFragment {
-  if (values.length === 0) return fragment('(NULL)', []);
-  return fragment(`(${values.map(() => '?').join(', ')})`, values);
-};
-
-sql.empty = fragment('', []);
-
-/**
- * Splits rows for multi-row INSERTs into chunks of at most `largest` rows whose sizes are powers
- * of two (20 rows: 16 and 4), so a bulk write runs one statement per chunk while the statement
- * cache holds only a few texts per query.
- */
-export function* insertChunks<T>(rows: readonly T[], largest = 32): Generator<readonly T[]> {
-  let start = 0;
-  while (start < rows.length) {
-    let size = largest;
-    while (size > rows.length - start) size /= 2;
-    yield rows.slice(start, start + size);
-    start += size;
-  }
-}
-
-/** SQL keywords chosen by code, never by input (ASC/DESC and the like). */
-sql.keyword = function keyword(word: 'ASC' | 'DESC' | 'AND' | 'OR'): SqlFragment {
-  return fragment(word, []);
-};
+export { insertChunks, sql, type SqlFragment, type SqlValue } from './sql-text';
 
 // ---- handles ---------------------------------------------------------------------------------
 
@@ -261,10 +159,12 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
  * shared by every such call until the event loop turns, and commits it then (setImmediate), or
  * after 200 ms if the turn lasts that long (other writers wait no longer than that). Many
  * small writes made in one turn (a pipeline answered from its cache finishes hundreds of items
- * without waiting on anything) cost one commit instead of one each; what a crash loses is at most
- * one turn's writes, which had nothing durable outside the database to lose with them (a paid
- * model answer is recorded in a transaction of its own, never grouped: see recordCall). Inside a
- * transaction someone else opened it is a plain nested `transaction`. `flushGroup` commits at once
+ * without waiting on anything; 64 answers in flight arrive several to a turn) cost one commit
+ * instead of one each; what a crash loses is at most one turn's writes. A write that must not be
+ * lost with its group (a paid model answer: see recordCall) passes `replay`: when the group is
+ * rolled back (its commit failed, or a later write in it made SQLite roll it back whole), each such
+ * write is made again at once in a transaction of its own, in order. Inside a transaction someone
+ * else opened it is a plain nested `transaction`. `flushGroup` commits at once
  * (before closing or handing over the connection); `beginWrite` and `transaction` flush first, so
  * their writes are committed when they return, as before (another connection, a retrieval worker
  * say, sees them at once).
@@ -277,6 +177,8 @@ let groupDepth = 0;
 const GROUP_MAX_MS = 200;
 /** A group whose writes were lost (its commit failed on the timer, or SQLite rolled it back whole): every later group write throws it, until a flush reports it. */
 const failedGroups = new WeakMap<ReadableDB, unknown>();
+/** The open group's writes to make again should it be rolled back. */
+const groupReplays = new WeakMap<ReadableDB, (() => void)[]>();
 
 function throwFailedGroup(db: ReadableDB, consume: boolean): void {
   if (!failedGroups.has(db)) return;
@@ -285,8 +187,9 @@ function throwFailedGroup(db: ReadableDB, consume: boolean): void {
   throw error;
 }
 
-export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
-  throwFailedGroup(db, false);
+export function groupTransaction<T>(db: WritableDB, fn: () => T, replay?: () => void): T {
+  // A write that must not be lost is made even after an earlier group failed (the failure waits for the next other write or flush).
+  if (!replay) throwFailedGroup(db, false);
   // A turn that never ends (every answer from the cache) still lets other writers in this often.
   if (groupDepth === 0 && performance.now() - (openGroups.get(db) ?? Infinity) > GROUP_MAX_MS) commitGroup(db);
   if (!db.inTransaction) {
@@ -297,18 +200,18 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
       throw error;
     }
     openGroups.set(db, performance.now());
+    groupReplays.set(db, []);
     // A timer has no caller to tell of a failed commit: the next group write or flush does.
     setImmediate(() => commitPendingGroup(db));
   }
   groupDepth++;
   try {
-    return db.transaction(fn)();
+    const result = db.transaction(fn)();
+    if (replay && openGroups.has(db)) groupReplays.get(db)!.push(replay);
+    return result;
   } catch (error) {
     // Some errors (a full disk) make SQLite roll back the whole transaction, not only this savepoint.
-    if (openGroups.has(db) && !db.inTransaction) {
-      openGroups.delete(db);
-      failedGroups.set(db, new Error(`A write failed and took the writes grouped with it along (rolled back): ${(error as Error).message}`));
-    }
+    if (openGroups.has(db) && !db.inTransaction) lostGroup(db, new Error(`A write failed and took the writes grouped with it along (rolled back): ${(error as Error).message}`));
     throw error;
   } finally {
     groupDepth--;
@@ -318,15 +221,39 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T): T {
 /** Commits the open group transaction, if any (its writes are lost, and this throws, when the commit fails). */
 function commitGroup(db: WritableDB): void {
   if (!openGroups.has(db)) return;
-  openGroups.delete(db);
-  if (!db.open || !db.inTransaction) return;
+  if (!db.open || !db.inTransaction) {
+    openGroups.delete(db);
+    return;
+  }
   try {
     db.exec('COMMIT');
+    openGroups.delete(db);
+    groupReplays.delete(db);
   } catch (error) {
     rollback(db);
-    failedGroups.set(db, error);
+    lostGroup(db, error);
     throw error;
   }
+}
+
+/**
+ * A group rolled back: its writes that must not be lost are made again, each in a transaction of
+ * its own; the failure is kept for the next group write or flush to report (the group's other
+ * writes are gone). A replay that fails too is reported in its place.
+ */
+function lostGroup(db: WritableDB, error: unknown): void {
+  openGroups.delete(db);
+  const replays = groupReplays.get(db) ?? [];
+  groupReplays.delete(db);
+  let failure = error;
+  for (const replay of replays) {
+    try {
+      db.transaction(replay).immediate();
+    } catch (replayError) {
+      failure = new Error(`${(error as Error).message}; writing a grouped write again failed too: ${(replayError as Error).message}`);
+    }
+  }
+  failedGroups.set(db, failure);
 }
 
 /**

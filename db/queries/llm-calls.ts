@@ -1,5 +1,5 @@
 import type { CallTrace } from '../../shared/pipeline';
-import { all, get, pluck, run, sql, transaction, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
+import { all, get, pluck, run, groupTransaction, sql, type ReadableDB, type SqlFragment, type WritableDB } from '../sql';
 
 /**
  * The `llm_calls` table: the content-addressed cache of model calls and their audit log (request,
@@ -52,12 +52,18 @@ export interface NewCall {
 
 /**
  * Records a call; a failed call with the same request is replaced (the last attempt is kept). The
- * row is committed when this returns, in a transaction of its own (a pending group of replayed
- * items commits first, see groupTransaction): an answer that was paid for is never held back in a
- * group that a crash could lose, so it is stored before its item goes on or another call is sent.
+ * row joins the turn's group commit (see groupTransaction), so answers that arrive together (64
+ * in flight against a fast endpoint) share one commit: a crash loses at most the answers of the
+ * event loop's last turn, never more than were in flight. Should the group be rolled back instead
+ * of committed, the row is written again at once, alone, under the same id (a different id fails
+ * the group loudly, since the caller already holds this one).
  */
 export function recordCall(db: WritableDB, c: NewCall): number {
-  return transaction(db, () => insertCall(db, c));
+  const id = groupTransaction(db, () => insertCall(db, c), () => {
+    const again = insertCall(db, c);
+    if (again !== id) throw new Error(`the call was recorded again as ${again}, not ${id}`);
+  });
+  return id;
 }
 
 function insertCall(db: WritableDB, c: NewCall): number {

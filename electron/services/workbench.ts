@@ -1,5 +1,5 @@
 import { openDatabase, openReadOnlyDatabase } from '../../db/connection';
-import type { ReadableDB, WritableDB } from '../../db/sql';
+import { flushGroup, type ReadableDB, type WritableDB } from '../../db/sql';
 import type { AppInfo, JobKind, JobResult, JobTicket } from '../../shared/api';
 import { EventBus } from './events';
 import { JobRunner, type JobControl } from './jobs';
@@ -49,7 +49,7 @@ export class Workbench {
   writer(): { db: WritableDB; release(): void } {
     if (this.options.databasePath === ':memory:') return { db: this.db, release: () => undefined };
     const db = openDatabase(this.options.databasePath, this.lockWait());
-    return { db, release: () => db.close() };
+    return { db, release: () => closeWritable(db) };
   }
 
   /**
@@ -78,11 +78,20 @@ export class Workbench {
     if (!this.db.open) return;
     flushAudit(this.db);
     if (this.reader !== this.db) this.reader.close();
-    this.db.close();
+    closeWritable(this.db);
   }
 
   private lockWait(): { busyTimeoutMs?: number } {
     return this.options.busyTimeoutMs !== undefined ? { busyTimeoutMs: this.options.busyTimeoutMs } : {};
+  }
+}
+
+/** Commits the connection's open group (the last turn's model answers, say), then closes it; a failed commit is thrown once it is closed. */
+function closeWritable(db: WritableDB): void {
+  try {
+    flushGroup(db);
+  } finally {
+    db.close();
   }
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, optimize } from '../../db/connection';
 import { batchPolled, batchSubmitted, batchUploaded, planBatch } from '../../db/queries/llm-batches';
+import { recordCall } from '../../db/queries/llm-calls';
 import { all, beginWrite, commit, DatabaseBusyError, explain, flushGroup, get, groupTransaction, insertChunks, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
 import { memoryDb } from '../helpers/db';
 
@@ -218,6 +219,45 @@ describe('group commit', () => {
       rollback(a);
       await new Promise((resolve) => setImmediate(resolve));
       expect(keys(b)).toEqual(['g1', 'g2', 'g5', 'g6']);
+    } finally {
+      done();
+    }
+  });
+  it('writes a paid answer again, alone and under its id, when its group is rolled back; the failure waits for the next other write', () => {
+    const { a, b, done } = twoConnections();
+    const answer = (hash: string) =>
+      recordCall(a, {
+        hash, runId: null, endpoint: 'http://127.0.0.1/v1', model: 'fake/m', stage: 'detect', item: 'q1', request: { hash }, response: '{}',
+        status: 'ok', error: null, promptTokens: 1, completionTokens: 1, latencyMs: 1, costUsd: null,
+      });
+    const calls = () => all<{ id: number; request_hash: string }>(b, sql`SELECT id, request_hash FROM llm_calls ORDER BY id`);
+    try {
+      // A commit that fails, as on a full disk: the group's other write is lost, its two answers are not.
+      groupTransaction(a, () => setting(a, 'g1'));
+      const first = [answer('h1'), answer('h2')];
+      expect(a.inTransaction).toBe(true);
+      const exec = a.exec.bind(a);
+      (a as { exec: (source: string) => unknown }).exec = (source: string) => {
+        if (source === 'COMMIT') throw new Error('disk I/O error');
+        return exec(source);
+      };
+      expect(() => flushGroup(a)).toThrow(/disk I\/O error/);
+      (a as { exec: (source: string) => unknown }).exec = exec;
+      expect(keys(b)).toEqual([]);
+      expect(calls()).toEqual([{ id: first[0], request_hash: 'h1' }, { id: first[1], request_hash: 'h2' }]);
+      // A write that makes SQLite roll back the whole transaction (RAISE(ROLLBACK) here; a full disk can).
+      a.exec(`CREATE TEMP TRIGGER boom BEFORE INSERT ON settings WHEN NEW.key = 'gboom' BEGIN SELECT RAISE(ROLLBACK, 'rolled back whole'); END`);
+      const third = answer('h3');
+      expect(() => groupTransaction(a, () => setting(a, 'gboom'))).toThrow(/rolled back whole/);
+      expect(calls().map((c) => c.id)).toEqual([...first, third]);
+      // An answer is still recorded after that failure; the next other group write, or a flush, reports it.
+      const fourth = answer('h4');
+      expect(() => groupTransaction(a, () => setting(a, 'g2'))).toThrow(/took the writes grouped with it along/);
+      expect(() => flushGroup(a)).toThrow(/took the writes grouped with it along/);
+      expect(calls().map((c) => c.id)).toEqual([...first, third, fourth]);
+      groupTransaction(a, () => setting(a, 'g3'));
+      flushGroup(a);
+      expect(keys(b)).toEqual(['g3']);
     } finally {
       done();
     }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { getEvalItem, insertEvalItems, itemIdsToRun, saveItemDone, saveItemFailed } from '../../../db/queries/eval-items';
 import { addEvalRunCounts, getEvalRun, insertEvalRun, markAbandonedEvalRuns, refreshEvalRunTotals, saveEvalRunSummary, setEvalRunStatus } from '../../../db/queries/eval-runs';
 import { itemUsage, runHasCalls } from '../../../db/queries/llm-calls';
-import { transaction, type WritableDB } from '../../../db/sql';
+import { flushGroup, transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type EvalProgress, type EvalRunSummary, type EvalStartRequest } from '../../../shared/api';
 import { METHOD_INFO } from '../../../shared/eval/methods';
 import type { EvalGold } from '../../../shared/eval/types';
@@ -302,6 +302,13 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     error = (e as Error).message;
   } finally {
     ctx.writes.flush();
+    try {
+      // The answers' last group commit (and any failure of one: the answers were written again, other writes in it were not).
+      flushGroup(db);
+    } catch (e) {
+      status = 'failed';
+      error ??= (e as Error).message;
+    }
     active.delete(runId);
     refreshEvalRunTotals(db, runId, llm.stats.cachedCalls);
     saveEvalRunSummary(db, runId, { ...aggregates(db, runId), notes: [...notes, ...methodNotes(db, runId)] });
