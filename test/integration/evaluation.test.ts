@@ -279,6 +279,35 @@ describe('readers, HyDE and cancelling', () => {
     }
   });
 
+  it('keeps every paid answer when a group commit fails, stops saying why, and resumes without asking again', async () => {
+    // The second group commit of answers fails, as on a full disk: SQLite rolls the group back.
+    const exec = db.exec.bind(db);
+    let commits = 0;
+    (db as { exec: (source: string) => unknown }).exec = (source: string) => {
+      if (source === 'COMMIT' && ++commits === 2) throw new Error('database or disk is full');
+      return exec(source);
+    };
+    const id = createEvalRun(db, request({ method: 'cot', model: { endpoint: 'fake', model: 'gen-full-disk' }, concurrency: 1, noCache: true }));
+    try {
+      await expect(executeEvalRun(db, id)).rejects.toThrow(/database or disk is full/);
+    } finally {
+      (db as { exec: (source: string) => unknown }).exec = exec;
+    }
+    expect(commits).toBeGreaterThanOrEqual(2);
+    expect(evalRunSummary(db, id)).toMatchObject({ status: 'failed', done: 3 });
+    const sent = chats().map((r) => JSON.stringify(r.body.messages));
+    const kept = (db.prepare("SELECT request FROM llm_calls WHERE run_id = ? AND status = 'ok'").all(id) as { request: string }[]).map((r) =>
+      JSON.stringify((JSON.parse(r.request) as { messages: unknown }).messages),
+    );
+    // Every answer the endpoint gave is in the call log, the rolled-back ones written again.
+    expect(sent.length).toBeGreaterThan(0);
+    expect(new Set(kept)).toEqual(new Set(sent));
+    fake.requests.length = 0;
+    const resumed = await executeEvalRun(db, id);
+    expect(resumed).toMatchObject({ status: 'done', done: 3, failed: 0 });
+    expect(chats()).toHaveLength(0);
+  });
+
   it('cancels a run between items and resumes it to the end', async () => {
     const controller = new AbortController();
     let requests = 0;

@@ -6,6 +6,7 @@ import { openDatabase, optimize } from '../../db/connection';
 import { batchPolled, batchSubmitted, batchUploaded, planBatch } from '../../db/queries/llm-batches';
 import { recordCall } from '../../db/queries/llm-calls';
 import { all, beginWrite, commit, DatabaseBusyError, explain, flushGroup, get, groupTransaction, insertChunks, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
+import { Workbench } from '../../electron/services/workbench';
 import { memoryDb } from '../helpers/db';
 
 describe('sql tagged template', () => {
@@ -260,6 +261,23 @@ describe('group commit', () => {
       expect(keys(b)).toEqual(['g3']);
     } finally {
       done();
+    }
+  });
+  it('commits the open group when the writer connection of a job is released, and when the workbench closes', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'awb-close-'));
+    const file = path.join(dir, 'close.db');
+    try {
+      const workbench = new Workbench({ databasePath: file, mode: 'desktop', version: 'test' });
+      const writer = workbench.writer();
+      groupTransaction(writer.db, () => setting(writer.db, 'g1'));
+      writer.release();
+      groupTransaction(workbench.db, () => setting(workbench.db, 'g2'));
+      workbench.close();
+      const after = openDatabase(file);
+      expect(keys(after)).toEqual(['g1', 'g2']);
+      after.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
