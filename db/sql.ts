@@ -34,6 +34,7 @@ function prepare(db: ReadableDB, query: SqlFragment): BetterSqlite3.Statement {
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(query.text, statement);
   }
+  if (groupConnections.size > 0 && !statement.readonly) commitOtherGroups(db);
   return statement;
 }
 
@@ -144,7 +145,10 @@ export function withBusyTimeout<T>(db: ReadableDB, ms: number, fn: () => T): T {
  */
 export function transaction<T>(db: WritableDB, fn: () => T): T {
   // Outside any group transaction's own work, a pending group is committed first: this one commits on return, as it always did.
-  if (groupDepth === 0) commitPendingGroup(db);
+  if (groupDepth === 0) {
+    commitPendingGroup(db);
+    commitOtherGroups(db);
+  }
   if (db.inTransaction) return db.transaction(fn)();
   try {
     return db.transaction(fn).immediate();
@@ -167,7 +171,8 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
  * else opened it is a plain nested `transaction`. `flushGroup` commits at once
  * (before closing or handing over the connection); `beginWrite` and `transaction` flush first, so
  * their writes are committed when they return, as before (another connection, a retrieval worker
- * say, sees them at once).
+ * say, sees them at once). A write on another connection of this thread commits every group open
+ * on this thread first: it would otherwise wait for a lock that only this thread can release.
  */
 /** The connections with an open group, and when it began. */
 const openGroups = new WeakMap<ReadableDB, number>();
@@ -177,8 +182,21 @@ let groupDepth = 0;
 const GROUP_MAX_MS = 200;
 /** A group whose writes were lost (its commit failed on the timer, or SQLite rolled it back whole): every later group write throws it, until a flush reports it. */
 const failedGroups = new WeakMap<ReadableDB, unknown>();
-/** The open group's writes to make again should it be rolled back. */
-const groupReplays = new WeakMap<ReadableDB, (() => void)[]>();
+/** The open group's writes to make again should it be rolled back; a replay returns what went wrong where it wrote, but not as before. */
+const groupReplays = new WeakMap<ReadableDB, (() => string | void)[]>();
+/** This thread's connections with an open group. */
+const groupConnections = new Set<WritableDB>();
+
+/** Commits the groups other connections of this thread hold open, before `db` writes (outside any group's own work). */
+function commitOtherGroups(db: ReadableDB): void {
+  if (groupDepth > 0) return;
+  for (const other of groupConnections) if (other !== db) commitPendingGroup(other);
+}
+
+/** A group still marked open whose transaction SQLite has ended (a failed write outside it rolled it back, or the connection closed) is lost. */
+function checkGroupAlive(db: WritableDB): void {
+  if (openGroups.has(db) && (!db.open || !db.inTransaction)) lostGroup(db, new Error('SQLite rolled back the grouped writes (a write beside them failed, or the connection closed)'));
+}
 
 function throwFailedGroup(db: ReadableDB, consume: boolean): void {
   if (!failedGroups.has(db)) return;
@@ -187,12 +205,14 @@ function throwFailedGroup(db: ReadableDB, consume: boolean): void {
   throw error;
 }
 
-export function groupTransaction<T>(db: WritableDB, fn: () => T, replay?: () => void): T {
+export function groupTransaction<T>(db: WritableDB, fn: () => T, replay?: () => string | void): T {
+  checkGroupAlive(db);
+  // A turn that never ends (every answer from the cache) still lets other writers in this often.
+  if (groupDepth === 0 && performance.now() - (openGroups.get(db) ?? Infinity) > GROUP_MAX_MS) commitPendingGroup(db);
   // A write that must not be lost is made even after an earlier group failed (the failure waits for the next other write or flush).
   if (!replay) throwFailedGroup(db, false);
-  // A turn that never ends (every answer from the cache) still lets other writers in this often.
-  if (groupDepth === 0 && performance.now() - (openGroups.get(db) ?? Infinity) > GROUP_MAX_MS) commitGroup(db);
   if (!db.inTransaction) {
+    commitOtherGroups(db);
     try {
       db.exec('BEGIN IMMEDIATE');
     } catch (error) {
@@ -201,9 +221,12 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T, replay?: () => 
     }
     openGroups.set(db, performance.now());
     groupReplays.set(db, []);
+    groupConnections.add(db);
     // A timer has no caller to tell of a failed commit: the next group write or flush does.
     setImmediate(() => commitPendingGroup(db));
   }
+  const replays = groupReplays.get(db);
+  const before = replays?.length ?? 0;
   groupDepth++;
   try {
     const result = db.transaction(fn)();
@@ -212,6 +235,8 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T, replay?: () => 
   } catch (error) {
     // Some errors (a full disk) make SQLite roll back the whole transaction, not only this savepoint.
     if (openGroups.has(db) && !db.inTransaction) lostGroup(db, new Error(`A write failed and took the writes grouped with it along (rolled back): ${(error as Error).message}`));
+    // Only this savepoint was undone: so were the writes nested in it, which are not to be made again.
+    else if (replays && groupReplays.get(db) === replays) replays.length = before;
     throw error;
   } finally {
     groupDepth--;
@@ -220,15 +245,13 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T, replay?: () => 
 
 /** Commits the open group transaction, if any (its writes are lost, and this throws, when the commit fails). */
 function commitGroup(db: WritableDB): void {
+  checkGroupAlive(db);
   if (!openGroups.has(db)) return;
-  if (!db.open || !db.inTransaction) {
-    openGroups.delete(db);
-    return;
-  }
   try {
     db.exec('COMMIT');
     openGroups.delete(db);
     groupReplays.delete(db);
+    groupConnections.delete(db);
   } catch (error) {
     rollback(db);
     lostGroup(db, error);
@@ -238,22 +261,25 @@ function commitGroup(db: WritableDB): void {
 
 /**
  * A group rolled back: its writes that must not be lost are made again, each in a transaction of
- * its own; the failure is kept for the next group write or flush to report (the group's other
- * writes are gone). A replay that fails too is reported in its place.
+ * its own, in order; the failure is kept for the next group write or flush to report (the group's
+ * other writes are gone), with every replay that failed or wrote otherwise than before.
  */
 function lostGroup(db: WritableDB, error: unknown): void {
   openGroups.delete(db);
+  groupConnections.delete(db);
   const replays = groupReplays.get(db) ?? [];
   groupReplays.delete(db);
-  let failure = error;
+  const problems: string[] = [];
   for (const replay of replays) {
     try {
-      db.transaction(replay).immediate();
+      const problem = db.transaction(replay).immediate();
+      if (problem) problems.push(problem);
     } catch (replayError) {
-      failure = new Error(`${(error as Error).message}; writing a grouped write again failed too: ${(replayError as Error).message}`);
+      problems.push(`writing it again failed: ${(replayError as Error).message}`);
     }
   }
-  failedGroups.set(db, failure);
+  const message = (error as Error).message;
+  failedGroups.set(db, problems.length ? new Error(`${message}; ${replays.length} grouped write(s) made again, ${problems.length} with a problem: ${problems.join('; ')}`) : error);
 }
 
 /**
@@ -314,6 +340,7 @@ export interface WriteWait {
  */
 export async function beginWrite(db: WritableDB, wait: WriteWait = {}): Promise<void> {
   commitPendingGroup(db);
+  commitOtherGroups(db);
   const deadline = Date.now() + (wait.waitMs ?? lockWaitMs());
   let waiting = false;
   for (;;) {

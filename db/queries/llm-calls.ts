@@ -55,13 +55,14 @@ export interface NewCall {
  * row joins the turn's group commit (see groupTransaction), so answers that arrive together (64
  * in flight against a fast endpoint) share one commit: a crash loses at most the answers of the
  * event loop's last turn, never more than were in flight. Should the group be rolled back instead
- * of committed, the row is written again at once, alone, under the same id (a different id fails
- * the group loudly, since the caller already holds this one).
+ * of committed, the row is written again at once, alone; should it then get another id than the
+ * one its caller holds (another process wrote a call in between), it is kept under that id and the
+ * group's failure says so.
  */
 export function recordCall(db: WritableDB, c: NewCall): number {
-  const id = groupTransaction(db, () => insertCall(db, c), () => {
+  const id: number = groupTransaction(db, () => insertCall(db, c), (): string | undefined => {
     const again = insertCall(db, c);
-    if (again !== id) throw new Error(`the call was recorded again as ${again}, not ${id}`);
+    return again === id ? undefined : `the answer to ${c.stage} for ${c.item} was stored again as call ${again}, not ${id}`;
   });
   return id;
 }

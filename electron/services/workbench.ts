@@ -64,11 +64,20 @@ export class Workbench {
   ): JobTicket<Kind, JobResult<Kind>> {
     const job = this.jobs.start(kind, title, unit, async (control) => {
       const writer = this.writer();
+      let result: JobResult<Kind>;
       try {
-        return await work(writer.db, control);
-      } finally {
-        writer.release();
+        result = await work(writer.db, control);
+      } catch (error) {
+        // A failed last commit on release never hides the error the work itself threw.
+        try {
+          writer.release();
+        } catch {
+          // The work's error says more.
+        }
+        throw error;
       }
+      writer.release();
+      return result;
     });
     return { jobId: job.id };
   }

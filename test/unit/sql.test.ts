@@ -280,4 +280,73 @@ describe('group commit', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('writes an answer through a failed rollover, a group SQLite undid beside it, and a savepoint undone alone', () => {
+    const { a, b, done } = twoConnections();
+    const answer = (hash: string) =>
+      recordCall(a, {
+        hash, runId: null, endpoint: 'http://127.0.0.1/v1', model: 'fake/m', stage: 'detect', item: 'q1', request: { hash }, response: '{}',
+        status: 'ok', error: null, promptTokens: 1, completionTokens: 1, latencyMs: 1, costUsd: null,
+      });
+    const hashes = () => all<{ request_hash: string }>(b, sql`SELECT request_hash FROM llm_calls ORDER BY id`).map((r) => r.request_hash);
+    const exec = a.exec.bind(a);
+    const failCommits = (on: boolean) =>
+      ((a as { exec: (source: string) => unknown }).exec = (source: string) => {
+        if (on && source === 'COMMIT') throw new Error('disk I/O error');
+        return exec(source);
+      });
+    try {
+      // A group open past its 200 ms whose commit fails when the next answer rolls it over: both answers are kept.
+      answer('h1');
+      const until = performance.now() + 220;
+      while (performance.now() < until);
+      failCommits(true);
+      answer('h2');
+      failCommits(false);
+      expect(() => flushGroup(a)).toThrow(/disk I\/O error/);
+      expect(hashes()).toEqual(['h1', 'h2']);
+      // A plain write beside the group that makes SQLite undo it whole: the next group write notices, the answer is kept.
+      a.exec(`CREATE TEMP TRIGGER boom BEFORE INSERT ON settings WHEN NEW.key = 'gboom' BEGIN SELECT RAISE(ROLLBACK, 'rolled back whole'); END`);
+      answer('h3');
+      expect(() => setting(a, 'gboom')).toThrow(/rolled back whole/);
+      expect(() => groupTransaction(a, () => setting(a, 'g1'))).toThrow(/SQLite rolled back the grouped writes/);
+      expect(() => flushGroup(a)).toThrow(/SQLite rolled back the grouped writes/);
+      expect(hashes()).toEqual(['h1', 'h2', 'h3']);
+      // An answer inside a savepoint that is undone alone is not made again when its group is later lost.
+      expect(() =>
+        groupTransaction(a, () => {
+          answer('ghost');
+          throw new Error('the item failed');
+        }),
+      ).toThrow(/the item failed/);
+      answer('h4');
+      failCommits(true);
+      expect(() => flushGroup(a)).toThrow(/disk I\/O error/);
+      failCommits(false);
+      expect(hashes()).toEqual(['h1', 'h2', 'h3', 'h4']);
+    } finally {
+      failCommits(false);
+      done();
+    }
+  });
+
+  it('commits a group before another connection of this thread writes, which would otherwise wait for it in vain', () => {
+    const { a, b, done } = twoConnections();
+    try {
+      groupTransaction(a, () => setting(a, 'g1'));
+      transaction(b, () => setting(b, 'g2'));
+      groupTransaction(a, () => setting(a, 'g3'));
+      setting(b, 'g4');
+      groupTransaction(a, () => setting(a, 'g5'));
+      groupTransaction(b, () => setting(b, 'g6'));
+      flushGroup(b);
+      expect(keys(b)).toEqual(['g1', 'g2', 'g3', 'g4', 'g5', 'g6']);
+      // A read on the other connection does not end the group.
+      groupTransaction(a, () => setting(a, 'g7'));
+      expect(keys(b)).toEqual(['g1', 'g2', 'g3', 'g4', 'g5', 'g6']);
+      expect(a.inTransaction).toBe(true);
+      flushGroup(a);
+    } finally {
+      done();
+    }
+  });
 });

@@ -6,7 +6,7 @@ import { clarificationTurns } from '../../../db/queries/clarification-turns';
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { listInterpretations } from '../../../db/queries/interpretations';
 import { finishRun, insertRun } from '../../../db/queries/runs';
-import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
+import { flushGroup, transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { AppError, type AskFirstItemView, type AskFirstRun } from '../../../shared/api';
 import type { z } from 'zod';
 import type { AskFirstStartRequest } from '../../../shared/api/ask-first';
@@ -108,8 +108,15 @@ export async function runAskFirst(
       }),
     ),
   );
-  const status = options.signal?.aborted ? 'cancelled' : 'done';
+  let status: 'cancelled' | 'done' | 'failed' = options.signal?.aborted ? 'cancelled' : 'done';
   const notes = skipped ? [`${skipped} base questions without an answerability label were left out`] : [];
+  try {
+    // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).
+    flushGroup(db);
+  } catch (e) {
+    status = 'failed';
+    notes.push((e as Error).message);
+  }
   transaction(db, () => {
     finishAskFirstRun(db, runId, status, { notes });
     finishRun(db, runId, status, { kind: 'ask-first', items: items.length });

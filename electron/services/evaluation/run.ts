@@ -22,7 +22,8 @@ import { checkGoldConditions, methodNotes, resolveOptions, runSettings, type Sto
  * The evaluation runner: a method × a model × a release split or a dataset. A run is created
  * with all its items (their gold frozen), then worked through with `concurrency` items at once.
  * Each finished item is stored with its trace in one transaction; a killed or cancelled run is
- * resumed by its id: done items are kept, and every call that completed comes from the cache.
+ * resumed by its id: done items are kept, and every call whose answer was stored comes from the
+ * cache (answers share one commit per turn of the event loop, so a kill can lose the last turn's).
  */
 
 /** Endpoints and prices, as in a pipeline config (other keys of such a file are ignored). */
@@ -144,8 +145,9 @@ const active = new Set<number>();
 /**
  * Finished items are written in batches, one transaction each (a commit per item would cost more
  * than the item's own work against a fast endpoint). A kill loses at most the last batch, whose
- * calls are in the call log already, so the resume repeats none of them. The run's done and
- * failed counts move with each batch (a failed item tried again leaves "failed").
+ * calls are in the call log already (a batch commits the answers' group first), so the resume
+ * repeats none of them. The run's done and failed counts move with each batch (a failed item
+ * tried again leaves "failed").
  */
 class ItemWrites {
   private pending: (() => void)[] = [];

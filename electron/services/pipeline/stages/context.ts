@@ -21,7 +21,8 @@ import type { VoteStats } from './vote-stats';
  * stage reads what the previous ones stored, makes its calls, and writes its output, the item's
  * new stage and its checkpoint in one transaction (a savepoint in the group commit of its turn of
  * the event loop: see groupTransaction); so a stage can be re-run or resumed alone, and a killed
- * run loses only the items in flight or just finished (their calls are cached). A call that fails
+ * run loses only the items in flight or just finished (their calls are cached, but for the answers
+ * of its last turn, which share that turn's commit). A call that fails
  * after its repair attempt fails the item, with the reason and raw output kept, and the item is
  * taken up again by the next run.
  */
