@@ -160,6 +160,11 @@ describe('the write lock', () => {
 describe('group commit', () => {
   const setting = (db: Parameters<typeof run>[0], key: string) => run(db, sql`INSERT INTO settings (key, value) VALUES (${key}, '1')`);
   const keys = (db: Parameters<typeof get>[0]) => all<{ key: string }>(db, sql`SELECT key FROM settings WHERE key LIKE 'g%' ORDER BY key`).map((r) => r.key);
+  const recordAnswer = (db: Parameters<typeof run>[0], hash: string) =>
+    recordCall(db, {
+      hash, runId: null, endpoint: 'http://127.0.0.1/v1', model: 'fake/m', stage: 'detect', item: 'q1', request: { hash }, response: '{}',
+      status: 'ok', error: null, promptTokens: 1, completionTokens: 1, latencyMs: 1, costUsd: null,
+    });
 
   it('leaves out what a provider holds: a batch uploaded, submitted or polled is committed on return, even while a group is open', () => {
     const { a, b, done } = twoConnections();
@@ -226,11 +231,7 @@ describe('group commit', () => {
   });
   it('writes a paid answer again, alone and under its id, when its group is rolled back; the failure waits for the next other write', () => {
     const { a, b, done } = twoConnections();
-    const answer = (hash: string) =>
-      recordCall(a, {
-        hash, runId: null, endpoint: 'http://127.0.0.1/v1', model: 'fake/m', stage: 'detect', item: 'q1', request: { hash }, response: '{}',
-        status: 'ok', error: null, promptTokens: 1, completionTokens: 1, latencyMs: 1, costUsd: null,
-      });
+    const answer = (hash: string) => recordAnswer(a, hash);
     const calls = () => all<{ id: number; request_hash: string }>(b, sql`SELECT id, request_hash FROM llm_calls ORDER BY id`);
     try {
       // A commit that fails, as on a full disk: the group's other write is lost, its two answers are not.
@@ -282,11 +283,7 @@ describe('group commit', () => {
   });
   it('writes an answer through a failed rollover, a group SQLite undid beside it, and a savepoint undone alone', () => {
     const { a, b, done } = twoConnections();
-    const answer = (hash: string) =>
-      recordCall(a, {
-        hash, runId: null, endpoint: 'http://127.0.0.1/v1', model: 'fake/m', stage: 'detect', item: 'q1', request: { hash }, response: '{}',
-        status: 'ok', error: null, promptTokens: 1, completionTokens: 1, latencyMs: 1, costUsd: null,
-      });
+    const answer = (hash: string) => recordAnswer(a, hash);
     const hashes = () => all<{ request_hash: string }>(b, sql`SELECT request_hash FROM llm_calls ORDER BY id`).map((r) => r.request_hash);
     const exec = a.exec.bind(a);
     const failCommits = (on: boolean) =>
