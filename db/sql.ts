@@ -180,7 +180,7 @@ const openGroups = new WeakMap<ReadableDB, number>();
 let groupDepth = 0;
 /** How long a group may hold the write lock before it commits. */
 const GROUP_MAX_MS = 200;
-/** A group whose writes were lost (its commit failed on the timer, or SQLite rolled it back whole): every later group write throws it, until a flush reports it. */
+/** A group whose writes were lost (its commit failed on the timer, or SQLite rolled it back whole): every later group write but an answer throws it, until a flush reports it. */
 const failedGroups = new WeakMap<ReadableDB, unknown>();
 /** The open group's writes to make again should it be rolled back; a replay returns what went wrong where it wrote, but not as before. */
 const groupReplays = new WeakMap<ReadableDB, (() => string | void)[]>();
@@ -278,8 +278,11 @@ function lostGroup(db: WritableDB, error: unknown): void {
       problems.push(`writing it again failed: ${(replayError as Error).message}`);
     }
   }
-  const message = (error as Error).message;
-  failedGroups.set(db, problems.length ? new Error(`${message}; ${replays.length} grouped write(s) made again, ${problems.length} with a problem: ${problems.join('; ')}`) : error);
+  const written = replays.length - problems.length;
+  const what = `The grouped writes were lost (${(error as Error).message})${replays.length ? `; ${written} of ${replays.length} answers written again${problems.length ? `, not as before: ${problems.join('; ')}` : ''}` : ''}`;
+  // A failure not yet reported stays in the report: a later one is added to it, never put in its place.
+  const earlier = failedGroups.get(db);
+  failedGroups.set(db, new Error(earlier ? `${(earlier as Error).message}; then: ${what}` : what));
 }
 
 /**

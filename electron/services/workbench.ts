@@ -68,11 +68,11 @@ export class Workbench {
       try {
         result = await work(writer.db, control);
       } catch (error) {
-        // A failed last commit on release never hides the error the work itself threw.
+        // A failed last commit on release never hides the error the work itself threw; it is logged beside it.
         try {
           writer.release();
-        } catch {
-          // The work's error says more.
+        } catch (releaseError) {
+          this.options.log?.(`${title}: the last commit failed too: ${(releaseError as Error).message}`);
         }
         throw error;
       }
@@ -87,7 +87,12 @@ export class Workbench {
     if (!this.db.open) return;
     flushAudit(this.db);
     if (this.reader !== this.db) this.reader.close();
-    closeWritable(this.db);
+    try {
+      closeWritable(this.db);
+    } catch (error) {
+      // Closing goes on whatever failed: the failure is logged (the answers of a failed group were written again).
+      this.options.log?.(`closing the database: ${(error as Error).message}`);
+    }
   }
 
   private lockWait(): { busyTimeoutMs?: number } {

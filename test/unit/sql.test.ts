@@ -318,8 +318,14 @@ describe('group commit', () => {
       answer('h4');
       failCommits(true);
       expect(() => flushGroup(a)).toThrow(/disk I\/O error/);
+      // Two groups lost before anyone flushes (each committed ahead of a plain transaction): the report names both.
+      answer('h5');
+      transaction(a, () => setting(a, 'g8'));
+      answer('h6');
+      transaction(a, () => setting(a, 'g9'));
       failCommits(false);
-      expect(hashes()).toEqual(['h1', 'h2', 'h3', 'h4']);
+      expect(() => flushGroup(a)).toThrow(/disk I\/O error\); 1 of 1 answers written again; then: The grouped writes were lost \(disk I\/O error\); 1 of 1/);
+      expect(hashes()).toEqual(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
     } finally {
       failCommits(false);
       done();

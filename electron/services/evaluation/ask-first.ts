@@ -95,6 +95,7 @@ export async function runAskFirst(
   const ctx = promptContext(db, request.config, { runId, signal: options.signal, keys: options.keys, ...(request.noCache ? { noCache: new Set(['ask_first']) } : {}) });
   const slots = pLimit(request.config.concurrency);
   let done = 0;
+  let failure: unknown = null;
   await Promise.all(
     items.map((item) =>
       slots(async () => {
@@ -107,9 +108,12 @@ export async function runAskFirst(
         options.onProgress?.(++done, items.length, `${done}/${items.length} items · $${ctx.llm.stats.costUsd.toFixed(4)}`);
       }),
     ),
-  );
-  let status: 'cancelled' | 'done' | 'failed' = options.signal?.aborted ? 'cancelled' : 'done';
+  ).catch((e: unknown) => {
+    failure = e;
+  });
+  let status: 'cancelled' | 'done' | 'failed' = failure ? 'failed' : options.signal?.aborted ? 'cancelled' : 'done';
   const notes = skipped ? [`${skipped} base questions without an answerability label were left out`] : [];
+  if (failure) notes.push((failure as Error).message);
   try {
     // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).
     flushGroup(db);
@@ -121,6 +125,7 @@ export async function runAskFirst(
     finishAskFirstRun(db, runId, status, { notes });
     finishRun(db, runId, status, { kind: 'ask-first', items: items.length });
   });
+  if (failure) throw failure;
   return askFirstRun(db, runId);
 }
 

@@ -303,13 +303,14 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     status = 'failed';
     error = (e as Error).message;
   } finally {
-    ctx.writes.flush();
-    try {
-      // The answers' last group commit (and any failure of one: the answers were written again, other writes in it were not).
-      flushGroup(db);
-    } catch (e) {
-      status = 'failed';
-      error ??= (e as Error).message;
+    // The last batch of items, then the answers' last group commit (a failed group's answers were written again, its other writes were not).
+    for (const write of [() => ctx.writes.flush(), () => flushGroup(db)]) {
+      try {
+        write();
+      } catch (e) {
+        status = 'failed';
+        error = error === null ? (e as Error).message : `${error}; ${(e as Error).message}`;
+      }
     }
     active.delete(runId);
     refreshEvalRunTotals(db, runId, llm.stats.cachedCalls);

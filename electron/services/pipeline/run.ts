@@ -160,6 +160,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
 
   let status: 'done' | 'failed' | 'cancelled' = 'done';
   let error: string | null = null;
+  let flushFailure: unknown = null;
   try {
     for (const stage of chosen) {
       const stopped = stopReason(options, llm);
@@ -181,10 +182,19 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
       throw e;
     }
   } finally {
-    // The items' writes of the last turn are committed before the run is closed and returned.
-    flushGroup(db);
+    // The items' writes of the last turn are committed before the run is closed and returned; a
+    // failure to do so is reported below (on a run that failed already, its own error says more).
+    try {
+      flushGroup(db);
+    } catch (e) {
+      flushFailure = e;
+    }
     llm.batcher?.stop();
     await work.close();
+  }
+  if (flushFailure) {
+    finishRun(db, runId, 'failed', { ...summary(), error: (flushFailure as Error).message });
+    throw flushFailure;
   }
   finishRun(db, runId, status, { ...summary(), error });
   // The stages rewrote search rows in many small commits: merge them (best-effort), as an import
