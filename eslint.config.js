@@ -186,7 +186,7 @@ const importsRule = {
 // ---- all SQL lives in db/ -------------------------------------------------------------------
 
 /** What electron/ may take from db/sql.ts: transactions, the write lock's error and wait, and the handle types, never a way to run SQL. */
-const SQL_MODULE_ALLOWED = new Set(['transaction', 'groupTransaction', 'flushGroup', 'readSnapshot', 'beginWrite', 'commit', 'rollback', 'DatabaseBusyError', 'isBusy', 'lockWaitMs', 'onLockWait']);
+const SQL_MODULE_ALLOWED = new Set(['transaction', 'groupTransaction', 'flushGroup', 'settleGroup', 'readSnapshot', 'beginWrite', 'commit', 'rollback', 'DatabaseBusyError', 'isBusy', 'lockWaitMs', 'onLockWait']);
 const isText = (node) => node?.type === 'TemplateLiteral' || (node?.type === 'Literal' && typeof node.value === 'string');
 
 const sqlRule = {

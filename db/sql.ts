@@ -307,6 +307,16 @@ export function flushGroup(db: WritableDB): void {
   }
 }
 
+/** `flushGroup` for a run that ends: the failure's message, or null, instead of a throw (its status then says failed, with it). */
+export function settleGroup(db: WritableDB): string | null {
+  try {
+    flushGroup(db);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 /**
  * Runs `fn`'s reads in one read transaction, so they all see the database as it was when the
  * first began, whatever another connection commits meanwhile (inside a transaction, in that one).

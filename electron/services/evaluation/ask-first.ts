@@ -6,7 +6,7 @@ import { clarificationTurns } from '../../../db/queries/clarification-turns';
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { listInterpretations } from '../../../db/queries/interpretations';
 import { finishRun, insertRun } from '../../../db/queries/runs';
-import { flushGroup, transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
+import { settleGroup, transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { AppError, type AskFirstItemView, type AskFirstRun } from '../../../shared/api';
 import type { z } from 'zod';
 import type { AskFirstStartRequest } from '../../../shared/api/ask-first';
@@ -114,12 +114,11 @@ export async function runAskFirst(
   let status: 'cancelled' | 'done' | 'failed' = failure ? 'failed' : options.signal?.aborted ? 'cancelled' : 'done';
   const notes = skipped ? [`${skipped} base questions without an answerability label were left out`] : [];
   if (failure) notes.push((failure as Error).message);
-  try {
-    // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).
-    flushGroup(db);
-  } catch (e) {
+  // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).
+  const lost = settleGroup(db);
+  if (lost) {
     status = 'failed';
-    notes.push((e as Error).message);
+    notes.push(lost);
   }
   transaction(db, () => {
     finishAskFirstRun(db, runId, status, { notes });

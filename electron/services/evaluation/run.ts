@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { getEvalItem, insertEvalItems, itemIdsToRun, saveItemDone, saveItemFailed } from '../../../db/queries/eval-items';
 import { addEvalRunCounts, getEvalRun, insertEvalRun, markAbandonedEvalRuns, refreshEvalRunTotals, saveEvalRunSummary, setEvalRunStatus } from '../../../db/queries/eval-runs';
 import { itemUsage, runHasCalls } from '../../../db/queries/llm-calls';
-import { flushGroup, transaction, type WritableDB } from '../../../db/sql';
+import { settleGroup, transaction, type WritableDB } from '../../../db/sql';
 import { AppError, type EvalProgress, type EvalRunSummary, type EvalStartRequest } from '../../../shared/api';
 import { METHOD_INFO } from '../../../shared/eval/methods';
 import type { EvalGold } from '../../../shared/eval/types';
@@ -304,13 +304,17 @@ export async function executeEvalRun(db: WritableDB, runId: number, options: Exe
     error = (e as Error).message;
   } finally {
     // The last batch of items, then the answers' last group commit (a failed group's answers were written again, its other writes were not).
-    for (const write of [() => ctx.writes.flush(), () => flushGroup(db)]) {
-      try {
-        write();
-      } catch (e) {
-        status = 'failed';
-        error = error === null ? (e as Error).message : `${error}; ${(e as Error).message}`;
-      }
+    const lost: string[] = [];
+    try {
+      ctx.writes.flush();
+    } catch (e) {
+      lost.push((e as Error).message);
+    }
+    const group = settleGroup(db);
+    if (group) lost.push(group);
+    if (lost.length) {
+      status = 'failed';
+      error = [...(error === null ? [] : [error]), ...lost].join('; ');
     }
     active.delete(runId);
     refreshEvalRunTotals(db, runId, llm.stats.cachedCalls);

@@ -1,4 +1,4 @@
-import { flushGroup, type WritableDB } from '../../../db/sql';
+import { settleGroup, type WritableDB } from '../../../db/sql';
 import type { ConstructionConfig } from '../../../shared/construction';
 import { BatchMode, Budget, DETECTABLE_TYPES, EarlyExit, schemaOfPrompt, withBaseUrlOverride, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
 import { getOrCreateProvenance } from '../../../db/queries/provenance';
@@ -91,13 +91,8 @@ export function llmProvenance(ctx: PromptContext, detail: string, ref: ModelRef,
 /** Ends the run of a job that asked through a prompt context: its calls, tokens and cost, and a line for the log. */
 export function finishPromptRun(ctx: PromptContext, status: 'done' | 'failed' | 'cancelled', line: string): void {
   const s = ctx.llm.stats;
-  let error: string | null = null;
-  try {
-    // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).
-    flushGroup(ctx.db);
-  } catch (e) {
-    error = (e as Error).message;
-  }
+  // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).
+  const error = settleGroup(ctx.db);
   finishRun(ctx.db, ctx.runId!, error ? 'failed' : status, {
     stages: [], calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
     error, retrieval: null, rerank: null, log: [line],

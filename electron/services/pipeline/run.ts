@@ -10,7 +10,7 @@ import { questionsToDetect, subsetCandidates } from '../../../db/queries/base-qu
 import { finishedInRun, markItem } from '../../../db/queries/pipeline-items';
 import { callMeans } from '../../../db/queries/llm-calls';
 import { finishRun, getRun, insertRun, markAbandonedRuns, reopenRun, saveRunSummary } from '../../../db/queries/runs';
-import { flushGroup, type WritableDB } from '../../../db/sql';
+import { settleGroup, type WritableDB } from '../../../db/sql';
 import { AppError } from '../../../shared/api';
 import { type PipelineStage } from '../../../shared/domain';
 import { PipelineConfig, runStageOrder, withBaseUrlOverride, type PipelineProgress, type RunSummary, type StageCounts } from '../../../shared/pipeline';
@@ -160,7 +160,7 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
 
   let status: 'done' | 'failed' | 'cancelled' = 'done';
   let error: string | null = null;
-  let flushFailure: unknown = null;
+  let lost: string | null = null;
   try {
     for (const stage of chosen) {
       const stopped = stopReason(options, llm);
@@ -184,17 +184,13 @@ export async function runPipeline(db: WritableDB, options: RunOptions): Promise<
   } finally {
     // The items' writes of the last turn are committed before the run is closed and returned; a
     // failure to do so is reported below (on a run that failed already, its own error says more).
-    try {
-      flushGroup(db);
-    } catch (e) {
-      flushFailure = e;
-    }
+    lost = settleGroup(db);
     llm.batcher?.stop();
     await work.close();
   }
-  if (flushFailure) {
-    finishRun(db, runId, 'failed', { ...summary(), error: (flushFailure as Error).message });
-    throw flushFailure;
+  if (lost) {
+    finishRun(db, runId, 'failed', { ...summary(), error: lost });
+    throw new AppError('internal', lost);
   }
   finishRun(db, runId, status, { ...summary(), error });
   // The stages rewrote search rows in many small commits: merge them (best-effort), as an import
