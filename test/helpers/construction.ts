@@ -2,6 +2,7 @@ import { dispatch, type Handlers, type Input, type InstanceDetail, type Job, typ
 import { fakeModel, type FakeItem } from '../../electron/dev/fake-model';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai';
 import { createHandlers, Workbench } from '../../electron/services';
+import type { WritableDB } from '../../db/sql';
 
 /**
  * Helpers for the construction tests: datasets of questions with frozen fragments (as
@@ -118,4 +119,49 @@ export async function reviewCampaign(handlers: Handlers, workbench: Workbench, c
     else accepted++;
   }
   return { accepted, rejected };
+}
+
+/** Every writer connection the workbench's jobs open from now on goes through `patch`; returns the undo. */
+export function patchWriters(workbench: Workbench, patch: (db: WritableDB) => void): () => void {
+  const writer = workbench.writer.bind(workbench);
+  (workbench as { writer: Workbench['writer'] }).writer = () => {
+    const opened = writer();
+    patch(opened.db);
+    return opened;
+  };
+  return () => delete (workbench as { writer?: unknown }).writer;
+}
+
+/**
+ * The jobs' writer connections fail their `nth` COMMIT (counted across writers), as on a full
+ * disk: SQLite rolls that group back. `restore` puts the workbench's own writers back.
+ */
+export function failWriterCommit(workbench: Workbench, nth: number): { commits: () => number; restore: () => void } {
+  let commits = 0;
+  const restore = patchWriters(workbench, (db) => {
+    const exec = db.exec.bind(db);
+    (db as { exec: (source: string) => unknown }).exec = (source: string) => {
+      if (source === 'COMMIT' && ++commits === nth) throw new Error('database or disk is full');
+      return exec(source);
+    };
+  });
+  return { commits: () => commits, restore };
+}
+
+/** The jobs' writer connections fail the `nth` run of a statement whose text matches `pattern`. */
+export function failWriterStatement(workbench: Workbench, pattern: RegExp, nth: number, message: string): () => void {
+  let runs = 0;
+  return patchWriters(workbench, (db) => {
+    const prepare = db.prepare.bind(db);
+    (db as { prepare: (source: string) => unknown }).prepare = (source: string) => {
+      const statement = prepare(source);
+      if (!pattern.test(source)) return statement;
+      const run = statement.run.bind(statement);
+      (statement as { run: (...params: unknown[]) => unknown }).run = (...params: unknown[]) => {
+        if (++runs === nth) throw new Error(message);
+        return run(...params);
+      };
+      return statement;
+    };
+  });
 }

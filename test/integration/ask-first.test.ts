@@ -3,7 +3,7 @@ import type { FakeItem } from '../../electron/dev/fake-model';
 import type { Workbench } from '../../electron/services';
 import type { AskFirstItemView, AskFirstRun, Handlers } from '../../shared/api';
 import { answerMatches } from '../../shared/eval/methods/ask-first';
-import { fakeModelWorkbench, api } from '../helpers/construction';
+import { failWriterCommit, failWriterStatement, fakeModelWorkbench, api } from '../helpers/construction';
 import { ROOT, tempDir } from '../helpers/db';
 import type { FakeOpenAI } from '../helpers/fake-openai';
 
@@ -75,6 +75,51 @@ describe('ask-first', () => {
     expect(finished).toMatchObject({ label: 'unanswerable', action: 'answer', answer: 'Peter Parler', correct: false });
     expect(detail.items.find((i) => i.question.includes('begun'))).toMatchObject({ label: 'ambiguous', action: 'clarify', clarifyingQuestion: expect.stringMatching(/\?$/), correct: true });
     expect(((await value('ask-first:list', {})) as AskFirstRun[]).map((r) => r.id)).toContain(run.id);
+  });
+
+  it('fails the job, saying why, when an answers commit fails, and keeps every answer it paid for', async () => {
+    const { value, job } = api(handlers, workbench);
+    const sent = fake.requests.length;
+    const failing = failWriterCommit(workbench, 1);
+    try {
+      await expect(job('ask-first:start', { dataset: 'squad', config: config(), noCache: true })).rejects.toThrow(
+        /the job ended failed: Ask-first run \d+ failed: The grouped writes were lost \(database or disk is full\); \d+ of \d+ answers written again$/,
+      );
+    } finally {
+      failing.restore();
+    }
+    const run = ((await value('ask-first:list', {})) as AskFirstRun[]).reduce((a, b) => (b.id > a.id ? b : a));
+    // The item rows written in the lost group are gone with it (how many depends on timing); the answers were written again.
+    expect(run).toMatchObject({ status: 'failed', total: 7 });
+    expect(run.notes.at(-1)).toMatch(/^The grouped writes were lost/);
+    const asked = fake.requests.slice(sent).filter((r) => r.path.endsWith('/chat/completions'));
+    const kept = workbench.db.prepare("SELECT COUNT(*) AS n FROM llm_calls WHERE run_id = ? AND status = 'ok'").get(run.id) as { n: number };
+    expect(asked.length).toBeGreaterThanOrEqual(7);
+    expect(kept.n).toBe(asked.length);
+  });
+
+  it('stops starting items once one fails to be stored, lets those in flight finish, and loses no paid answer', async () => {
+    const { value, job } = api(handlers, workbench);
+    const sent = fake.requests.length;
+    const restore = failWriterStatement(workbench, /^UPDATE ask_first_items SET status = 'done'/, 1, 'disk I/O error');
+    try {
+      await expect(job('ask-first:start', { dataset: 'squad', config: { ...config(), concurrency: 2 }, noCache: true })).rejects.toThrow(/the job ended failed: disk I\/O error$/);
+    } finally {
+      restore();
+    }
+    const run = ((await value('ask-first:list', {})) as AskFirstRun[]).reduce((a, b) => (b.id > a.id ? b : a));
+    expect(run).toMatchObject({ status: 'failed', done: 1 });
+    expect(run.notes).toContain('disk I/O error');
+    // Two at a time: the first two items were asked; the one that failed to be stored stopped the rest, and the other one finished and was stored.
+    const detail = (await value('ask-first:get', { id: run.id })) as AskFirstRun & { items: AskFirstItemView[] };
+    const stored = detail.items.map((i) => i.action !== null);
+    expect(stored.slice(0, 2).filter(Boolean)).toHaveLength(1);
+    expect(stored.slice(2).some(Boolean)).toBe(false);
+    const asked = fake.requests.slice(sent).filter((r) => r.path.endsWith('/chat/completions'));
+    expect(asked).toHaveLength(2);
+    // Both answers paid for are in the call log, the one that arrived after the failure too.
+    const kept = workbench.db.prepare("SELECT COUNT(*) AS n FROM llm_calls WHERE run_id = ? AND status = 'ok'").get(run.id) as { n: number };
+    expect(kept.n).toBe(2);
   });
 
   it('refuses a dataset with no labelled question, and writes no run', async () => {

@@ -3,7 +3,7 @@ import type { FakeItem } from '../../electron/dev/fake-model';
 import type { Workbench } from '../../electron/services';
 import type { Handlers, LabelReport, LabelView, QaIndexReport, QaIndexView, SearchResult, Stats } from '../../shared/api';
 import type { ItemTrace } from '../../shared/pipeline';
-import { fakeModelWorkbench, api } from '../helpers/construction';
+import { failWriterCommit, fakeModelWorkbench, api } from '../helpers/construction';
 import { ROOT, tempDir } from '../helpers/db';
 import type { FakeOpenAI } from '../helpers/fake-openai';
 
@@ -73,6 +73,34 @@ describe('the labelling stage', () => {
     const again = (await job('label:start', { kind: 'answerability', datasets: ['squad'], config: config(), relabel: true })).result as LabelReport;
     expect(again.labelled + again.noConsensus).toBe(1);
     expect(((await value('label:get', { baseQuestionId: 2 })) as LabelView).answerability).toMatchObject({ label: 'answerable', provenance: { source: 'human', detail: 'read the paragraph' } });
+  });
+
+  it('fails the job, saying why, when an answers commit fails, and keeps every answer it paid for', async () => {
+    const { value, job } = api(handlers, workbench);
+    await value('answerability:set', { baseQuestionId: 3, label: null });
+    items.push({ question: 'Where does the Vltava join the Danube', answerability: 'unanswerable' });
+    const sent = fake.requests.length;
+    const failing = failWriterCommit(workbench, 1);
+    let message = '';
+    try {
+      await job('label:start', { kind: 'answerability', datasets: ['squad'], config: config(), noCache: true });
+    } catch (error) {
+      message = (error as Error).message;
+    } finally {
+      failing.restore();
+    }
+    // The job fails (the CLI exits non-zero) with the run row's reason, not only the row.
+    expect(message).toMatch(/the job ended failed: Run \d+ failed: The grouped writes were lost \(database or disk is full\); 1 of 1 answers written again/);
+    const runId = Number(/Run (\d+) failed/.exec(message)![1]);
+    const run = workbench.db.prepare('SELECT status, summary FROM runs WHERE id = ?').get(runId) as { status: string; summary: string };
+    expect(run.status).toBe('failed');
+    expect(message).toContain((JSON.parse(run.summary) as { error: string }).error);
+    // Every answer the endpoint gave is in the call log, the rolled-back one written again, and the label was stored.
+    const asked = fake.requests.slice(sent).filter((r) => r.path.endsWith('/chat/completions'));
+    expect(asked).toHaveLength(3);
+    const kept = workbench.db.prepare("SELECT COUNT(*) AS n FROM llm_calls WHERE run_id = ? AND status = 'ok'").get(runId) as { n: number };
+    expect(kept.n).toBe(3);
+    expect(((await value('label:get', { baseQuestionId: 3 })) as LabelView).answerability).toMatchObject({ label: 'unanswerable' });
   });
 });
 

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { campaignAssignments } from '../../../db/queries/assignments';
 import { currentAdjudications } from '../../../db/queries/adjudications';
 import { constructionCandidates } from '../../../db/queries/base-questions';
@@ -14,7 +13,7 @@ import { AppError, type CampaignView, type RoundReport } from '../../../shared/a
 import { decideReview, type ConstructionConfig, type Draft, type ReviewVote } from '../../../shared/construction';
 import { stableSubset } from '../../../shared/pipeline-rules';
 import { createCampaign } from '../annotation/campaigns';
-import { finishPromptRun, promptContext } from '../pipeline/prompt-call';
+import { eachItem, promptContext, promptRun } from '../pipeline/prompt-call';
 import { draftRound, type DraftItem, type RoundContext } from './draft';
 
 /**
@@ -108,29 +107,28 @@ async function draftAll(db: WritableDB, request: RoundRequest, items: DraftItem[
     ...promptContext(db, request.config, { runId, signal: options.signal, keys: options.keys, ...(request.noCache ? { noCache: new Set(['round']) } : {}) }),
     config: request.config,
   };
-  const slots = pLimit(request.config.concurrency);
   let done = 0;
-  let status: 'done' | 'cancelled' | 'failed' = 'done';
-  try {
-    await Promise.all(
-      items.map((item) =>
-        slots(async () => {
-          if (options.signal?.aborted) return;
+  await promptRun(
+    ctx,
+    options.signal,
+    async () => {
+      try {
+        await eachItem(items, request.config.concurrency, options.signal, async (item) => {
           const outcome = await draftRound(ctx, item);
           if (outcome === 'done') report.drafted++;
           else report.failed++;
           options.onProgress?.(++done, items.length, `round ${item.round} · ${report.drafted} drafted, ${report.failed} failed · $${ctx.llm.stats.costUsd.toFixed(4)}`);
-        }),
-      ),
-    );
-    if (options.signal?.aborted) status = 'cancelled';
-  } catch (error) {
-    status = error instanceof AppError && error.code === 'cancelled' ? 'cancelled' : 'failed';
-    if (status === 'failed') throw error;
-  } finally {
-    report.costUsd += ctx.llm.stats.costUsd;
-    finishPromptRun(ctx, status, `CondAmbigQA rounds on "${request.dataset}": ${report.drafted} drafted, ${report.failed} failed`);
-  }
+        });
+      } catch (error) {
+        // A cancelled call ends the rounds as cancelled, with what was drafted; anything else fails them.
+        if (!(error instanceof AppError && error.code === 'cancelled')) throw error;
+      }
+    },
+    () => {
+      report.costUsd += ctx.llm.stats.costUsd;
+      return `CondAmbigQA rounds on "${request.dataset}": ${report.drafted} drafted, ${report.failed} failed`;
+    },
+  );
   report.failures.push(...failuresOf(db, items));
 }
 

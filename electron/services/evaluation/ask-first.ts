@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { askFirstItems, insertAskFirstItem, saveAskFirstItem } from '../../../db/queries/ask-first-items';
 import { finishAskFirstRun, getAskFirstRun, insertAskFirstRun, listAskFirstRuns, type AskFirstRunRow } from '../../../db/queries/ask-first-runs';
 import { askFirstCandidates, baseQuestionPassageTexts } from '../../../db/queries/base-questions';
@@ -13,7 +12,7 @@ import type { AskFirstStartRequest } from '../../../shared/api/ask-first';
 import type { ConstructionConfig } from '../../../shared/construction';
 import type { Answerability } from '../../../shared/domain';
 import { askTable, scoreAsk, type AskGold, type AskOutput } from '../../../shared/eval/methods/ask-first';
-import { askPrompt, promptContext, type PromptContext } from '../pipeline/prompt-call';
+import { askPrompt, eachItem, promptContext, type PromptContext } from '../pipeline/prompt-call';
 import type { Retriever } from '../retrieval/search';
 
 /**
@@ -93,22 +92,16 @@ export async function runAskFirst(
   const { runId, skipped } = createRun(db, request);
   const items = askFirstItems(db, runId);
   const ctx = promptContext(db, request.config, { runId, signal: options.signal, keys: options.keys, ...(request.noCache ? { noCache: new Set(['ask_first']) } : {}) });
-  const slots = pLimit(request.config.concurrency);
   let done = 0;
   let failure: unknown = null;
-  await Promise.all(
-    items.map((item) =>
-      slots(async () => {
-        if (options.signal?.aborted) return;
-        const gold = JSON.parse(item.gold) as AskGold;
-        const before = ctx.llm.stats.costUsd;
-        const out = await askItem(ctx, request, item.key, item.question, await evidence(db, retriever, request, item), gold);
-        if ('error' in out) saveAskFirstItem(db, runId, item.position, out);
-        else saveAskFirstItem(db, runId, item.position, { action: out.action, output: out, ...scoreAsk(gold, out), costUsd: ctx.llm.stats.costUsd - before });
-        options.onProgress?.(++done, items.length, `${done}/${items.length} items · $${ctx.llm.stats.costUsd.toFixed(4)}`);
-      }),
-    ),
-  ).catch((e: unknown) => {
+  await eachItem(items, request.config.concurrency, options.signal, async (item) => {
+    const gold = JSON.parse(item.gold) as AskGold;
+    const before = ctx.llm.stats.costUsd;
+    const out = await askItem(ctx, request, item.key, item.question, await evidence(db, retriever, request, item), gold);
+    if ('error' in out) saveAskFirstItem(db, runId, item.position, out);
+    else saveAskFirstItem(db, runId, item.position, { action: out.action, output: out, ...scoreAsk(gold, out), costUsd: ctx.llm.stats.costUsd - before });
+    options.onProgress?.(++done, items.length, `${done}/${items.length} items · $${ctx.llm.stats.costUsd.toFixed(4)}`);
+  }).catch((e: unknown) => {
     failure = e;
   });
   let status: 'cancelled' | 'done' | 'failed' = failure ? 'failed' : options.signal?.aborted ? 'cancelled' : 'done';
@@ -125,6 +118,8 @@ export async function runAskFirst(
     finishRun(db, runId, status, { kind: 'ask-first', items: items.length });
   });
   if (failure) throw failure;
+  // As the prompt-call jobs do: a lost last commit fails the job, not only its run row.
+  if (lost) throw new AppError('internal', `Ask-first run ${runId} failed: ${lost}`);
   return askFirstRun(db, runId);
 }
 

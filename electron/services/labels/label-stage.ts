@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { getBaseQuestionPassages, questionsToLabel, setBaseQuestionAnswerability } from '../../../db/queries/base-questions';
 import { findDatasetByName } from '../../../db/queries/datasets';
 import { setInstanceDomain } from '../../../db/queries/instances';
@@ -14,7 +13,7 @@ import type { Answerability, Domain, LabelKind } from '../../../shared/domain';
 import type { ModelRef } from '../../../shared/pipeline';
 import { stableSubset } from '../../../shared/pipeline-rules';
 import { DOMAIN_LIST } from '../pipeline/construction-prompts';
-import { askPrompt, finishPromptRun, llmProvenance, modelName, promptContext, type PromptContext } from '../pipeline/prompt-call';
+import { askPrompt, eachItem, llmProvenance, modelName, promptContext, promptRun, type PromptContext } from '../pipeline/prompt-call';
 
 /**
  * The labelling stage: each base question's answerability (URASys) or topic (MARCH Table 7),
@@ -57,22 +56,20 @@ export async function runLabelling(db: WritableDB, request: LabelRequest, option
   const runId = insertRun(db, 'pipeline', { kind: `label_${request.kind}`, datasets: request.datasets, rule, labellers: labellersOf(request.config) });
   const ctx = promptContext(db, request.config, { runId, signal: options.signal, keys: options.keys, ...(request.noCache ? { noCache: new Set([PROMPT[request.kind]]) } : {}) });
   const report: LabelReport = { kind: request.kind, runId, labelled: 0, noConsensus: 0, failed: 0, votesSaved: 0, counts: {}, failures: [], costUsd: 0 };
-  const slots = pLimit(request.config.concurrency);
   let done = 0;
-  try {
-    await Promise.all(
-      items.map((q) =>
-        slots(async () => {
-          if (options.signal?.aborted) return;
-          await labelOne(ctx, request, q, report);
-          options.onProgress?.(++done, items.length, `${report.labelled} labelled, ${report.noConsensus} without consensus · $${ctx.llm.stats.costUsd.toFixed(4)}`);
-        }),
-      ),
-    );
-  } finally {
-    report.costUsd = ctx.llm.stats.costUsd;
-    finishPromptRun(ctx, options.signal?.aborted ? 'cancelled' : 'done', `labelling ${request.kind}: ${report.labelled} labelled, ${report.noConsensus} without consensus, ${report.votesSaved} votes not needed`);
-  }
+  await promptRun(
+    ctx,
+    options.signal,
+    () =>
+      eachItem(items, request.config.concurrency, options.signal, async (q) => {
+        await labelOne(ctx, request, q, report);
+        options.onProgress?.(++done, items.length, `${report.labelled} labelled, ${report.noConsensus} without consensus · $${ctx.llm.stats.costUsd.toFixed(4)}`);
+      }),
+    () => {
+      report.costUsd = ctx.llm.stats.costUsd;
+      return `labelling ${request.kind}: ${report.labelled} labelled, ${report.noConsensus} without consensus, ${report.votesSaved} votes not needed`;
+    },
+  );
   return report;
 }
 

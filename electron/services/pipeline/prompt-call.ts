@@ -1,4 +1,6 @@
+import pLimit from 'p-limit';
 import { settleGroup, type WritableDB } from '../../../db/sql';
+import { AppError } from '../../../shared/api';
 import type { ConstructionConfig } from '../../../shared/construction';
 import { BatchMode, Budget, DETECTABLE_TYPES, EarlyExit, schemaOfPrompt, withBaseUrlOverride, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
 import { getOrCreateProvenance } from '../../../db/queries/provenance';
@@ -88,13 +90,60 @@ export function llmProvenance(ctx: PromptContext, detail: string, ref: ModelRef,
   return getOrCreateProvenance(ctx.db, { source: 'llm', detail, model: modelName(ref), promptVersion: prompt, callId });
 }
 
-/** Ends the run of a job that asked through a prompt context: its calls, tokens and cost, and a line for the log. */
-export function finishPromptRun(ctx: PromptContext, status: 'done' | 'failed' | 'cancelled', line: string): void {
+/**
+ * Ends the run of a job that asked through a prompt context: its calls, tokens and cost, and a line
+ * for the log. `thrown` is what ended the job early, if anything: the run is then failed, saying
+ * so. Returns why the run failed when its last group commit did.
+ */
+function finishPromptRun(ctx: PromptContext, status: 'done' | 'failed' | 'cancelled', line: string, thrown?: unknown): string | null {
   const s = ctx.llm.stats;
   // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).
-  const error = settleGroup(ctx.db);
-  finishRun(ctx.db, ctx.runId!, error ? 'failed' : status, {
+  const lost = settleGroup(ctx.db);
+  const cancelled = thrown instanceof AppError && thrown.code === 'cancelled';
+  const reasons = [...(thrown === undefined || cancelled ? [] : [(thrown as Error).message]), ...(lost ? [lost] : [])];
+  finishRun(ctx.db, ctx.runId!, reasons.length ? 'failed' : cancelled ? 'cancelled' : status, {
     stages: [], calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
-    error, retrieval: null, rerank: null, log: [line],
+    error: reasons.length ? reasons.join('; ') : null, retrieval: null, rerank: null, log: [line],
   });
+  return lost;
+}
+
+/**
+ * Runs a prompt job's `work` under its run, and ends the run however the work ends (`line` is
+ * read then, for the log). An error of the work is thrown again once the run says so; a failed last
+ * group commit fails the job too (the CLI exits non-zero, the UI shows why), as the run row does.
+ */
+export async function promptRun(ctx: PromptContext, signal: AbortSignal | undefined, work: () => Promise<void>, line: () => string): Promise<void> {
+  let thrown: unknown;
+  try {
+    await work();
+  } catch (error) {
+    thrown = error;
+  }
+  const lost = finishPromptRun(ctx, signal?.aborted ? 'cancelled' : 'done', line(), thrown);
+  if (thrown !== undefined) throw thrown;
+  if (lost) throw new AppError('internal', `Run ${ctx.runId} failed: ${lost}`);
+}
+
+/**
+ * Runs `work` on each item, at most `concurrency` at once. Once an item throws (or the signal
+ * aborts), no other item starts; those already started finish, so their paid answers are recorded
+ * before the job closes its connection. Then the first error is thrown.
+ */
+export async function eachItem<T>(items: readonly T[], concurrency: number, signal: AbortSignal | undefined, work: (item: T) => Promise<void>): Promise<void> {
+  const slots = pLimit(concurrency);
+  let failure: { error: unknown } | null = null;
+  await Promise.all(
+    items.map((item) =>
+      slots(async () => {
+        if (failure || signal?.aborted) return;
+        try {
+          await work(item);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }),
+    ),
+  );
+  if (failure) throw (failure as { error: unknown }).error;
 }

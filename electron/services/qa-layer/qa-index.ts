@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { countCorpusPassages, findCorpusByName, getOrCreateQaLayer, qaLayerOf } from '../../../db/queries/corpora';
 import { markItem } from '../../../db/queries/pipeline-items';
 import { upsertPassage } from '../../../db/queries/passages';
@@ -8,7 +7,7 @@ import { transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
 import { AppError, type QaIndexReport, type QaIndexView } from '../../../shared/api';
 import { locateAnswer } from '../../../shared/checks';
 import type { ConstructionConfig } from '../../../shared/construction';
-import { askPrompt, finishPromptRun, llmProvenance, promptContext, type PromptContext } from '../pipeline/prompt-call';
+import { askPrompt, eachItem, llmProvenance, promptContext, promptRun, type PromptContext } from '../pipeline/prompt-call';
 import { defaultModelFor, embedCorpus, OFFLINE_DIMENSIONS } from '../retrieval/models';
 
 /**
@@ -48,27 +47,25 @@ export async function buildQaIndex(
   const runId = insertRun(db, 'pipeline', { kind: 'qa-index', corpus: request.corpus, qaIndex: request.config.qaIndex });
   const ctx = promptContext(db, request.config, { runId, signal: options.signal, keys: options.keys, ...(request.noCache ? { noCache: new Set(['qa_index']) } : {}) });
   const report: QaIndexReport = { corpus: request.corpus, layer: layerName, runId, passages: 0, pairs: 0, paraphrases: 0, grounded: 0, failed: 0, failures: [], costUsd: 0, embedded: 0 };
-  const slots = pLimit(request.config.concurrency);
   let done = 0;
-  try {
-    await Promise.all(
-      sources.map((source) =>
-        slots(async () => {
-          if (options.signal?.aborted) return;
-          const made = await pairsFor(ctx, request.config, source);
-          if ('reason' in made) {
-            markItem(db, 'qa_index', `qa:${source.id}`, 'failed', runId, made.reason, made.raw);
-            report.failed++;
-            report.failures.push({ item: `qa:${source.id}`, reason: made.reason });
-          } else writePairs(ctx, request.config, layerId, source.id, made, report);
-          options.onProgress?.(++done, sources.length, `${report.pairs} pairs, ${report.paraphrases} rephrasings · $${ctx.llm.stats.costUsd.toFixed(4)}`);
-        }),
-      ),
-    );
-  } finally {
-    report.costUsd = ctx.llm.stats.costUsd;
-    finishPromptRun(ctx, options.signal?.aborted ? 'cancelled' : 'done', `QA layer of "${request.corpus}": ${report.pairs} pairs, ${report.paraphrases} rephrasings from ${report.passages} passages`);
-  }
+  await promptRun(
+    ctx,
+    options.signal,
+    () =>
+      eachItem(sources, request.config.concurrency, options.signal, async (source) => {
+        const made = await pairsFor(ctx, request.config, source);
+        if ('reason' in made) {
+          markItem(db, 'qa_index', `qa:${source.id}`, 'failed', runId, made.reason, made.raw);
+          report.failed++;
+          report.failures.push({ item: `qa:${source.id}`, reason: made.reason });
+        } else writePairs(ctx, request.config, layerId, source.id, made, report);
+        options.onProgress?.(++done, sources.length, `${report.pairs} pairs, ${report.paraphrases} rephrasings · $${ctx.llm.stats.costUsd.toFixed(4)}`);
+      }),
+    () => {
+      report.costUsd = ctx.llm.stats.costUsd;
+      return `QA layer of "${request.corpus}": ${report.pairs} pairs, ${report.paraphrases} rephrasings from ${report.passages} passages`;
+    },
+  );
   report.embedded = await embedLayer(db, corpus.id, layerName, options.signal);
   return report;
 }
