@@ -6,6 +6,8 @@ export interface JobControl {
   signal: AbortSignal;
   /** Reports progress; events are throttled to a few per second. */
   progress(done: number, total: number | null, detail?: string): void;
+  /** Sets or clears the job's detail line alone (a wait for another job, say). */
+  note(detail: string | null): void;
 }
 
 /**
@@ -69,6 +71,10 @@ export class JobRunner {
           entry.lastEmit = now;
           this.events.emit('job:progress', asJob(job));
         }
+      },
+      note: (detail) => {
+        job.detail = detail;
+        this.events.emit('job:progress', asJob(job));
       },
     };
     this.events.emit('job:progress', asJob(job));

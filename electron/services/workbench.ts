@@ -4,6 +4,10 @@ import type { AppInfo, JobKind, JobResult, JobTicket } from '../../shared/api';
 import { EventBus } from './events';
 import { JobRunner, type JobControl } from './jobs';
 import { flushAudit } from './team/audit';
+import { WriteGate } from './write-gate';
+
+/** The writer jobs that hold one transaction open across their awaits (see WriteGate). */
+const EXCLUSIVE_WRITERS: ReadonlySet<JobKind> = new Set(['import', 'corpus-import', 'release']);
 
 export interface ServiceOptions {
   databasePath: string;
@@ -30,6 +34,8 @@ export class Workbench {
   readonly reader: ReadableDB;
   readonly events = new EventBus();
   readonly jobs = new JobRunner(this.events);
+  /** Which writer jobs may run together (see WriteGate). */
+  readonly writeGate = new WriteGate();
   /**
    * API keys handed over by the desktop shell (kept there with Electron's safeStorage), by the
    * name of the environment variable they stand for. Memory only: never the database or logs.
@@ -63,21 +69,31 @@ export class Workbench {
     work: (db: WritableDB, control: JobControl) => Promise<JobResult<Kind>>,
   ): JobTicket<Kind, JobResult<Kind>> {
     const job = this.jobs.start(kind, title, unit, async (control) => {
-      const writer = this.writer();
-      let result: JobResult<Kind>;
+      let waited = false;
+      const leave = await this.writeGate.enter(EXCLUSIVE_WRITERS.has(kind) ? 'exclusive' : 'shared', title, control.signal, (detail) => {
+        waited = true;
+        control.note(detail);
+      });
+      if (waited) control.note(null);
       try {
-        result = await work(writer.db, control);
-      } catch (error) {
-        // A failed last commit on release never hides the error the work itself threw; it is logged beside it.
+        const writer = this.writer();
+        let result: JobResult<Kind>;
         try {
-          writer.release();
-        } catch (releaseError) {
-          this.options.log?.(`${title}: the last commit failed too: ${(releaseError as Error).message}`);
+          result = await work(writer.db, control);
+        } catch (error) {
+          // A failed last commit on release never hides the error the work itself threw; it is logged beside it.
+          try {
+            writer.release();
+          } catch (releaseError) {
+            this.options.log?.(`${title}: the last commit failed too: ${(releaseError as Error).message}`);
+          }
+          throw error;
         }
-        throw error;
+        writer.release();
+        return result;
+      } finally {
+        leave();
       }
-      writer.release();
-      return result;
     });
     return { jobId: job.id };
   }

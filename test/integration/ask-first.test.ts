@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeItem } from '../../electron/dev/fake-model';
 import type { Workbench } from '../../electron/services';
-import type { AskFirstItemView, AskFirstRun, Handlers } from '../../shared/api';
+import type { AskFirstItemView, AskFirstRun, DatasetSummary, Handlers } from '../../shared/api';
 import { answerMatches } from '../../shared/eval/methods/ask-first';
 import { failWriterCommit, failWriterStatement, fakeModelWorkbench, api } from '../helpers/construction';
 import { ROOT, tempDir } from '../helpers/db';
-import type { FakeOpenAI } from '../helpers/fake-openai';
+import { heldReplies, type FakeOpenAI } from '../helpers/fake-openai';
 
 /**
  * The ask-before-answer setting (URASys Table 2) over the hand-made SQuAD 2.0 fixture, with the
@@ -120,6 +120,34 @@ describe('ask-first', () => {
     // Both answers paid for are in the call log, the one that arrived after the failure too.
     const kept = workbench.db.prepare("SELECT COUNT(*) AS n FROM llm_calls WHERE run_id = ? AND status = 'ok'").get(run.id) as { n: number };
     expect(kept.n).toBe(2);
+  });
+
+  it('holds an import asked for during a run until the run ends, so that no answer waits on its lock', async () => {
+    // An import writes in one transaction across its awaits: begun beside the run, it would make
+    // each answer the run records wait in SQLite's busy handler, stalling the thread, then fail.
+    const { value } = api(handlers, workbench);
+    const answer = fake.chat;
+    const held = heldReplies();
+    fake.chat = (body, index) => held.hold(answer(body, index));
+    try {
+      const run = (await value('ask-first:start', { dataset: 'squad', config: { ...config(), concurrency: 1 }, noCache: true })) as { jobId: string };
+      await vi.waitFor(() => expect(held.count).toBe(1));
+      const imported = (await value('dataset:import', { path: FIXTURE, format: 'squad2', dataset: 'squad-later' })) as { jobId: string };
+      await vi.waitFor(() => expect(workbench.jobs.get(imported.jobId).detail).toMatch(/^Waiting for "Ask first · squad" to finish: this job writes everything in one transaction/));
+      expect(workbench.jobs.get(imported.jobId).state).toBe('running');
+      fake.chat = answer;
+      held.releaseAll();
+      // The run went on to the end, then the import ran; neither failed.
+      const [ran, done] = [await workbench.jobs.wait(run.jobId), await workbench.jobs.wait(imported.jobId)];
+      expect(ran).toMatchObject({ state: 'done', error: null });
+      expect(done).toMatchObject({ state: 'done', error: null, detail: null });
+      expect(((await value('dataset:list', {})) as DatasetSummary[]).map((d) => d.name)).toContain('squad-later');
+      const last = ((await value('ask-first:list', {})) as AskFirstRun[]).reduce((a, b) => (b.id > a.id ? b : a));
+      expect(last).toMatchObject({ status: 'done', done: 7 });
+    } finally {
+      fake.chat = answer;
+      held.releaseAll();
+    }
   });
 
   it('refuses a dataset with no labelled question, and writes no run', async () => {
