@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { migrate } from './migrate';
-import { withBusyTimeout, type ReadableDB, type WritableDB } from './sql';
+import { registerWriter, withBusyTimeout, type ReadableDB, type WritableDB } from './sql';
 
 export interface OpenOptions {
   /** Called once with the SQLite and sqlite-vec versions (and the schema migration, if any). */
@@ -127,6 +127,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): WritableD
     db.close();
     throw error;
   }
+  registerWriter(db as WritableDB);
   return db as WritableDB;
 }
 

@@ -34,7 +34,10 @@ function prepare(db: ReadableDB, query: SqlFragment): BetterSqlite3.Statement {
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(query.text, statement);
   }
-  if (groupConnections.size > 0 && !statement.readonly) commitOtherGroups(db);
+  if (!statement.readonly) {
+    if (groupConnections.size > 0) commitOtherGroups(db);
+    if (threadWriters.size > 1 && !db.inTransaction) refuseHeldOnThisThread(db);
+  }
   return statement;
 }
 
@@ -104,17 +107,43 @@ export function pluck<Value>(db: ReadableDB, query: SqlFragment): Value | undefi
 // becomes DatabaseBusyError, a refusal that says nothing was written; work after a COMMIT (planner
 // statistics, say) is best-effort and never turns a committed write into a reported failure.
 
-/** SQLite's "the database is locked" family: another connection holds the lock. */
+/** SQLite's "the database is locked" family, or a write refused for it: another connection holds the lock. */
 export function isBusy(error: unknown): boolean {
+  if (error instanceof DatabaseBusyError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
-/** A write refused because another one held the lock for longer than this one would wait. */
+/** A write refused because another one held the lock for longer than this one would wait (or held it on this very thread). */
 export class DatabaseBusyError extends AppError {
-  constructor(what = 'nothing was written') {
-    super('conflict', `The database is busy with another write (an import, a release or a run, perhaps in another process) and stayed so for longer than this one waits; ${what}. Try again when it finishes.`);
+  constructor(what = 'nothing was written', onThisThread = false) {
+    super(
+      'conflict',
+      onThisThread
+        ? `The database is busy with an import or a release of this app, which writes everything in one transaction; ${what}. Try again when it finishes.`
+        : `The database is busy with another write (an import, a release or a run, perhaps in another process) and stayed so for longer than this one waits; ${what}. Try again when it finishes.`,
+    );
     this.name = 'DatabaseBusyError';
+  }
+}
+
+/** This thread's writable connections (`openDatabase` registers each), to tell a wait that cannot end. */
+const threadWriters = new Set<WritableDB>();
+
+export function registerWriter(db: WritableDB): void {
+  threadWriters.add(db);
+}
+
+/**
+ * Refuses at once a write that would wait for a transaction another connection of this thread
+ * holds across its awaits (an import's or a release's `beginWrite`): SQLite's busy handler would
+ * sleep this thread, the only one that can end that transaction, for the whole busy timeout, and
+ * then fail anyway. Open groups are committed before this is asked, so only such a holder is left.
+ */
+function refuseHeldOnThisThread(db: ReadableDB): void {
+  for (const other of threadWriters) {
+    if (!other.open) threadWriters.delete(other);
+    else if (other !== db && other.inTransaction) throw new DatabaseBusyError('nothing was written', true);
   }
 }
 
@@ -150,6 +179,7 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
     commitOtherGroups(db);
   }
   if (db.inTransaction) return db.transaction(fn)();
+  refuseHeldOnThisThread(db);
   try {
     return db.transaction(fn).immediate();
   } catch (error) {
@@ -213,6 +243,7 @@ export function groupTransaction<T>(db: WritableDB, fn: () => T, replay?: () => 
   if (!replay) throwFailedGroup(db, false);
   if (!db.inTransaction) {
     commitOtherGroups(db);
+    refuseHeldOnThisThread(db);
     try {
       db.exec('BEGIN IMMEDIATE');
     } catch (error) {

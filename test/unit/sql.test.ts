@@ -5,6 +5,7 @@ import path from 'node:path';
 import { openDatabase, optimize } from '../../db/connection';
 import { batchPolled, batchSubmitted, batchUploaded, planBatch } from '../../db/queries/llm-batches';
 import { recordCall } from '../../db/queries/llm-calls';
+import { tryInsertAudit } from '../../db/queries/audit';
 import { all, beginWrite, commit, DatabaseBusyError, explain, flushGroup, get, groupTransaction, insertChunks, onLockWait, rollback, run, sql, transaction } from '../../db/sql';
 import { Workbench } from '../../electron/services/workbench';
 import { memoryDb } from '../helpers/db';
@@ -77,7 +78,33 @@ function twoConnections() {
   return { a, b, done: () => (a.close(), b.close(), fs.rmSync(dir, { recursive: true, force: true })) };
 }
 
+const setting = (db: Parameters<typeof run>[0], key: string) => run(db, sql`INSERT INTO settings (key, value) VALUES (${key}, '1')`);
+const keys = (db: Parameters<typeof get>[0]) => all<{ key: string }>(db, sql`SELECT key FROM settings WHERE key LIKE 'g%' ORDER BY key`).map((r) => r.key);
+
 describe('the write lock', () => {
+  it('refuses at once a write that would wait for a transaction another connection of this thread holds across awaits', async () => {
+    // SQLite's busy handler would sleep this thread, the only one that can end that transaction (an import's), for the whole busy timeout.
+    const { a, b, done } = twoConnections();
+    try {
+      await beginWrite(a);
+      setting(a, 'g-held');
+      const held = /busy with an import or a release of this app, which writes everything in one transaction; nothing was written/;
+      expect(() => transaction(b, () => setting(b, 'g-x'))).toThrow(held);
+      expect(() => groupTransaction(b, () => setting(b, 'g-y'))).toThrow(held);
+      expect(() => setting(b, 'g-z')).toThrow(held);
+      // The audit trail holds its row back for later, as it does for another process's lock, instead of dropping it.
+      expect(tryInsertAudit(b, { at: '2026-11-28T00:00:00.000Z', account: 'ada', role: 'annotator', operation: 'judgment:save', summary: '{}', ok: 1 }, 0)).toBe(false);
+      // Reading goes on, and so does the holder.
+      expect(keys(b)).toEqual([]);
+      setting(a, 'g-held-2');
+      commit(a);
+      transaction(b, () => setting(b, 'g-x'));
+      expect(keys(b)).toEqual(['g-held', 'g-held-2', 'g-x']);
+    } finally {
+      done();
+    }
+  });
+
   it('refuses a write whose lock another connection keeps, before it writes anything, in words that say so', () => {
     const { a, b, done } = twoConnections();
     try {
@@ -158,8 +185,6 @@ describe('the write lock', () => {
 });
 
 describe('group commit', () => {
-  const setting = (db: Parameters<typeof run>[0], key: string) => run(db, sql`INSERT INTO settings (key, value) VALUES (${key}, '1')`);
-  const keys = (db: Parameters<typeof get>[0]) => all<{ key: string }>(db, sql`SELECT key FROM settings WHERE key LIKE 'g%' ORDER BY key`).map((r) => r.key);
   const recordAnswer = (db: Parameters<typeof run>[0], hash: string) =>
     recordCall(db, {
       hash, runId: null, endpoint: 'http://127.0.0.1/v1', model: 'fake/m', stage: 'detect', item: 'q1', request: { hash }, response: '{}',
