@@ -6,8 +6,12 @@ import { JobRunner, type JobControl } from './jobs';
 import { flushAudit } from './team/audit';
 import { WriteGate } from './write-gate';
 
-/** The writer jobs that hold one transaction open across their awaits (see WriteGate). */
-const EXCLUSIVE_WRITERS: ReadonlySet<JobKind> = new Set(['import', 'corpus-import', 'release']);
+/**
+ * The writer jobs that hold one transaction open across their awaits (see WriteGate): those whose
+ * work calls `beginWrite`, through importFile, importCorpus (a retrieval evaluation builds its
+ * corpus with it) or createRelease.
+ */
+const EXCLUSIVE_WRITERS: ReadonlySet<JobKind> = new Set(['import', 'corpus-import', 'release', 'retrieval-eval']);
 
 export interface ServiceOptions {
   databasePath: string;

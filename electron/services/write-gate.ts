@@ -1,14 +1,14 @@
 import { AppError } from '../../shared/api';
 
 /**
- * Which of this process's writer jobs may run together. An import, a corpus import and a release
- * write everything in one transaction that stays open across their awaits (so that a failure
- * writes nothing); any other write on this thread meanwhile would wait for that lock in SQLite's
- * busy handler, holding up the very thread that could release it, then fail after the busy
- * timeout: a run's paid answer lost, every request of the server stalled. So those jobs are
- * `exclusive` and every other writer job `shared`: shared jobs run together, an exclusive job
- * runs alone, and each waits its turn in the order asked (first come, first served, so neither
- * kind starves the other).
+ * Which of this process's writer jobs may run together. An import, a corpus import, a release and
+ * a retrieval evaluation (which builds its corpus by an import) write everything in one
+ * transaction that stays open across their awaits (so that a failure writes nothing); any other
+ * write on this thread meanwhile would wait for that lock in SQLite's busy handler, holding up the
+ * very thread that could release it, then fail after the busy timeout: a run's paid answer lost,
+ * every request of the server stalled. So those jobs are `exclusive` and every other writer job
+ * `shared`: shared jobs run together, an exclusive job runs alone, and each waits its turn in the
+ * order asked (first come, first served, so neither kind starves the other).
  */
 export type GateMode = 'shared' | 'exclusive';
 
