@@ -143,7 +143,8 @@ export function registerWriter(db: WritableDB): void {
 function refuseHeldOnThisThread(db: ReadableDB): void {
   for (const other of threadWriters) {
     if (!other.open) threadWriters.delete(other);
-    else if (other !== db && other.inTransaction) throw new DatabaseBusyError('nothing was written', true);
+    // Only a connection to the same file holds this one's lock (each in-memory database is its own).
+    else if (other !== db && other.inTransaction && !other.memory && other.name === db.name) throw new DatabaseBusyError('nothing was written', true);
   }
 }
 
@@ -183,7 +184,7 @@ export function transaction<T>(db: WritableDB, fn: () => T): T {
   try {
     return db.transaction(fn).immediate();
   } catch (error) {
-    if (isBusy(error)) throw new DatabaseBusyError();
+    if (isBusy(error) && !(error instanceof DatabaseBusyError)) throw new DatabaseBusyError();
     throw error;
   }
 }

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { type Attribution, type Handlers } from '../../shared/api';
+import { AppError, type Attribution, type Handlers } from '../../shared/api';
 import { IMPORT_FORMAT_NAMES } from '../../shared/domain';
 import { baseQuestionDetail, baseQuestionFacetsView, baseQuestionPage, instanceDetail, instanceFacets, instancePage, listDatasetSummaries } from './browse';
-import { bundledAttributions, seedDemoOnce } from './demo';
+import { bundledAttributions, demoSeedNeeded, seedDemoOnce } from './demo';
 import { exportJsonl } from './export';
 import { importFile } from './import/import-file';
 import type { Workbench } from './workbench';
@@ -27,9 +27,17 @@ export function dataHandlers(workbench: Workbench): Pick<Handlers, DataOperation
   return {
     'dataset:list': () => listDatasetSummaries(reader),
     'dataset:seed-demo': async () => {
-      const reports = await seedDemoOnce(db);
-      if (reports.length) workbench.events.emit('data:changed', { reason: 'seed-demo' });
-      return reports;
+      if (!demoSeedNeeded(db)) return [];
+      // An import, on the services' own connection: it takes the write gate's turn alone, or says who writes now.
+      const leave = workbench.writeGate.tryEnter('exclusive', 'Load the demo data');
+      if (!leave) throw new AppError('conflict', `Other jobs are writing (${workbench.writeGate.busyWith().map((t) => `"${t}"`).join(', ')}): load the demo data when they finish.`);
+      try {
+        const reports = await seedDemoOnce(db);
+        if (reports.length) workbench.events.emit('data:changed', { reason: 'seed-demo' });
+        return reports;
+      } finally {
+        leave();
+      }
     },
     'dataset:attributions': () => {
       const bundled = bundledAttributions();

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { listCorpora } from '../../db/queries/corpora';
 import { listDatasets } from '../../db/queries/datasets';
 import { getSetting, setSetting } from '../../db/queries/settings';
-import type { WritableDB } from '../../db/sql';
+import type { ReadableDB, WritableDB } from '../../db/sql';
 import type { Attribution, ImportReport } from '../../shared/api';
 import type { ImportFormat } from '../../shared/domain';
 import { resourcesDir } from './paths';
@@ -21,12 +21,17 @@ export function demoPath(file: string): string {
   return path.join(resourcesDir(), 'demo', file);
 }
 
+/** Whether `seedDemoOnce` would import anything: never seeded, and no dataset. */
+export function demoSeedNeeded(db: ReadableDB): boolean {
+  return !getSetting<boolean>(db, 'demo_seeded') && listDatasets(db).length === 0;
+}
+
 /**
  * Seeds a new, empty database with the demo data, once: a database that was seeded (or that
  * already holds data) is never seeded again, even if its datasets are later removed.
  */
 export async function seedDemoOnce(db: WritableDB): Promise<ImportReport[]> {
-  if (getSetting<boolean>(db, 'demo_seeded') || listDatasets(db).length > 0) return [];
+  if (!demoSeedNeeded(db)) return [];
   const reports: ImportReport[] = [];
   for (const demo of DEMO_FILES) {
     reports.push(await importFile(db, { file: demoPath(demo.file), format: demo.format, dataset: demo.dataset }));

@@ -74,11 +74,14 @@ export class Workbench {
   ): JobTicket<Kind, JobResult<Kind>> {
     const job = this.jobs.start(kind, title, unit, async (control) => {
       let waited = false;
-      const leave = await this.writeGate.enter(EXCLUSIVE_WRITERS.has(kind) ? 'exclusive' : 'shared', title, control.signal, (detail) => {
-        waited = true;
-        control.note(detail);
-      });
-      if (waited) control.note(null);
+      const leave = await this.writeGate
+        .enter(EXCLUSIVE_WRITERS.has(kind) ? 'exclusive' : 'shared', title, control.signal, (detail) => {
+          waited = true;
+          control.note(detail);
+        })
+        .finally(() => {
+          if (waited) control.note(null);
+        });
       try {
         const writer = this.writer();
         let result: JobResult<Kind>;

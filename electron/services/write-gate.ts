@@ -30,9 +30,10 @@ export class WriteGate {
    */
   async enter(mode: GateMode, title: string, signal: AbortSignal, waiting: (detail: string) => void): Promise<() => void> {
     if (signal.aborted) throw new AppError('cancelled', 'Cancelled');
-    if (this.queue.length === 0 && this.fits(mode)) return this.admit(mode, title);
-    waiting(this.reason(mode));
-    return new Promise<() => void>((resolve, reject) => {
+    const now = this.tryEnter(mode, title);
+    if (now) return now;
+    const reason = this.reason(mode);
+    const admitted = new Promise<() => void>((resolve, reject) => {
       const onAbort = () => {
         this.queue.splice(this.queue.indexOf(waiter), 1);
         this.wake();
@@ -46,14 +47,27 @@ export class WriteGate {
           resolve(release);
         },
       };
-      signal.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
+      signal.addEventListener('abort', onAbort, { once: true });
     });
+    // Told once queued, so that a cancel from within `waiting` finds the job in the queue.
+    waiting(reason);
+    return admitted;
+  }
+
+  /** Enters at once if this job's turn is now, or returns null (for work that would rather refuse than wait). */
+  tryEnter(mode: GateMode, title: string): (() => void) | null {
+    return this.queue.length === 0 && this.fits(mode) ? this.admit(mode, title) : null;
+  }
+
+  /** The titles of the jobs inside and waiting, for a refusal that names them. */
+  busyWith(): string[] {
+    return [...this.inside.values(), ...this.queue].map((j) => j.title);
   }
 
   /** Who is ahead, and why this job waits for them (shown as the job's detail). */
   private reason(mode: GateMode): string {
-    const ahead = [...this.inside.values(), ...this.queue].map((j) => `"${j.title}"`).join(', ');
+    const ahead = this.busyWith().map((title) => `"${title}"`).join(', ');
     const why =
       mode === 'exclusive'
         ? 'this job writes everything in one transaction, which their writes would have to wait for'

@@ -128,7 +128,7 @@ describe('ask-first', () => {
     const { value } = api(handlers, workbench);
     const answer = fake.chat;
     const held = heldReplies();
-    fake.chat = (body, index) => held.hold(answer(body, index));
+    fake.chat = async (body, index) => held.hold(await answer(body, index));
     try {
       const run = (await value('ask-first:start', { dataset: 'squad', config: { ...config(), concurrency: 1 }, noCache: true })) as { jobId: string };
       await vi.waitFor(() => expect(held.count).toBe(1));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, optimize } from '../../db/connection';
@@ -89,6 +90,7 @@ describe('the write lock', () => {
       await beginWrite(a);
       setting(a, 'g-held');
       const held = /busy with an import or a release of this app, which writes everything in one transaction; nothing was written/;
+      expect(() => transaction(b, () => setting(b, 'g-x'))).toThrow(DatabaseBusyError);
       expect(() => transaction(b, () => setting(b, 'g-x'))).toThrow(held);
       expect(() => groupTransaction(b, () => setting(b, 'g-y'))).toThrow(held);
       expect(() => setting(b, 'g-z')).toThrow(held);
@@ -100,6 +102,12 @@ describe('the write lock', () => {
       commit(a);
       transaction(b, () => setting(b, 'g-x'));
       expect(keys(b)).toEqual(['g-held', 'g-held-2', 'g-x']);
+      // Another database held on this thread (an in-memory one here) holds no lock of this one.
+      const elsewhere = memoryDb();
+      await beginWrite(elsewhere);
+      transaction(b, () => setting(b, 'g-y'));
+      rollback(elsewhere);
+      elsewhere.close();
     } finally {
       done();
     }
@@ -107,20 +115,23 @@ describe('the write lock', () => {
 
   it('refuses a write whose lock another connection keeps, before it writes anything, in words that say so', () => {
     const { a, b, done } = twoConnections();
+    // A connection this code did not open stands for another process's: b waits its busy timeout, then gives up.
+    const other = new Database(a.name);
     try {
-      a.exec('BEGIN IMMEDIATE');
+      other.exec('BEGIN IMMEDIATE');
       let ran = false;
       expect(() =>
         transaction(b, () => {
           ran = true;
           run(b, sql`INSERT INTO settings (key, value) VALUES ('x', '1')`);
         }),
-      ).toThrow(DatabaseBusyError);
+      ).toThrow(/busy with another write \(an import, a release or a run, perhaps in another process\) and stayed so for longer than this one waits; nothing was written/);
       expect(ran).toBe(false);
-      a.exec('ROLLBACK');
+      other.exec('ROLLBACK');
       transaction(b, () => run(b, sql`INSERT INTO settings (key, value) VALUES ('x', '1')`));
       expect(get<{ n: number }>(a, sql`SELECT count(*) AS n FROM settings WHERE key = 'x'`)!.n).toBe(1);
     } finally {
+      other.close();
       done();
     }
   });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createHandlers, Workbench } from '../../electron/services';
 import { WriteGate, type GateMode } from '../../electron/services/write-gate';
+import { dispatch } from '../../shared/api';
 
 /** Asks the gate for a job, recording when it got in and what it was told while it waited. */
 function ask(gate: WriteGate, mode: GateMode, title: string, log: string[], signal = new AbortController().signal) {
@@ -71,5 +73,25 @@ describe('the write gate', () => {
     const aborted = new AbortController();
     aborted.abort();
     await expect(gate.enter('shared', 'late', aborted.signal, () => undefined)).rejects.toMatchObject({ code: 'cancelled' });
+  });
+});
+
+describe('loading the demo data', () => {
+  it('refuses while another job writes, naming it, since it imports on the services own connection', async () => {
+    const workbench = new Workbench({ databasePath: ':memory:', mode: 'browser', version: 'test' });
+    const handlers = createHandlers(workbench);
+    try {
+      const leave = workbench.writeGate.tryEnter('shared', 'Ask first · squad');
+      expect(leave).not.toBeNull();
+      const refused = await dispatch(handlers, 'dataset:seed-demo', {});
+      expect(refused).toMatchObject({ ok: false, error: { code: 'conflict', message: 'Other jobs are writing ("Ask first · squad"): load the demo data when they finish.' } });
+      leave!();
+      // Its turn taken, a job asked for meanwhile waits for it.
+      const own = workbench.writeGate.tryEnter('exclusive', 'Load the demo data');
+      expect(workbench.writeGate.tryEnter('shared', 'run')).toBeNull();
+      own!();
+    } finally {
+      workbench.close();
+    }
   });
 });

@@ -108,27 +108,26 @@ async function draftAll(db: WritableDB, request: RoundRequest, items: DraftItem[
     config: request.config,
   };
   let done = 0;
-  await promptRun(
-    ctx,
-    options.signal,
-    async () => {
-      try {
-        await eachItem(items, request.config.concurrency, options.signal, async (item) => {
+  try {
+    await promptRun(
+      ctx,
+      options.signal,
+      () =>
+        eachItem(items, request.config.concurrency, options.signal, async (item) => {
           const outcome = await draftRound(ctx, item);
           if (outcome === 'done') report.drafted++;
           else report.failed++;
           options.onProgress?.(++done, items.length, `round ${item.round} · ${report.drafted} drafted, ${report.failed} failed · $${ctx.llm.stats.costUsd.toFixed(4)}`);
-        });
-      } catch (error) {
-        // A cancelled call ends the rounds as cancelled, with what was drafted; anything else fails them.
-        if (!(error instanceof AppError && error.code === 'cancelled')) throw error;
-      }
-    },
-    () => {
-      report.costUsd += ctx.llm.stats.costUsd;
-      return `CondAmbigQA rounds on "${request.dataset}": ${report.drafted} drafted, ${report.failed} failed`;
-    },
-  );
+        }),
+      () => {
+        report.costUsd += ctx.llm.stats.costUsd;
+        return `CondAmbigQA rounds on "${request.dataset}": ${report.drafted} drafted, ${report.failed} failed`;
+      },
+    );
+  } catch (error) {
+    // A stop (the user's cancel, a cost ceiling) ends the rounds with what was drafted, the run saying cancelled and why; anything else fails them.
+    if (!(error instanceof AppError && error.code === 'cancelled')) throw error;
+  }
   report.failures.push(...failuresOf(db, items));
 }
 

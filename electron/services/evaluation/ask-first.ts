@@ -104,7 +104,9 @@ export async function runAskFirst(
   }).catch((e: unknown) => {
     failure = e;
   });
-  let status: 'cancelled' | 'done' | 'failed' = failure ? 'failed' : options.signal?.aborted ? 'cancelled' : 'done';
+  // A call stopped (the user's cancel, a cost ceiling) ends the run cancelled, not failed; its reason is kept below.
+  const stopped = failure instanceof AppError && failure.code === 'cancelled';
+  let status: 'cancelled' | 'done' | 'failed' = failure ? (stopped ? 'cancelled' : 'failed') : options.signal?.aborted ? 'cancelled' : 'done';
   const notes = skipped ? [`${skipped} base questions without an answerability label were left out`] : [];
   if (failure) notes.push((failure as Error).message);
   // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).

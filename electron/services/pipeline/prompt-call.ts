@@ -101,9 +101,11 @@ function finishPromptRun(ctx: PromptContext, status: 'done' | 'failed' | 'cancel
   const lost = settleGroup(ctx.db);
   const cancelled = thrown instanceof AppError && thrown.code === 'cancelled';
   const reasons = [...(thrown === undefined || cancelled ? [] : [(thrown as Error).message]), ...(lost ? [lost] : [])];
+  // A stop that is not a failure (the user's cancel, a cost ceiling) keeps its reason too.
+  const error = reasons.length ? reasons.join('; ') : cancelled ? (thrown as Error).message : null;
   finishRun(ctx.db, ctx.runId!, reasons.length ? 'failed' : cancelled ? 'cancelled' : status, {
     stages: [], calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
-    error: reasons.length ? reasons.join('; ') : null, retrieval: null, rerank: null, log: [line],
+    error, retrieval: null, rerank: null, log: [line],
   });
   return lost;
 }
