@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { AppError } from '../shared/api/core';
 import type { SqlFragment } from './sql-text';
@@ -127,11 +128,12 @@ export class DatabaseBusyError extends AppError {
   }
 }
 
-/** This thread's writable connections (`openDatabase` registers each), to tell a wait that cannot end. */
-const threadWriters = new Set<WritableDB>();
+/** This thread's writable connections to files (`openDatabase` registers each), by real path, to tell a wait that cannot end. */
+const threadWriters = new Map<WritableDB, string>();
 
 export function registerWriter(db: WritableDB): void {
-  threadWriters.add(db);
+  // Each in-memory database is its own: none holds another's lock.
+  if (!db.memory) threadWriters.set(db, fs.realpathSync(db.name));
 }
 
 /**
@@ -141,10 +143,12 @@ export function registerWriter(db: WritableDB): void {
  * then fail anyway. Open groups are committed before this is asked, so only such a holder is left.
  */
 function refuseHeldOnThisThread(db: ReadableDB): void {
-  for (const other of threadWriters) {
+  const file = threadWriters.get(db as WritableDB);
+  if (file === undefined) return;
+  for (const [other, otherFile] of threadWriters) {
     if (!other.open) threadWriters.delete(other);
-    // Only a connection to the same file holds this one's lock (each in-memory database is its own).
-    else if (other !== db && other.inTransaction && !other.memory && other.name === db.name) throw new DatabaseBusyError('nothing was written', true);
+    // Only a connection to the same file holds this one's lock.
+    else if (other !== db && otherFile === file && other.inTransaction) throw new DatabaseBusyError('nothing was written', true);
   }
 }
 

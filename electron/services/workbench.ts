@@ -4,7 +4,7 @@ import type { AppInfo, JobKind, JobResult, JobTicket } from '../../shared/api';
 import { EventBus } from './events';
 import { JobRunner, type JobControl } from './jobs';
 import { flushAudit } from './team/audit';
-import { WriteGate } from './write-gate';
+import { writeGateFor, type WriteGate } from './write-gate';
 
 /**
  * The writer jobs that hold one transaction open across their awaits (see WriteGate): those whose
@@ -38,8 +38,8 @@ export class Workbench {
   readonly reader: ReadableDB;
   readonly events = new EventBus();
   readonly jobs = new JobRunner(this.events);
-  /** Which writer jobs may run together (see WriteGate). */
-  readonly writeGate = new WriteGate();
+  /** Which writer jobs may run together (see WriteGate): one gate per database file in the process. */
+  readonly writeGate: WriteGate;
   /**
    * API keys handed over by the desktop shell (kept there with Electron's safeStorage), by the
    * name of the environment variable they stand for. Memory only: never the database or logs.
@@ -49,6 +49,7 @@ export class Workbench {
   constructor(readonly options: ServiceOptions) {
     this.db = openDatabase(options.databasePath, { ...(options.log ? { log: options.log } : {}), ...this.lockWait() });
     this.reader = options.databasePath === ':memory:' ? this.db : openReadOnlyDatabase(options.databasePath);
+    this.writeGate = writeGateFor(options.databasePath);
   }
 
   /**

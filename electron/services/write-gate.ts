@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { AppError } from '../../shared/api';
 
 /**
@@ -100,4 +101,18 @@ export class WriteGate {
       next.admitted(this.admit(next.mode, next.title));
     }
   }
+}
+
+/** One gate per database file in this process, whichever workbench asks (each in-memory database is its own). */
+const gates = new Map<string, WriteGate>();
+
+export function writeGateFor(databasePath: string): WriteGate {
+  if (databasePath === ':memory:') return new WriteGate();
+  const key = path.resolve(databasePath);
+  let gate = gates.get(key);
+  if (!gate) {
+    gate = new WriteGate();
+    gates.set(key, gate);
+  }
+  return gate;
 }

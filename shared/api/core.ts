@@ -50,6 +50,11 @@ export class AppError extends Error {
   }
 }
 
+/** A stop rather than a failure: the user's cancel, or a run's own ceiling (`cancelled`, with its reason). */
+export function isCancelled(error: unknown): error is AppError {
+  return error instanceof AppError && error.code === 'cancelled';
+}
+
 // ---- shared shapes -------------------------------------------------------------------------------
 
 export interface Page<Row> {

@@ -102,12 +102,26 @@ describe('the write lock', () => {
       commit(a);
       transaction(b, () => setting(b, 'g-x'));
       expect(keys(b)).toEqual(['g-held', 'g-held-2', 'g-x']);
-      // Another database held on this thread (an in-memory one here) holds no lock of this one.
-      const elsewhere = memoryDb();
-      await beginWrite(elsewhere);
+      // The same file named another way is the same lock.
+      const relative = openDatabase(path.relative(process.cwd(), a.name), { busyTimeoutMs: 100 });
+      await beginWrite(relative);
+      expect(() => setting(b, 'g-r')).toThrow(held);
+      rollback(relative);
+      relative.close();
+      // Another database held on this thread (an in-memory one, another file) holds no lock of this one.
+      const elsewhere = [memoryDb(), openDatabase(path.join(path.dirname(a.name), 'other.db'))];
+      for (const other of elsewhere) await beginWrite(other);
       transaction(b, () => setting(b, 'g-y'));
-      rollback(elsewhere);
-      elsewhere.close();
+      for (const other of elsewhere) {
+        rollback(other);
+        other.close();
+      }
+      // A refusal met inside a transaction on another file keeps its own words.
+      await beginWrite(a);
+      const third = openDatabase(path.join(path.dirname(a.name), 'third.db'));
+      expect(() => transaction(third, () => setting(b, 'g-w'))).toThrow(held);
+      rollback(a);
+      third.close();
     } finally {
       done();
     }

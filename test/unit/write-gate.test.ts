@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createHandlers, Workbench } from '../../electron/services';
 import { WriteGate, type GateMode } from '../../electron/services/write-gate';
 import { dispatch } from '../../shared/api';
+import { tempDir } from '../helpers/db';
 
 /** Asks the gate for a job, recording when it got in and what it was told while it waited. */
 function ask(gate: WriteGate, mode: GateMode, title: string, log: string[], signal = new AbortController().signal) {
@@ -73,11 +74,36 @@ describe('the write gate', () => {
     const aborted = new AbortController();
     aborted.abort();
     await expect(gate.enter('shared', 'late', aborted.signal, () => undefined)).rejects.toMatchObject({ code: 'cancelled' });
+    // Cancelled from the very callback that says it waits: it leaves the queue all the same.
+    const holder = gate.tryEnter('exclusive', 'import')!;
+    const hasty = new AbortController();
+    await expect(gate.enter('shared', 'hasty', hasty.signal, () => hasty.abort())).rejects.toMatchObject({ code: 'cancelled' });
+    expect(gate.busyWith()).toEqual(['import']);
+    holder();
   });
 });
 
-describe('loading the demo data', () => {
-  it('refuses while another job writes, naming it, since it imports on the services own connection', async () => {
+describe('the workbench and the gate', () => {
+  it('clears the detail of a job cancelled while it waited, and keeps one gate per database file', async () => {
+    const temp = tempDir('awb-gate-');
+    const one = new Workbench({ databasePath: temp.file('g.db'), mode: 'browser', version: 'test' });
+    const two = new Workbench({ databasePath: temp.file('g.db'), mode: 'browser', version: 'test' });
+    try {
+      expect(two.writeGate).toBe(one.writeGate);
+      const leave = one.writeGate.tryEnter('exclusive', 'Import q.jsonl')!;
+      const { jobId } = two.writerJob('pipeline', 'Pipeline run', 'items', async () => ({}) as never);
+      await vi.waitFor(() => expect(two.jobs.get(jobId).detail).toMatch(/^Waiting for "Import q.jsonl" to finish/));
+      two.jobs.cancel(jobId);
+      expect(await two.jobs.wait(jobId)).toMatchObject({ state: 'cancelled', detail: null });
+      leave();
+    } finally {
+      one.close();
+      two.close();
+      temp.cleanup();
+    }
+  });
+
+  it('refuses the demo data while another job writes, naming it, and holds its turn while it imports', async () => {
     const workbench = new Workbench({ databasePath: ':memory:', mode: 'browser', version: 'test' });
     const handlers = createHandlers(workbench);
     try {
@@ -86,10 +112,11 @@ describe('loading the demo data', () => {
       const refused = await dispatch(handlers, 'dataset:seed-demo', {});
       expect(refused).toMatchObject({ ok: false, error: { code: 'conflict', message: 'Other jobs are writing ("Ask first · squad"): load the demo data when they finish.' } });
       leave!();
-      // Its turn taken, a job asked for meanwhile waits for it.
-      const own = workbench.writeGate.tryEnter('exclusive', 'Load the demo data');
+      const seeding = dispatch(handlers, 'dataset:seed-demo', {});
+      expect(workbench.writeGate.busyWith()).toEqual(['Load the demo data']);
       expect(workbench.writeGate.tryEnter('shared', 'run')).toBeNull();
-      own!();
+      expect(await seeding).toMatchObject({ ok: true });
+      expect(workbench.writeGate.busyWith()).toEqual([]);
     } finally {
       workbench.close();
     }

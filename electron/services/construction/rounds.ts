@@ -9,7 +9,7 @@ import { campaignCurrentJudgments, judgmentsAfter, judgmentUidsAfter } from '../
 import { failedAmong } from '../../../db/queries/pipeline-items';
 import { insertRun } from '../../../db/queries/runs';
 import { transaction, type WritableDB } from '../../../db/sql';
-import { AppError, type CampaignView, type RoundReport } from '../../../shared/api';
+import { AppError, isCancelled, type CampaignView, type RoundReport } from '../../../shared/api';
 import { decideReview, type ConstructionConfig, type Draft, type ReviewVote } from '../../../shared/construction';
 import { stableSubset } from '../../../shared/pipeline-rules';
 import { createCampaign } from '../annotation/campaigns';
@@ -126,7 +126,7 @@ async function draftAll(db: WritableDB, request: RoundRequest, items: DraftItem[
     );
   } catch (error) {
     // A stop (the user's cancel, a cost ceiling) ends the rounds with what was drafted, the run saying cancelled and why; anything else fails them.
-    if (!(error instanceof AppError && error.code === 'cancelled')) throw error;
+    if (!isCancelled(error)) throw error;
   }
   report.failures.push(...failuresOf(db, items));
 }

@@ -6,7 +6,7 @@ import { findDatasetByName } from '../../../db/queries/datasets';
 import { listInterpretations } from '../../../db/queries/interpretations';
 import { finishRun, insertRun } from '../../../db/queries/runs';
 import { settleGroup, transaction, type ReadableDB, type WritableDB } from '../../../db/sql';
-import { AppError, type AskFirstItemView, type AskFirstRun } from '../../../shared/api';
+import { AppError, isCancelled, type AskFirstItemView, type AskFirstRun } from '../../../shared/api';
 import type { z } from 'zod';
 import type { AskFirstStartRequest } from '../../../shared/api/ask-first';
 import type { ConstructionConfig } from '../../../shared/construction';
@@ -105,7 +105,7 @@ export async function runAskFirst(
     failure = e;
   });
   // A call stopped (the user's cancel, a cost ceiling) ends the run cancelled, not failed; its reason is kept below.
-  const stopped = failure instanceof AppError && failure.code === 'cancelled';
+  const stopped = isCancelled(failure);
   let status: 'cancelled' | 'done' | 'failed' = failure ? (stopped ? 'cancelled' : 'failed') : options.signal?.aborted ? 'cancelled' : 'done';
   const notes = skipped ? [`${skipped} base questions without an answerability label were left out`] : [];
   if (failure) notes.push((failure as Error).message);
@@ -119,9 +119,11 @@ export async function runAskFirst(
     finishAskFirstRun(db, runId, status, { notes });
     finishRun(db, runId, status, { kind: 'ask-first', items: items.length });
   });
+  // As the prompt-call jobs do (promptRun): a failure first; then a lost last commit, which fails
+  // the job even after a stop; then the stop.
+  if (failure && !stopped) throw failure;
+  if (lost) throw new AppError('internal', `Ask-first run ${runId} failed: ${stopped ? `${(failure as Error).message}; ` : ''}${lost}`);
   if (failure) throw failure;
-  // As the prompt-call jobs do: a lost last commit fails the job, not only its run row.
-  if (lost) throw new AppError('internal', `Ask-first run ${runId} failed: ${lost}`);
   return askFirstRun(db, runId);
 }
 

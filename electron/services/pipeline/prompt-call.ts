@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { settleGroup, type WritableDB } from '../../../db/sql';
-import { AppError } from '../../../shared/api';
+import { AppError, isCancelled } from '../../../shared/api';
 import type { ConstructionConfig } from '../../../shared/construction';
 import { BatchMode, Budget, DETECTABLE_TYPES, EarlyExit, schemaOfPrompt, withBaseUrlOverride, type ModelRef, type PipelineConfig, type PromptName, type PromptTemplate, type SchemaName, type SchemaOutput } from '../../../shared/pipeline';
 import { getOrCreateProvenance } from '../../../db/queries/provenance';
@@ -92,28 +92,28 @@ export function llmProvenance(ctx: PromptContext, detail: string, ref: ModelRef,
 
 /**
  * Ends the run of a job that asked through a prompt context: its calls, tokens and cost, and a line
- * for the log. `thrown` is what ended the job early, if anything: the run is then failed, saying
- * so. Returns why the run failed when its last group commit did.
+ * for the log. `thrown` is what ended the job early, if anything: a failure, or a stop (the user's
+ * cancel, a cost ceiling) that ends the run cancelled. Either way its message is kept, and a failed
+ * last group commit fails the run beside it. Returns that commit's failure, or null.
  */
-function finishPromptRun(ctx: PromptContext, status: 'done' | 'failed' | 'cancelled', line: string, thrown?: unknown): string | null {
+function finishPromptRun(ctx: PromptContext, status: 'done' | 'cancelled', line: string, thrown?: unknown): string | null {
   const s = ctx.llm.stats;
   // The last answers' group commit; a failed one ends the run failed, saying why (its answers were written again).
   const lost = settleGroup(ctx.db);
-  const cancelled = thrown instanceof AppError && thrown.code === 'cancelled';
-  const reasons = [...(thrown === undefined || cancelled ? [] : [(thrown as Error).message]), ...(lost ? [lost] : [])];
-  // A stop that is not a failure (the user's cancel, a cost ceiling) keeps its reason too.
-  const error = reasons.length ? reasons.join('; ') : cancelled ? (thrown as Error).message : null;
-  finishRun(ctx.db, ctx.runId!, reasons.length ? 'failed' : cancelled ? 'cancelled' : status, {
+  const reasons = [...(thrown === undefined ? [] : [(thrown as Error).message]), ...(lost ? [lost] : [])];
+  const failed = lost !== null || (thrown !== undefined && !isCancelled(thrown));
+  finishRun(ctx.db, ctx.runId!, failed ? 'failed' : thrown !== undefined ? 'cancelled' : status, {
     stages: [], calls: s.calls, cachedCalls: s.cachedCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, costUsd: s.costUsd,
-    error, retrieval: null, rerank: null, log: [line],
+    error: reasons.length ? reasons.join('; ') : null, retrieval: null, rerank: null, log: [line],
   });
   return lost;
 }
 
 /**
  * Runs a prompt job's `work` under its run, and ends the run however the work ends (`line` is
- * read then, for the log). An error of the work is thrown again once the run says so; a failed last
- * group commit fails the job too (the CLI exits non-zero, the UI shows why), as the run row does.
+ * read then, for the log). The work's failure is thrown again once the run says so. A failed last
+ * group commit fails the job too, even one that was stopped (the CLI exits non-zero, the UI shows
+ * why), as it fails the run row; a stop alone is thrown again as the stop it is.
  */
 export async function promptRun(ctx: PromptContext, signal: AbortSignal | undefined, work: () => Promise<void>, line: () => string): Promise<void> {
   let thrown: unknown;
@@ -123,8 +123,9 @@ export async function promptRun(ctx: PromptContext, signal: AbortSignal | undefi
     thrown = error;
   }
   const lost = finishPromptRun(ctx, signal?.aborted ? 'cancelled' : 'done', line(), thrown);
+  if (thrown !== undefined && !isCancelled(thrown)) throw thrown;
+  if (lost) throw new AppError('internal', `Run ${ctx.runId} failed: ${thrown === undefined ? '' : `${(thrown as Error).message}; `}${lost}`);
   if (thrown !== undefined) throw thrown;
-  if (lost) throw new AppError('internal', `Run ${ctx.runId} failed: ${lost}`);
 }
 
 /**
