@@ -123,11 +123,11 @@ export function openDatabase(file: string, options: OpenOptions = {}): WritableD
       const { from, to } = migrate(db);
       if (from !== to) options.log?.(`Schema migrated from version ${from} to ${to}.`);
     }
+    registerWriter(db as WritableDB);
   } catch (error) {
     db.close();
     throw error;
   }
-  registerWriter(db as WritableDB);
   return db as WritableDB;
 }
 

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { AppError } from '../shared/api/core';
+import { databaseFileKey } from './file-key';
 import type { SqlFragment } from './sql-text';
 
 /**
@@ -133,8 +133,9 @@ const threadWriters = new Map<WritableDB, string>();
 
 export function registerWriter(db: WritableDB): void {
   // Each in-memory database is its own: none holds another's lock.
-  if (!db.memory) threadWriters.set(db, fs.realpathSync(db.name));
+  if (!db.memory) threadWriters.set(db, databaseFileKey(db.name));
 }
+
 
 /**
  * Refuses at once a write that would wait for a transaction another connection of this thread

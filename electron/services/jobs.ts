@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type ApiError, type Job, type JobKind, type JobOf, type JobResult } from '../../shared/api';
+import { AppError, isCancelled, type ApiError, type Job, type JobKind, type JobOf, type JobResult } from '../../shared/api';
 import type { EventBus } from './events';
 
 export interface JobControl {
@@ -83,7 +83,9 @@ export class JobRunner {
       work(control).then(
         (result) => this.finish(job, 'done', result, null),
         (error: unknown) => {
-          const cancelled = entry.controller.signal.aborted || (error instanceof AppError && error.code === 'cancelled');
+          // Cancelled: a stop, or whatever a cancel made the work throw, but not a failure of its own
+          // said as such (a run that lost its last commit while being cancelled fails).
+          const cancelled = isCancelled(error) || (entry.controller.signal.aborted && !(error instanceof AppError));
           const apiError: ApiError =
             error instanceof AppError ? error.toApiError() : { code: 'internal', message: (error as Error).message ?? String(error) };
           this.finish(job, cancelled ? 'cancelled' : 'failed', null, apiError);

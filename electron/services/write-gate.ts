@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { databaseFileKey } from '../../db/file-key';
 import { AppError } from '../../shared/api';
 
 /**
@@ -103,12 +103,12 @@ export class WriteGate {
   }
 }
 
-/** One gate per database file in this process, whichever workbench asks (each in-memory database is its own). */
+/** One gate per database file in this process, whichever workbench asks, keyed as its locks are (each in-memory database is its own). */
 const gates = new Map<string, WriteGate>();
 
 export function writeGateFor(databasePath: string): WriteGate {
   if (databasePath === ':memory:') return new WriteGate();
-  const key = path.resolve(databasePath);
+  const key = databaseFileKey(databasePath);
   let gate = gates.get(key);
   if (!gate) {
     gate = new WriteGate();

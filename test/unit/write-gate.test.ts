@@ -1,7 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { createHandlers, Workbench } from '../../electron/services';
-import { WriteGate, type GateMode } from '../../electron/services/write-gate';
-import { dispatch } from '../../shared/api';
+import { EventBus } from '../../electron/services/events';
+import { JobRunner } from '../../electron/services/jobs';
+import { writeGateFor, WriteGate, type GateMode } from '../../electron/services/write-gate';
+import { databaseFileKey } from '../../db/file-key';
+import { AppError, dispatch } from '../../shared/api';
 import { tempDir } from '../helpers/db';
 
 /** Asks the gate for a job, recording when it got in and what it was told while it waited. */
@@ -101,6 +106,39 @@ describe('the workbench and the gate', () => {
       two.close();
       temp.cleanup();
     }
+  });
+
+  it('keeps one gate for one file however it is named, and one for each in-memory database', () => {
+    const temp = tempDir('awb-gate-key-');
+    try {
+      fs.writeFileSync(temp.file('real.db'), '');
+      fs.symlinkSync(temp.file('real.db'), temp.file('link.db'));
+      expect(writeGateFor(temp.file('link.db'))).toBe(writeGateFor(temp.file('real.db')));
+      expect(writeGateFor(`${path.relative(process.cwd(), temp.file('real.db'))}\n`)).toBe(writeGateFor(temp.file('real.db')));
+      expect(databaseFileKey(temp.file('link.db'))).toBe(fs.realpathSync(temp.file('real.db')));
+      // A file removed since: its absolute path.
+      expect(databaseFileKey(temp.file('gone.db'))).toBe(temp.file('gone.db'));
+      expect(writeGateFor(':memory:')).not.toBe(writeGateFor(':memory:'));
+    } finally {
+      temp.cleanup();
+    }
+  });
+
+  it('ends failed, not cancelled, a job that fails for a reason of its own while it is cancelled', async () => {
+    const jobs = new JobRunner(new EventBus());
+    const lost = jobs.start('label', 'Labelling', 'items', async ({ signal }) => {
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      throw new AppError('internal', 'Run 3 failed: Cancelled; The grouped writes were lost (database or disk is full)');
+    });
+    const stopped = jobs.start('label', 'Labelling', 'items', async ({ signal }) => {
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      throw new Error('The operation was aborted');
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    jobs.cancel(lost.id);
+    jobs.cancel(stopped.id);
+    expect(await jobs.wait(lost.id)).toMatchObject({ state: 'failed', error: { code: 'internal', message: expect.stringMatching(/grouped writes were lost/) } });
+    expect(await jobs.wait(stopped.id)).toMatchObject({ state: 'cancelled' });
   });
 
   it('refuses the demo data while another job writes, naming it, and holds its turn while it imports', async () => {
