@@ -3,6 +3,7 @@ import { fakeModel, type FakeItem } from '../../electron/dev/fake-model';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai';
 import { createHandlers, Workbench } from '../../electron/services';
 import type { WritableDB } from '../../db/sql';
+import { failCommits } from './db';
 
 /**
  * Helpers for the construction tests: datasets of questions with frozen fragments (as
@@ -138,13 +139,7 @@ export function patchWriters(workbench: Workbench, patch: (db: WritableDB) => vo
  */
 export function failWriterCommit(workbench: Workbench, nth: number): { commits: () => number; restore: () => void } {
   let commits = 0;
-  const restore = patchWriters(workbench, (db) => {
-    const exec = db.exec.bind(db);
-    (db as { exec: (source: string) => unknown }).exec = (source: string) => {
-      if (source === 'COMMIT' && ++commits === nth) throw new Error('database or disk is full');
-      return exec(source);
-    };
-  });
+  const restore = patchWriters(workbench, (db) => failCommits(db, () => ++commits === nth));
   return { commits: () => commits, restore };
 }
 

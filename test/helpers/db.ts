@@ -11,6 +11,22 @@ export const ASQA = path.join(DEMO, 'asqa_dev_sample300.json');
 export const AMBIGNQ = path.join(DEMO, 'ambignq_dev_sample300_full.json');
 export const CONDAMBIGQA = path.join(ROOT, 'test', 'fixtures', 'condambigqa_sample.json');
 
+/**
+ * Makes `db`'s COMMITs fail, as on a full disk, whenever `fails()` says so (it is asked once per
+ * COMMIT, so it can count them): SQLite rolls that transaction back. Returns the undo.
+ */
+export function failCommits(db: WritableDB, fails: () => boolean): () => void {
+  const exec = db.exec.bind(db);
+  const patched = db as { exec: (source: string) => unknown };
+  patched.exec = (source: string) => {
+    if (source === 'COMMIT' && fails()) throw new Error('database or disk is full');
+    return exec(source);
+  };
+  return () => {
+    patched.exec = exec;
+  };
+}
+
 export function memoryDb(): WritableDB {
   return openDatabase(':memory:');
 }

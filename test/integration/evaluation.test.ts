@@ -12,7 +12,7 @@ import { importFile } from '../../electron/services/import/import-file';
 import { EvalStartRequest, type EvalItemDetail, type EvalRunSummary } from '../../shared/api';
 import { EVAL_PROMPTS } from '../../shared/eval/methods/prompts';
 import { AWB, awbJsonAsync } from '../helpers/cli';
-import { CONDAMBIGQA, tempDir, writeFile } from '../helpers/db';
+import { CONDAMBIGQA, failCommits, tempDir, writeFile } from '../helpers/db';
 import { brain, json, questionOf, schemaOf, type Body } from '../helpers/fake-eval';
 import { heldReplies, startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai';
 
@@ -281,17 +281,13 @@ describe('readers, HyDE and cancelling', () => {
 
   it('keeps every paid answer when a group commit fails, stops saying why, and resumes without asking again', async () => {
     // The second group commit of answers fails, as on a full disk: SQLite rolls the group back.
-    const exec = db.exec.bind(db);
     let commits = 0;
-    (db as { exec: (source: string) => unknown }).exec = (source: string) => {
-      if (source === 'COMMIT' && ++commits === 2) throw new Error('database or disk is full');
-      return exec(source);
-    };
+    const restore = failCommits(db, () => ++commits === 2);
     const id = createEvalRun(db, request({ method: 'cot', model: { endpoint: 'fake', model: 'gen-full-disk' }, concurrency: 1, noCache: true }));
     try {
       await expect(executeEvalRun(db, id)).rejects.toThrow(/database or disk is full/);
     } finally {
-      (db as { exec: (source: string) => unknown }).exec = exec;
+      restore();
     }
     expect(commits).toBeGreaterThanOrEqual(2);
     expect(evalRunSummary(db, id)).toMatchObject({ status: 'failed', done: 3 });

@@ -3,7 +3,7 @@ import { insertRun } from '../../db/queries/runs';
 import { get, groupTransaction, run, sql, type WritableDB } from '../../db/sql';
 import { eachItem, promptRun, type PromptContext } from '../../electron/services/pipeline/prompt-call';
 import { AppError } from '../../shared/api';
-import { memoryDb } from '../helpers/db';
+import { failCommits, memoryDb } from '../helpers/db';
 
 /**
  * How a prompt job (labelling, rounds, QA layer) ends its run and the job: done, stopped (the
@@ -15,11 +15,7 @@ let db: WritableDB;
 let commitFails = false;
 beforeEach(() => {
   db = memoryDb();
-  const exec = db.exec.bind(db);
-  (db as { exec: (source: string) => unknown }).exec = (source: string) => {
-    if (source === 'COMMIT' && commitFails) throw new Error('database or disk is full');
-    return exec(source);
-  };
+  failCommits(db, () => commitFails);
 });
 afterEach(() => {
   commitFails = false;
